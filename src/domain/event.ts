@@ -1,0 +1,82 @@
+// The event envelope `service.event.v1` (contract section 5) and the kind catalogue: which kinds are
+// adapter kinds (raw POST /v1/events), which are derived by routes (reserved), which are unknown.
+import type { Json } from './canonical-json.ts';
+
+export type Scope = { tenant_id: string; workspace_id: string; project_id: string };
+export type Actor = { type: 'agent' | 'user' | 'service_account'; id: string };
+
+export type EvidenceRef = {
+  artifact_id: string;
+  uri: string;
+  evidence_type: 'artifact' | 'log' | 'commit' | 'ticket' | 'document' | 'provider_log' | 'receipt' | 'external_ref';
+  sha256?: string;
+  etag?: string;
+  confidence: 'verified' | 'claimed' | 'inferred' | 'stale' | 'missing' | 'blocked' | 'not_claimed';
+  redaction: 'none' | 'partial' | 'removed';
+  content_trust: 'untrusted_external' | 'customer_asserted' | 'sanitized_projection' | 'trusted_internal';
+  captured_at: string;
+  source?: string;
+};
+
+/** What a caller or a route decides about an event; the log adds the server-set members. */
+export type EventDraft = Scope & {
+  event_id?: string;
+  kind: string;
+  task_id?: string;
+  session_id?: string;
+  actor?: Actor;
+  occurred_at?: string;
+  payload: { [key: string]: Json };
+  evidence_refs?: EvidenceRef[];
+};
+
+/** The stored and returned envelope. */
+export type StoredEvent = Scope & {
+  schema_version: 'service.event.v1';
+  event_id: string;
+  seq: number;
+  kind: string;
+  task_id?: string;
+  session_id?: string;
+  actor?: Actor;
+  transport: 'customer' | 'operator';
+  occurred_at?: string;
+  recorded_at: string;
+  idempotency_key: string | null;
+  /** sha256 URI of the canonical request that derived this event, so a replay can be compared. */
+  request_sha256: string | null;
+  /** Present on every event of a multi-event unit: its place in the unit (recovery keeps units whole). */
+  unit?: { index: number; size: number };
+  payload: { [key: string]: Json };
+  evidence_refs?: EvidenceRef[];
+  prev_hash: string;
+  event_hash: string;
+};
+
+export const ZERO_HASH = `sha256:${'0'.repeat(64)}`;
+
+/** Kinds a raw POST /v1/events may carry (besides ext.<vendor>.<name>). */
+export const ADAPTER_KINDS = new Set(['evidence.attached', 'session.bound']);
+
+/** Kinds only a route derives; a raw write answers 422 reserved_event_kind. */
+const RESERVED_EXACT = new Set([
+  'task.created', 'task.checkpoint.written', 'task.closed', 'claim_boundary.evaluated',
+  'access.logged', 'governance.asset.registered', 'risk.evaluated', 'evidence.sanitized',
+  'regulatory.posture.updated', 'vendor.assessed', 'review.completed',
+]);
+const RESERVED_PREFIXES = ['proof_packet.', 'approval.', 'incident.', 'team.', 'quota.', 'forge.'];
+
+export const EXT_KIND = /^ext\.[a-z0-9][a-z0-9_-]*\.[a-z0-9][a-z0-9_.-]*$/;
+
+export type KindClass = 'adapter' | 'extension' | 'reserved' | 'unknown';
+
+export function classifyKind(kind: string): KindClass {
+  if (ADAPTER_KINDS.has(kind)) return 'adapter';
+  if (EXT_KIND.test(kind)) return 'extension';
+  if (RESERVED_EXACT.has(kind) || RESERVED_PREFIXES.some((p) => kind.startsWith(p))) return 'reserved';
+  return 'unknown';
+}
+
+export function scopeOf(e: Scope): Scope {
+  return { tenant_id: e.tenant_id, workspace_id: e.workspace_id, project_id: e.project_id };
+}

@@ -1,0 +1,99 @@
+// One Ajv (JSON Schema 2020-12) instance holding every schema of schemas/ by its $id, built once at
+// start-up. Validation failures become AppErrors with JSON-pointer details, never Ajv's own objects.
+import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { AppError, type ErrorDetail } from './errors.ts';
+
+export const SCHEMA_BASE = 'https://schemas.gov.local/';
+
+export type SchemaRegistry = {
+  /** Every loaded schema, keyed by $id. */
+  readonly schemas: ReadonlyMap<string, Record<string, unknown>>;
+  /** Validates `value` against the schema named by `ref` (a $id, relative to SCHEMA_BASE, or with a fragment). */
+  validate(ref: string, value: unknown): ErrorDetail[];
+  /** Like validate, but throws AppError(code) (default `validation_failed`) on failure. */
+  assert(ref: string, value: unknown, what: string, code?: string): void;
+  has(ref: string): boolean;
+};
+
+export function loadSchemaRegistry(dir: string): SchemaRegistry {
+  const ajv = new Ajv2020({ allErrors: true, strict: true, strictRequired: false, allowUnionTypes: true });
+  const addFormats = addFormatsModule as unknown as (a: Ajv2020) => void;
+  addFormats(ajv);
+  const schemas = new Map<string, Record<string, unknown>>();
+  for (const file of listJsonFiles(dir)) {
+    const schema = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+    const id = schema.$id;
+    if (typeof id !== 'string' || !id.startsWith(SCHEMA_BASE)) {
+      throw new Error(`Schema ${file} has no $id under ${SCHEMA_BASE}`);
+    }
+    schemas.set(id, schema);
+    ajv.addSchema(schema);
+  }
+  const compiled = new Map<string, ValidateFunction>();
+  const resolve = (ref: string) => (ref.startsWith('https://') ? ref : SCHEMA_BASE + ref);
+  const getValidator = (ref: string): ValidateFunction => {
+    const full = resolve(ref);
+    let fn = compiled.get(full);
+    if (!fn) {
+      fn = ajv.getSchema(full);
+      if (!fn) throw new Error(`No schema ${full}`);
+      compiled.set(full, fn);
+    }
+    return fn;
+  };
+  const validate = (ref: string, value: unknown): ErrorDetail[] => {
+    const fn = getValidator(ref);
+    return fn(value) ? [] : toDetails(fn.errors ?? []);
+  };
+  return {
+    schemas,
+    validate,
+    has: (ref) => ajv.getSchema(resolve(ref)) !== undefined,
+    assert(ref, value, what, code = 'validation_failed') {
+      const details = validate(ref, value);
+      if (details.length > 0) {
+        const first = details[0]!;
+        throw new AppError(code, `The ${what} is not valid: ${first.pointer || '(root)'} ${first.detail}. Fix the listed members and send it again.`, { details });
+      }
+    },
+  };
+}
+
+function toDetails(errors: ErrorObject[]): ErrorDetail[] {
+  const out: ErrorDetail[] = [];
+  const seen = new Set<string>();
+  for (const e of errors) {
+    let pointer = e.instancePath;
+    let detail: string;
+    if (e.keyword === 'additionalProperties') {
+      const name = String((e.params as { additionalProperty: string }).additionalProperty);
+      pointer = `${pointer}/${name.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+      detail = `unknown member "${name}" is not allowed`;
+    } else if (e.keyword === 'required') {
+      const name = String((e.params as { missingProperty: string }).missingProperty);
+      pointer = `${pointer}/${name}`;
+      detail = `required member "${name}" is missing`;
+    } else {
+      detail = e.message ?? e.keyword;
+    }
+    const key = `${pointer}|${detail}`;
+    if (!seen.has(key)) {
+      seen.add(key);
+      out.push({ pointer, detail });
+    }
+  }
+  return out;
+}
+
+function listJsonFiles(dir: string): string[] {
+  const out: string[] = [];
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) out.push(...listJsonFiles(path));
+    else if (entry.name.endsWith('.json')) out.push(path);
+  }
+  return out.sort();
+}
