@@ -7,7 +7,7 @@ import { AppError } from '../errors.ts';
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
-export function assertPlainJson(value: unknown, pointer = ''): asserts value is Json {
+export function assertPlainJson(value: unknown, pointer = '', ancestors: object[] = []): asserts value is Json {
   if (value === null || typeof value === 'boolean') return;
   if (typeof value === 'string') {
     if (hasLoneSurrogate(value)) refuse(pointer, 'a string holds a lone UTF-16 surrogate');
@@ -17,10 +17,19 @@ export function assertPlainJson(value: unknown, pointer = ''): asserts value is 
     if (!Number.isFinite(value)) refuse(pointer, `the number ${value} has no JSON form`);
     return;
   }
+  // A cycle would otherwise overflow the stack with a RangeError instead of a refusal.
+  if (typeof value === 'object' && ancestors.includes(value)) refuse(pointer, 'the value contains a cycle');
   if (Array.isArray(value)) {
+    const inner = [...ancestors, value];
     for (let i = 0; i < value.length; i++) {
       if (!(i in value)) refuse(`${pointer}/${i}`, 'an array has a hole');
-      assertPlainJson(value[i], `${pointer}/${i}`);
+      assertPlainJson(value[i], `${pointer}/${i}`, inner);
+    }
+    // Named members on an array are dropped by serialisation: refuse rather than hash less than given.
+    const keys = Object.keys(value);
+    if (keys.length !== value.length) {
+      const named = keys.find((key) => !/^(0|[1-9][0-9]*)$/.test(key)) ?? '';
+      refuse(`${pointer}/${named}`, 'an array carries a named member');
     }
     return;
   }
@@ -29,10 +38,11 @@ export function assertPlainJson(value: unknown, pointer = ''): asserts value is 
     if (proto !== Object.prototype && proto !== null) {
       refuse(pointer, `a ${proto?.constructor?.name ?? 'non-plain'} object is not plain JSON`);
     }
+    const inner = [...ancestors, value];
     for (const [key, member] of Object.entries(value as Record<string, unknown>)) {
       const at = `${pointer}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`;
       if (hasLoneSurrogate(key)) refuse(at, 'a member name holds a lone UTF-16 surrogate');
-      assertPlainJson(member, at);
+      assertPlainJson(member, at, inner);
     }
     return;
   }

@@ -1,0 +1,78 @@
+// Every `gov` command with its description, options and an example. A command computes a result;
+// render.ts prints it; only main.ts turns the outcome into an exit code.
+import { Command } from 'commander';
+import { previewStart, previewStatus, previewStop } from './commands/preview.ts';
+import { eventsVerify, storeRebuildIndex } from './commands/store.ts';
+import type { CliIo, CommandResult } from './io.ts';
+import { render } from './render.ts';
+
+export type ProgramState = { exitCode: 0 | 1 };
+
+function examples(...lines: string[]): string {
+  return `\nExamples:\n${lines.map((l) => `  $ ${l}`).join('\n')}\n`;
+}
+
+export function createProgram(io: CliIo, state: ProgramState): Command {
+  const program = new Command('gov')
+    .description('gov — governance backend for AI-agent work (local-first preview)')
+    .version('0.1.0')
+    .exitOverride()
+    .showHelpAfterError('(run with --help for usage and examples)')
+    .configureOutput({ writeOut: io.stdout, writeErr: io.stderr });
+  const finish = (result: CommandResult, json: boolean | undefined) => {
+    render(result, json === true, io);
+    state.exitCode = result.exitCode;
+  };
+
+  const preview = program.command('preview').description('run the local preview server (loopback only)');
+  preview
+    .command('start')
+    .description('start the preview in the foreground; prints its base URL and credentials file, then one access line per request')
+    .option('--port <n>', 'port to listen on (0 takes a free port)', '7337')
+    .option('--host <addr>', 'loopback address to bind: 127.0.0.1 or ::1', '127.0.0.1')
+    .option('--data-dir <dir>', 'data dir (default .gov-preview/ or $GOV_DATA_DIR)')
+    .option('--config <file>', 'preview configuration JSON ({"quota": {...}})')
+    .option('--forge-data <file>', 'forge data set to load for the quota routes')
+    .option('--json', 'print one JSON line {base_url, data_dir, run_file, pid} once listening')
+    .addHelpText('after', examples('npx gov preview start', 'gov preview start --port 0 --data-dir /tmp/gov --json'))
+    .action(async (opts) => {
+      const result = await previewStart(opts, io);
+      state.exitCode = result.exitCode;
+    });
+  preview
+    .command('status')
+    .description('show whether a preview is running for the data dir, with its event count')
+    .option('--data-dir <dir>', 'data dir (default .gov-preview/ or $GOV_DATA_DIR)')
+    .option('--json', 'machine output')
+    .addHelpText('after', examples('gov preview status', 'gov preview status --json'))
+    .action(async (opts) => finish(await previewStatus(opts, io), opts.json));
+  preview
+    .command('stop')
+    .description('stop the preview running for the data dir (SIGTERM; it finishes in-flight requests)')
+    .option('--data-dir <dir>', 'data dir (default .gov-preview/ or $GOV_DATA_DIR)')
+    .option('--json', 'machine output')
+    .addHelpText('after', examples('gov preview stop'))
+    .action(async (opts) => finish(await previewStop(opts, io), opts.json));
+
+  program
+    .command('events')
+    .description('event log tools')
+    .command('verify')
+    .description('check the event log: every line parses, seq gapless, hash chain recomputes, index agrees; exit 1 with the first bad seq')
+    .option('--data-dir <dir>', 'data dir (default .gov-preview/ or $GOV_DATA_DIR)')
+    .option('--json', 'machine output')
+    .addHelpText('after', examples('gov events verify', 'gov events verify --data-dir /tmp/gov --json'))
+    .action((opts) => finish(eventsVerify(opts, io), opts.json));
+
+  program
+    .command('store')
+    .description('local store tools')
+    .command('rebuild-index')
+    .description('delete the SQLite index and rebuild it from the event log (the preview must be stopped)')
+    .option('--data-dir <dir>', 'data dir (default .gov-preview/ or $GOV_DATA_DIR)')
+    .option('--json', 'machine output')
+    .addHelpText('after', examples('gov store rebuild-index --data-dir /tmp/gov'))
+    .action(async (opts) => finish(await storeRebuildIndex(opts, io), opts.json));
+
+  return program;
+}

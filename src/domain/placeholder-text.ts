@@ -1,0 +1,103 @@
+// What counts as unfilled template text: `<…>` tokens, marker words (TODO, TBD, lorem ipsum, …), and
+// the normal form in which free text is compared with template starter and example text.
+
+/**
+ * A `<…>` token standing on its own, as in `<describe the task>`. It must not touch an identifier
+ * (so `Map<string, number>` passes), must not start with a space, digit or `=` (so `a < b` and
+ * `<5ms` pass), and must close on the same line.
+ */
+const ANGLE_TOKEN = /(?:^|[^\w])(<[^\s<>=\d][^<>\n]{0,200}>)/u;
+
+/**
+ * Markers that make any string containing them placeholder text. Used on the free-text lists the
+ * contract names (context_lines, future_agent_traps). "for example" is ordinary English and
+ * `example.com`-style host names are real data, so neither counts.
+ */
+const MARKERS: readonly RegExp[] = [
+  /\b(?:todo|tbd|tbc|fixme)\b/iu,
+  /\bx{3,}\b/iu,
+  /\blorem\s+ipsum\b/iu,
+  /\bplace[\s-]?holders?\b/iu,
+  /(?<!\bfor\s+)\bexamples?\b(?!\.[a-z])/iu,
+  /(?:^|[\s("'])n\/a(?=$|[\s)"'.,;:!?])/iu,
+  /\b(?:same\s+as|see|as)\s+above\b/iu,
+  /\bditto\b/iu,
+  /\bfill\s+(?:in|me|this)\b/iu,
+  /\b(?:insert|your)\s+[\w\s]{0,40}?\s?here\b/iu,
+  /\bto\s+be\s+(?:determined|decided|confirmed|filled|added|written)\b/iu,
+  /\bsample\s+text\b/iu,
+];
+
+/**
+ * Whole values that say nothing (compared in normal form). A value that is nothing but one of
+ * these, or that opens with a TODO-style marker, is unfilled wherever it appears.
+ */
+const EMPTY_VALUES = new Set([
+  '', 'n a', 'na', 'none', 'nil', 'null', 'todo', 'tbd', 'tbc', 'fixme', 'xxx', 'example',
+  'examples', 'placeholder', 'lorem ipsum', 'same as above', 'see above', 'as above', 'ditto',
+  'asdf', 'unknown', 'nothing',
+]);
+const LEADING_MARKER = /^(?:todo|tbd|tbc|fixme|xxx)\b/iu;
+
+/** Lower case, NFKC, every run of non-letters/non-digits as one space, trimmed. */
+export function normaliseText(text: string): string {
+  return text
+    .normalize('NFKC')
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, ' ')
+    .trim();
+}
+
+/** The `<…>` token in `text`, if any. */
+export function findAngleToken(text: string): string | undefined {
+  return ANGLE_TOKEN.exec(text)?.[1];
+}
+
+/**
+ * Strict check for the contract's free-text lists: returns the offending token when the string is
+ * or contains placeholder text, else undefined.
+ */
+export function findPlaceholder(text: string): string | undefined {
+  const angle = findAngleToken(text);
+  if (angle !== undefined) return angle;
+  for (const marker of MARKERS) {
+    const hit = marker.exec(text);
+    if (hit) return hit[0].trim();
+  }
+  return findEmptyValue(text);
+}
+
+/**
+ * Mild check for ordinary fields (titles, summaries, list items): only a `<…>` token, a value that
+ * is nothing but a placeholder word, or one that opens with TODO/TBD/FIXME. "Add example config"
+ * is a fine title; "TBD" is not.
+ */
+export function findEmptyValue(text: string): string | undefined {
+  const angle = findAngleToken(text);
+  if (angle !== undefined) return angle;
+  const normal = normaliseText(text);
+  if (EMPTY_VALUES.has(normal)) return text.trim();
+  const lead = LEADING_MARKER.exec(text.trim());
+  return lead ? lead[0] : undefined;
+}
+
+/** Length in code points after trimming: what "at least 20 characters" counts. */
+export function trimmedLength(text: string): number {
+  return [...text.trim()].length;
+}
+
+/**
+ * True when `text` repeats a source string: equal in normal form, or one contains the other and the
+ * shorter is at least 80% of the longer (a copied line with a word added or cut). A short common
+ * phrase inside a longer own sentence is not a copy.
+ */
+export function isCopiedFrom(text: string, sources: ReadonlySet<string>): boolean {
+  const normal = normaliseText(text);
+  if (normal === '') return false;
+  if (sources.has(normal)) return true;
+  for (const source of sources) {
+    const [short, long] = source.length <= normal.length ? [source, normal] : [normal, source];
+    if (short.length >= 20 && short.length >= 0.8 * long.length && long.includes(short)) return true;
+  }
+  return false;
+}

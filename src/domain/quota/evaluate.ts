@@ -1,0 +1,136 @@
+// Quota evaluation (QUOTA.md section 2): rules, groups and group lists against an owner's usage,
+// overall (the seed) and for one subject (Forgejo v13), as a decision value that says why.
+import { AppError } from '../../errors.ts';
+import { ancestorsOf, canonicalSubject, isSubject, isWikiSubject, usageOf, type Primitives, type Subject } from './subjects.ts';
+
+export type QuotaRule = { name: string; limit: number; subjects: Subject[] };
+export type QuotaGroup = { name: string; rules: QuotaRule[] };
+
+export type RuleOutcome = { name: string; limit: number; subjects: Subject[]; sum: number; stands: boolean; relevant: boolean };
+export type GroupOutcome = { name: string; stands: boolean; rules: RuleOutcome[] };
+export type Deciding = { group: string; rule: string | null; sum: number; limit: number };
+
+/**
+ * quota_disabled: quota is switched off, everything stands. wiki_untracked: a wiki check, always
+ * within. group_stands: a group stood (deciding = its tightest relevant rule). over_quota: no group
+ * stood (deciding = the first failing relevant rule of the first group that failed).
+ * no_relevant_rule: no group has a rule relevant to the subject. no_groups: the list is empty.
+ */
+export type DecisionReason = 'quota_disabled' | 'wiki_untracked' | 'group_stands' | 'over_quota' | 'no_relevant_rule' | 'no_groups';
+
+export type QuotaDecision = {
+  within: boolean;
+  subject?: Subject;
+  deciding: Deciding | null;
+  groups: GroupOutcome[];
+  reason: DecisionReason;
+};
+
+export type EvaluateOptions = { enabled?: boolean };
+
+/** Rule limit meaning "unlimited". */
+export const UNLIMITED = -1;
+
+/** Forgejo's names for the group used when a user has no assigned and no existing default group. */
+export const BUILTIN_DEFAULT_GROUP = 'builtin-default-group';
+export const BUILTIN_DEFAULT_RULE = 'builtin-default-rule';
+
+export type GroupListSource = 'assigned' | 'default_groups' | 'builtin_default';
+
+export type GroupListConfig = {
+  /** Assigned group names per username; usernames compare case-insensitively. */
+  assignments: Readonly<Record<string, readonly string[]>>;
+  /** Every existing group. */
+  groups: readonly QuotaGroup[];
+  defaultGroups: readonly string[];
+  defaultTotal: number;
+};
+
+/**
+ * The group list of a user: the existing groups assigned to them; if none, the configured default
+ * groups that exist; if none of those either, the built-in group (never listed by the API).
+ */
+export function groupListFor(user: string, config: GroupListConfig): { source: GroupListSource; groups: QuotaGroup[] } {
+  const byName = new Map(config.groups.map((g) => [g.name, g]));
+  const pick = (names: readonly string[]) =>
+    [...new Set(names)].map((n) => byName.get(n)).filter((g): g is QuotaGroup => g !== undefined);
+  const wanted = user.toLowerCase();
+  const assignedNames = Object.entries(config.assignments)
+    .filter(([name]) => name.toLowerCase() === wanted)
+    .flatMap(([, names]) => names);
+  const assigned = pick(assignedNames);
+  if (assigned.length > 0) return { source: 'assigned', groups: assigned };
+  const defaults = pick(config.defaultGroups);
+  if (defaults.length > 0) return { source: 'default_groups', groups: defaults };
+  const builtin: QuotaGroup = {
+    name: BUILTIN_DEFAULT_GROUP,
+    rules: [{ name: BUILTIN_DEFAULT_RULE, limit: config.defaultTotal, subjects: ['size:all'] }],
+  };
+  return { source: 'builtin_default', groups: [builtin] };
+}
+
+/** Standing with no subject named (the seed): a group stands when all its rules stand. */
+export function evaluateOverall(groupList: readonly QuotaGroup[], usage: Primitives, options: EvaluateOptions = {}): QuotaDecision {
+  return decide(groupList, usage, undefined, options);
+}
+
+/**
+ * Standing for one subject (Forgejo v13): a rule is relevant when it lists the subject or one of
+ * its ancestors. A group stands when it has a relevant rule and every relevant rule stands. Wiki
+ * checks are always within quota. `none` has no ancestors, so only rules listing `none` itself are
+ * relevant to a `none` check (as in Forgejo); it adds 0 to every sum.
+ */
+export function evaluateSubject(groupList: readonly QuotaGroup[], usage: Primitives, subject: Subject, options: EvaluateOptions = {}): QuotaDecision {
+  if (!isSubject(subject)) {
+    throw new AppError('unrecognised_subject', `"${String(subject)}" is not a quota subject. Use one of the size:… subjects.`);
+  }
+  return decide(groupList, usage, subject, options);
+}
+
+function decide(groupList: readonly QuotaGroup[], usage: Primitives, subject: Subject | undefined, options: EvaluateOptions): QuotaDecision {
+  const relevantTo = subject === undefined ? undefined : new Set([canonicalSubject(subject), ...ancestorsOf(subject)]);
+  const groups = groupList.map((g) => groupOutcome(g, usage, relevantTo));
+  const base = subject === undefined ? {} : { subject };
+  if (options.enabled === false) return { within: true, ...base, deciding: null, groups, reason: 'quota_disabled' };
+  if (subject !== undefined && isWikiSubject(subject)) return { within: true, ...base, deciding: null, groups, reason: 'wiki_untracked' };
+  if (groups.length === 0) return { within: false, ...base, deciding: null, groups, reason: 'no_groups' };
+  const standing = groups.find((g) => g.stands);
+  if (standing) return { within: true, ...base, deciding: tightest(standing), groups, reason: 'group_stands' };
+  for (const g of groups) {
+    const failing = g.rules.find((r) => r.relevant && !r.stands);
+    if (failing) {
+      return { within: false, ...base, deciding: { group: g.name, rule: failing.name, sum: failing.sum, limit: failing.limit }, groups, reason: 'over_quota' };
+    }
+  }
+  return { within: false, ...base, deciding: null, groups, reason: 'no_relevant_rule' };
+}
+
+function groupOutcome(group: QuotaGroup, usage: Primitives, relevantTo: ReadonlySet<Subject> | undefined): GroupOutcome {
+  const rules = group.rules.map((rule) => ruleOutcome(rule, usage, relevantTo));
+  const relevant = rules.filter((r) => r.relevant);
+  // Overall, every rule is relevant and an empty group stands (the seed: "all its rules stand").
+  // For a subject, a group with no relevant rule does not stand (Forgejo: no match, no allow).
+  const stands = relevantTo === undefined ? rules.every((r) => r.stands) : relevant.length > 0 && relevant.every((r) => r.stands);
+  return { name: group.name, stands, rules };
+}
+
+function ruleOutcome(rule: QuotaRule, usage: Primitives, relevantTo: ReadonlySet<Subject> | undefined): RuleOutcome {
+  // Summed in BigInt so that repeated large subjects compare exactly; every subject as listed.
+  const sum = rule.subjects.reduce((acc, s) => acc + BigInt(usageOf(s, usage)), 0n);
+  const stands = rule.limit === UNLIMITED || sum < BigInt(rule.limit);
+  const relevant = relevantTo === undefined || rule.subjects.some((s) => relevantTo.has(canonicalSubject(s)));
+  return { name: rule.name, limit: rule.limit, subjects: [...rule.subjects], sum: Number(sum), stands, relevant };
+}
+
+/** The relevant rule of a standing group with the least headroom; an unlimited rule only if all are. */
+function tightest(group: GroupOutcome): Deciding {
+  const relevant = group.rules.filter((r) => r.relevant);
+  let best: RuleOutcome | undefined;
+  for (const r of relevant) {
+    if (r.limit === UNLIMITED) continue;
+    if (best === undefined || r.limit - r.sum < best.limit - best.sum) best = r;
+  }
+  best ??= relevant[0];
+  if (best === undefined) return { group: group.name, rule: null, sum: 0, limit: UNLIMITED };
+  return { group: group.name, rule: best.name, sum: best.sum, limit: best.limit };
+}

@@ -1,0 +1,116 @@
+// Smart templates (seed "Smart template", contract §7) as data: the registry that lists them and
+// resolves an id or alias, refusing at construction an alias collision or a prefilled `verified`.
+import { AppError } from '../errors.ts';
+import type { Json } from './canonical-json.ts';
+import { normaliseText } from './placeholder-text.ts';
+
+export type TemplateStatus = 'live' | 'preview' | 'target';
+export type JsonObject = { [key: string]: Json };
+
+export type TemplateExample = { description: string; payload: JsonObject };
+
+/** One template, exactly the shape of schemas/api/template.json. */
+export type SmartTemplate = {
+  template_id: string;
+  interaction: string;
+  route: { method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'; path: string };
+  aliases: string[];
+  status: TemplateStatus;
+  /** Dotted member paths (`risk_inputs.autonomy`) that a filled payload must carry. */
+  required_fields: string[];
+  /** Member path (`[]` = each list item) → the value a template may prefill without claiming more. */
+  safe_defaults: JsonObject;
+  starter_payload: JsonObject;
+  agent_obligations: string[];
+  examples?: TemplateExample[];
+  /** Schema $id (relative to the schema base) of the route's request body, when one exists. */
+  request_schema?: string;
+};
+
+export type TemplateRegistry = {
+  list(): readonly SmartTemplate[];
+  resolve(idOrAlias: string): SmartTemplate | undefined;
+  /** Normal forms of every string in every template's starter payload and examples. */
+  readonly copySources: ReadonlySet<string>;
+};
+
+/**
+ * Builds the registry from already schema-checked template objects (the composition root reads and
+ * validates the files). Throws AppError `template_name_collision` when an id or alias names two
+ * things, `template_prefills_verified` when any prefilled value is `verified`.
+ */
+export function createTemplateRegistry(templates: readonly SmartTemplate[]): TemplateRegistry {
+  const frozen = templates.map((t) => deepFreeze(structuredClone(t)));
+  const byName = new Map<string, SmartTemplate>();
+  const claim = (name: string, template: SmartTemplate): void => {
+    const holder = byName.get(name);
+    if (holder !== undefined) {
+      throw new AppError(
+        'template_name_collision',
+        `Template name "${name}" of ${template.template_id} is already taken by ${holder.template_id}; give every id and alias to one template only.`,
+        { extra: { name, templates: [holder.template_id, template.template_id] } },
+      );
+    }
+    byName.set(name, template);
+  };
+  // Ids first, so an alias that equals another template's id is reported against the alias.
+  for (const t of frozen) claim(t.template_id, t);
+  for (const t of frozen) for (const alias of t.aliases) claim(alias, t);
+
+  const copySources = new Set<string>();
+  for (const t of frozen) {
+    const verified = prefilledVerified(t);
+    if (verified.length > 0) {
+      throw new AppError(
+        'template_prefills_verified',
+        `Template ${t.template_id} prefills "verified" at ${verified.join(', ')}; templates never prefill a claim as verified (use "claimed").`,
+        { extra: { template_id: t.template_id, pointers: verified } },
+      );
+    }
+    for (const source of [t.starter_payload, ...(t.examples ?? []).map((e) => e.payload)]) {
+      eachString(source, '', (text) => {
+        const normal = normaliseText(text);
+        if (normal !== '') copySources.add(normal);
+      });
+    }
+  }
+
+  return {
+    list: () => frozen,
+    resolve: (idOrAlias) => byName.get(idOrAlias),
+    copySources,
+  };
+}
+
+/** Pointers (into the template) of every prefilled string equal to `verified`. */
+function prefilledVerified(t: SmartTemplate): string[] {
+  const hits: string[] = [];
+  const visit = (root: string) => (text: string, pointer: string) => {
+    if (text.trim().toLowerCase() === 'verified') hits.push(root + pointer);
+  };
+  eachString(t.starter_payload, '', visit('/starter_payload'));
+  eachString(t.safe_defaults, '', visit('/safe_defaults'));
+  (t.examples ?? []).forEach((e, i) => eachString(e.payload, '', visit(`/examples/${i}/payload`)));
+  return hits;
+}
+
+/** Calls `visit` with every string inside `value` and its JSON pointer (RFC 6901). */
+export function eachString(value: unknown, pointer: string, visit: (text: string, pointer: string) => void): void {
+  if (typeof value === 'string') visit(value, pointer);
+  else if (Array.isArray(value)) value.forEach((item, i) => eachString(item, `${pointer}/${i}`, visit));
+  else if (value !== null && typeof value === 'object') {
+    for (const [key, item] of Object.entries(value)) eachString(item, `${pointer}/${escapePointer(key)}`, visit);
+  }
+}
+
+export function escapePointer(key: string): string {
+  return key.replace(/~/g, '~0').replace(/\//g, '~1');
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object') {
+    for (const item of Object.values(value)) deepFreeze(item);
+    Object.freeze(value);
+  }
+  return value;
+}

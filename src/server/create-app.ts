@@ -1,0 +1,56 @@
+// The root Hono app: request context, loopback guard, public routes, authentication, transport
+// rules, then one module per resource. onError and notFound live here only, so every failure goes
+// through the one problem table.
+import { Hono } from 'hono';
+import { AppError } from '../errors.ts';
+import type { ServiceDeps } from '../service/deps.ts';
+import type { AppEnv } from './env.ts';
+import { requireAuth, requireCustomerWrite, type Tokens } from './middleware/auth.ts';
+import { loopbackGuard } from './middleware/loopback-guard.ts';
+import { requestContext } from './middleware/request-context.ts';
+import { problemResponse } from './problem.ts';
+import { GOVERNANCE_ROUTES, type RouteSpec } from './route-table.ts';
+import { eventRoutes, eventsPreflight } from './routes/events.ts';
+import { healthRoutes } from './routes/health.ts';
+import { searchRoutes } from './routes/search.ts';
+import { taskReadRoutes } from './routes/tasks-read.ts';
+
+export type AppDeps = ServiceDeps & {
+  tokens: Tokens;
+  /** The port the server listens on (the Host check needs it; known once listening). */
+  port: () => number;
+  startedAt: Date;
+  newRequestId: () => string;
+  access: (line: string) => void;
+  logError: (err: unknown, requestId: string) => void;
+};
+
+export function routeTable(): RouteSpec[] {
+  return [...GOVERNANCE_ROUTES];
+}
+
+export function createApp(deps: AppDeps): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  const routes = routeTable();
+
+  app.use('*', requestContext(deps.newRequestId, deps.access));
+  app.use('*', loopbackGuard(deps.port));
+  app.route('/', healthRoutes({ ...deps, routes }));
+  app.route('/', eventsPreflight());
+
+  app.use('/v1/*', requireAuth(deps.tokens));
+  app.on(['POST', 'PUT', 'PATCH', 'DELETE'], '/v1/*', requireCustomerWrite());
+
+  app.route('/', eventRoutes(deps));
+  app.route('/', taskReadRoutes(deps));
+  app.route('/', searchRoutes(deps));
+
+  app.notFound((c) => problemResponse(c, new AppError('route_not_found', `There is no route ${c.req.method} ${c.req.path}; GET /health lists every route.`)));
+  app.onError((err, c) => {
+    if (!(err instanceof AppError)) deps.logError(err, c.get('requestId') ?? 'unknown');
+    const res = problemResponse(c, err);
+    if (c.get('requestId')) res.headers.set('X-Request-Id', c.get('requestId'));
+    return res;
+  });
+  return app;
+}

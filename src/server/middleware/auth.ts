@@ -1,0 +1,52 @@
+// Bearer authentication with the per-run tokens, compared in constant time. The token decides the
+// transport: the customer token is the customer transport, the operator token the operator one.
+import type { MiddlewareHandler } from 'hono';
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { AppError } from '../../errors.ts';
+import type { AppEnv, Transport } from '../env.ts';
+
+export type Tokens = { customer: string; operator: string };
+
+export function transportOf(header: string | undefined, tokens: Tokens): Transport | null {
+  const match = /^Bearer ([\x21-\x7e]+)$/.exec(header ?? '');
+  if (!match) return null;
+  // Hash both sides first so the comparison is constant-time whatever the lengths.
+  const given = digest(match[1]!);
+  const isCustomer = timingSafeEqual(given, digest(tokens.customer));
+  const isOperator = timingSafeEqual(given, digest(tokens.operator));
+  return isCustomer ? 'customer' : isOperator ? 'operator' : null;
+}
+
+function digest(text: string): Buffer {
+  return createHash('sha256').update(text).digest();
+}
+
+export function requireAuth(tokens: Tokens): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const transport = transportOf(c.req.header('authorization'), tokens);
+    if (!transport) {
+      throw new AppError('unauthorized', 'Send Authorization: Bearer <token> with a token from the run file (<data-dir>/run.json) of the running preview.');
+    }
+    c.set('transport', transport);
+    await next();
+  };
+}
+
+/** Writes under /v1/ are customer writes: the operator token gets 403 and nothing is written. */
+export function requireCustomerWrite(): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    if (c.get('transport') === 'operator') {
+      throw new AppError('operator_transport_rejected', 'Customer writes are not accepted over the operator transport; send this request with the customer token.');
+    }
+    await next();
+  };
+}
+
+export function requireOperator(): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    if (c.get('transport') !== 'operator') {
+      throw new AppError('customer_transport_rejected', 'This route needs the operator token.');
+    }
+    await next();
+  };
+}

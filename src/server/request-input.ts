@@ -1,0 +1,84 @@
+// Reading what a request carries: the JSON body (content type, 1 MiB limit, our own parser, so a
+// missing content type is a 415 and not a silent {}), the scope headers, and the Idempotency-Key.
+import type { Context } from 'hono';
+import type { Scope } from '../domain/event.ts';
+import { AppError } from '../errors.ts';
+
+export const MAX_BODY_BYTES = 1024 * 1024;
+const ID = /^[A-Za-z0-9][A-Za-z0-9_.:-]*$/;
+
+export async function readJsonBody(c: Context): Promise<unknown> {
+  const type = c.req.header('content-type') ?? '';
+  if (!/^application\/json\s*(;|$)/i.test(type)) {
+    throw new AppError('unsupported_media_type', 'Send the body as JSON with Content-Type: application/json.');
+  }
+  const declared = Number(c.req.header('content-length') ?? NaN);
+  if (Number.isFinite(declared) && declared > MAX_BODY_BYTES) throw tooLarge();
+  const body = c.req.raw.body;
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  if (body) {
+    const reader = body.getReader();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      total += value.byteLength;
+      if (total > MAX_BODY_BYTES) {
+        await reader.cancel();
+        throw tooLarge();
+      }
+      chunks.push(value);
+    }
+  }
+  const text = Buffer.concat(chunks).toString('utf8');
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw new AppError('malformed_json', `The body is not valid JSON (${(err as Error).message}); send one JSON object.`);
+  }
+}
+
+function tooLarge(): AppError {
+  return new AppError('payload_too_large', `The body is larger than ${MAX_BODY_BYTES} bytes (1 MiB); send less per request.`);
+}
+
+export function readScope(c: Context): Scope {
+  const names = [
+    ['X-Tenant-Id', 'tenant_id'],
+    ['X-Workspace-Id', 'workspace_id'],
+    ['X-Project-Id', 'project_id'],
+  ] as const;
+  const scope: Partial<Scope> = {};
+  for (const [header, key] of names) {
+    const value = c.req.header(header);
+    if (value === undefined || value === '') {
+      throw new AppError('scope_required', `Send the scope headers X-Tenant-Id, X-Workspace-Id and X-Project-Id; ${header} is missing.`, { details: [{ pointer: `/headers/${header}`, detail: 'missing' }] });
+    }
+    if (!isId(value)) {
+      throw new AppError('invalid_scope', `${header} must be an id: 2–128 characters of letters, digits, _ . : - starting with a letter or digit.`, { details: [{ pointer: `/headers/${header}`, detail: 'not an id' }] });
+    }
+    scope[key] = value;
+  }
+  return scope as Scope;
+}
+
+export function isId(value: string): boolean {
+  return value.length >= 2 && value.length <= 128 && ID.test(value);
+}
+
+export function readIdempotencyKey(c: Context, required: boolean): string | null {
+  const key = c.req.header('idempotency-key');
+  if (key === undefined) {
+    if (required) throw new AppError('idempotency_key_required', 'Send an Idempotency-Key header (1–255 printable ASCII characters) so a retried write is not recorded twice.');
+    return null;
+  }
+  if (!/^[\x20-\x7e]{1,255}$/.test(key)) {
+    throw new AppError('invalid_idempotency_key', 'The Idempotency-Key must be 1–255 printable ASCII characters.');
+  }
+  return key;
+}
+
+export function requirePathId(value: string, name: string): string {
+  if (!isId(value)) throw new AppError('not_found', `No ${name} ${JSON.stringify(value)} exists here (ids are 2–128 characters of letters, digits, _ . : -).`);
+  return value;
+}

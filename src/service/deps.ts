@@ -1,0 +1,13 @@
+// What the application services need, built once by the composition root (src/deps.ts).
+import type { SchemaRegistry } from '../schema-registry.ts';
+import type { Queries } from '../store/queries.ts';
+import type { Store } from '../store/store.ts';
+
+export type ServiceDeps = {
+  store: Store;
+  queries: Queries;
+  registry: SchemaRegistry;
+  clock: () => Date;
+  /** Makes a fresh id with the given prefix, e.g. newId('evt') → evt_…; counters in tests. */
+  newId: (prefix: string) => string;
+};

@@ -1,0 +1,11 @@
+// What every write carries from its transport to the services: scope, transport, the
+// Idempotency-Key and the canonical fingerprint of the request (for replay comparison).
+import type { Scope } from '../domain/event.ts';
+
+export type WriteContext = {
+  scope: Scope;
+  transport: 'customer' | 'operator';
+  idempotencyKey: string | null;
+  /** sha256 URI of the canonical {method, path, scope, body} of the request. */
+  requestSha256: string;
+};

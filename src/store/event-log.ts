@@ -1,0 +1,226 @@
+// The append-only event log `events.jsonl`: one RFC 8785 line per event, gapless seq, hash chain.
+// Appends are group-committed: every unit queued while a write + fsync is in flight goes into the
+// next single write + fsync, and no promise resolves before the fsync that made its lines durable.
+import { closeSync, fstatSync, ftruncateSync, fsyncSync, openSync, readSync } from 'node:fs';
+import { fdatasync, write } from 'node:fs';
+import { canonicalJson } from '../domain/canonical-json.ts';
+import { eventHash } from '../domain/event-hash.ts';
+import type { EventDraft, StoredEvent } from '../domain/event.ts';
+import { AppError } from '../errors.ts';
+
+/** An event as a route hands it to the log: the draft plus the server-set request members. */
+export type PendingEvent = EventDraft & {
+  event_id: string;
+  transport: 'customer' | 'operator';
+  idempotency_key: string | null;
+  request_sha256: string | null;
+};
+
+export type LogTail = { seq: number; hash: string; recordedAt: string; size: number };
+
+export type EventLog = {
+  readonly path: string;
+  tail(): LogTail;
+  /** Appends a unit atomically (consecutive seqs, one write); resolves once it is on disk. */
+  append(unit: PendingEvent[]): Promise<StoredEvent[]>;
+  /** Waits for queued appends, then closes the file. */
+  close(): Promise<void>;
+};
+
+type Queued = { unit: PendingEvent[]; resolve: (events: StoredEvent[]) => void; reject: (err: unknown) => void };
+
+export type EventLogOptions = {
+  path: string;
+  tail: LogTail;
+  clock: () => Date;
+  /** Runs after each batch is durable, before its appends resolve (the index projection). */
+  onDurable: (events: Array<{ event: StoredEvent; line: string }>, endOffset: number) => void;
+};
+
+export function openEventLog(options: EventLogOptions): EventLog {
+  const fd = openSync(options.path, 'r+');
+  let tail = { ...options.tail };
+  let queue: Queued[] = [];
+  let flushing: Promise<void> | null = null;
+  let failed: AppError | null = null;
+  let closed = false;
+
+  const seal = (pending: PendingEvent, seq: number, prevHash: string, recordedAt: string, unit?: StoredEvent['unit']): StoredEvent => {
+    const event: Record<string, unknown> = {
+      schema_version: 'service.event.v1',
+      event_id: pending.event_id,
+      seq,
+      kind: pending.kind,
+      tenant_id: pending.tenant_id,
+      workspace_id: pending.workspace_id,
+      project_id: pending.project_id,
+      transport: pending.transport,
+      recorded_at: recordedAt,
+      idempotency_key: pending.idempotency_key,
+      request_sha256: pending.request_sha256,
+      payload: pending.payload,
+      prev_hash: prevHash,
+    };
+    if (pending.task_id !== undefined) event.task_id = pending.task_id;
+    if (pending.session_id !== undefined) event.session_id = pending.session_id;
+    if (pending.actor !== undefined) event.actor = pending.actor;
+    if (pending.occurred_at !== undefined) event.occurred_at = pending.occurred_at;
+    if (pending.evidence_refs !== undefined) event.evidence_refs = pending.evidence_refs;
+    if (unit !== undefined) event.unit = unit;
+    event.event_hash = eventHash(event);
+    return event as StoredEvent;
+  };
+
+  const flush = async (): Promise<void> => {
+    while (queue.length > 0) {
+      const batch = queue;
+      queue = [];
+      const before = tail;
+      // recorded_at never decreases in seq order, whatever the wall clock does.
+      const now = options.clock().toISOString();
+      const recordedAt = now > tail.recordedAt ? now : tail.recordedAt;
+      let seq = tail.seq;
+      let prev = tail.hash;
+      const sealed: StoredEvent[][] = [];
+      const rows: Array<{ event: StoredEvent; line: string }> = [];
+      const lines: string[] = [];
+      const accepted: Queued[] = [];
+      for (const item of batch) {
+        try {
+          const events: StoredEvent[] = [];
+          item.unit.forEach((pending, index) => {
+            const unit = item.unit.length > 1 ? { index, size: item.unit.length } : undefined;
+            const event = seal(pending, seq + 1 + index, index === 0 ? prev : events[index - 1]!.event_hash, recordedAt, unit);
+            events.push(event);
+          });
+          const unitLines = events.map((e) => canonicalJson(e));
+          seq += events.length;
+          prev = events[events.length - 1]!.event_hash;
+          sealed.push(events);
+          unitLines.forEach((line, i) => rows.push({ event: events[i]!, line }));
+          lines.push(...unitLines);
+          accepted.push(item);
+        } catch (err) {
+          item.reject(err);
+        }
+      }
+      if (accepted.length === 0) continue;
+      const buffer = Buffer.from(`${lines.join('\n')}\n`, 'utf8');
+      try {
+        await writeAll(fd, buffer, before.size);
+        await datasync(fd);
+      } catch (cause) {
+        // Nothing of this batch was acknowledged: cut it off so the log ends where it did.
+        try {
+          ftruncateSync(fd, before.size);
+          fsyncSync(fd);
+        } catch {
+          failed = new AppError('store_unavailable', 'The event log could not be written or repaired; restart the preview.', { cause });
+        }
+        const err = new AppError('store_write_failed', 'The event could not be written to disk; nothing was recorded. Try again.', { cause });
+        for (const item of accepted) item.reject(err);
+        continue;
+      }
+      tail = { seq, hash: prev, recordedAt, size: before.size + buffer.length };
+      try {
+        options.onDurable(rows, tail.size);
+      } catch (cause) {
+        // The batch is durable and is acknowledged; later writes wait for a restart to rebuild the index.
+        failed = new AppError('store_unavailable', 'The index fell behind the event log; restart the preview to rebuild it.', { cause });
+      }
+      // Answer with the stored (canonical) form, so a later idempotent replay is byte-identical.
+      let offset = 0;
+      accepted.forEach((item, i) => {
+        const size = sealed[i]!.length;
+        item.resolve(rows.slice(offset, offset + size).map((row) => JSON.parse(row.line) as StoredEvent));
+        offset += size;
+      });
+    }
+  };
+
+  const kick = () => {
+    if (flushing) return;
+    flushing = new Promise<void>((resolve) => {
+      // setImmediate lets every request that arrived in this turn join the batch.
+      setImmediate(() => {
+        flush().finally(() => {
+          flushing = null;
+          resolve();
+          if (queue.length > 0) kick();
+        });
+      });
+    });
+  };
+
+  return {
+    path: options.path,
+    tail: () => ({ ...tail }),
+    append(unit) {
+      if (closed) return Promise.reject(new AppError('store_closed', 'The store is shutting down; retry against the next run.'));
+      if (failed) return Promise.reject(failed);
+      if (unit.length === 0) return Promise.resolve([]);
+      return new Promise<StoredEvent[]>((resolve, reject) => {
+        queue.push({ unit, resolve, reject });
+        kick();
+      });
+    },
+    async close() {
+      closed = true;
+      while (flushing) await flushing;
+      closeSync(fd);
+    },
+  };
+}
+
+function writeAll(fd: number, buffer: Buffer, position: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const step = (offset: number) => {
+      write(fd, buffer, offset, buffer.length - offset, position + offset, (err, written) => {
+        if (err) return reject(err);
+        if (offset + written < buffer.length) step(offset + written);
+        else resolve();
+      });
+    };
+    step(0);
+  });
+}
+
+function datasync(fd: number): Promise<void> {
+  return new Promise((resolve, reject) => fdatasync(fd, (err) => (err ? reject(err) : resolve())));
+}
+
+/** Reads the log's tail without reading the whole file: the last complete line and the file size. */
+export function readLastLine(path: string): { size: number; lastLine: string | null; lastLineStart: number; endsWithNewline: boolean } {
+  const fd = openSync(path, 'r');
+  try {
+    const size = fstatSync(fd).size;
+    if (size === 0) return { size, lastLine: null, lastLineStart: 0, endsWithNewline: true };
+    let chunk = 64 * 1024;
+    for (;;) {
+      const start = Math.max(0, size - chunk);
+      const buf = Buffer.alloc(size - start);
+      readSync(fd, buf, 0, buf.length, start);
+      const endsWithNewline = buf[buf.length - 1] === 0x0a;
+      const body = endsWithNewline ? buf.subarray(0, buf.length - 1) : buf;
+      const nl = body.lastIndexOf(0x0a);
+      if (nl >= 0 || start === 0) {
+        const lineStart = start + nl + 1;
+        return { size, lastLine: body.subarray(nl + 1).toString('utf8'), lastLineStart: lineStart, endsWithNewline };
+      }
+      chunk *= 4;
+    }
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Cuts the log to `size` bytes and syncs (recovery only, before any append runs). */
+export function truncateDurably(path: string, size: number): void {
+  const fd = openSync(path, 'r+');
+  try {
+    ftruncateSync(fd, size);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}

@@ -1,0 +1,118 @@
+// The SQLite index (better-sqlite3, WAL): opening with migrations, applying a batch of events in
+// one transaction, and rebuilding from the log. Nothing here is a source of truth.
+import Database from 'better-sqlite3';
+import { closeSync, openSync, readSync, rmSync } from 'node:fs';
+import { StringDecoder } from 'node:string_decoder';
+import type { StoredEvent } from '../domain/event.ts';
+import { AppError } from '../errors.ts';
+import { MIGRATIONS } from './migrations.ts';
+import { prepareCoreProjections, type Apply } from './projections/core.ts';
+
+export type ProjectionFactory = (db: Database.Database) => Apply;
+
+export type IndexDb = {
+  db: Database.Database;
+  lastSeq(): number;
+  logOffset(): number;
+  lastHash(): string | null;
+  /** Applies durable events (already in the log, ending at byte `endOffset`) in one transaction. */
+  applyBatch(events: Array<{ event: StoredEvent; line: string }>, endOffset: number): void;
+  close(): void;
+};
+
+export function openIndexDb(path: string, projections: ProjectionFactory[]): IndexDb {
+  const db = new Database(path);
+  try {
+    db.pragma('journal_mode = WAL');
+    // The log is the durable record; the index may lose its last transactions on a crash and catch up.
+    db.pragma('synchronous = NORMAL');
+    const version = db.pragma('user_version', { simple: true }) as number;
+    if (version > MIGRATIONS.length) throw new AppError('index_version_unknown', `Index version ${version} is newer than this program.`);
+    for (let v = version; v < MIGRATIONS.length; v++) {
+      db.transaction(() => {
+        db.exec(MIGRATIONS[v]!);
+        db.pragma(`user_version = ${v + 1}`);
+      })();
+    }
+    // Touch the tables so a corrupt file fails here, not on the first request.
+    db.prepare('SELECT count(*) FROM meta').get();
+  } catch (err) {
+    db.close();
+    throw err;
+  }
+  const getMeta = db.prepare<[string], { value: string }>('SELECT value FROM meta WHERE key = ?');
+  const setMeta = db.prepare('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)');
+  const appliers = [prepareCoreProjections(db), ...projections.map((make) => make(db))];
+  const apply = db.transaction((events: Array<{ event: StoredEvent; line: string }>, endOffset: number) => {
+    for (const { event, line } of events) for (const applyOne of appliers) applyOne(event, line);
+    const last = events[events.length - 1];
+    if (last) {
+      setMeta.run('last_seq', String(last.event.seq));
+      setMeta.run('last_hash', last.event.event_hash);
+    }
+    setMeta.run('log_offset', String(endOffset));
+  });
+  const meta = (key: string) => getMeta.get(key)?.value;
+  return {
+    db,
+    lastSeq: () => Number(meta('last_seq') ?? 0),
+    logOffset: () => Number(meta('log_offset') ?? 0),
+    lastHash: () => meta('last_hash') ?? null,
+    applyBatch: (events, endOffset) => apply(events, endOffset),
+    close: () => db.close(),
+  };
+}
+
+export function removeIndexFiles(path: string): void {
+  for (const suffix of ['', '-wal', '-shm']) rmSync(path + suffix, { force: true });
+}
+
+/**
+ * Reads complete lines of the log from byte `from` to `to`, in chunks, handing each parsed event and
+ * its line to `onBatch` in groups. A line that does not parse is a corrupt store (recovery already
+ * cut a torn tail), reported with its seq position.
+ */
+export function readLogLines(
+  logPath: string,
+  from: number,
+  to: number,
+  onBatch: (batch: Array<{ event: StoredEvent; line: string }>, endOffset: number) => void,
+  batchSize = 5_000,
+): void {
+  const fd = openSync(logPath, 'r');
+  try {
+    const chunkSize = 4 * 1024 * 1024;
+    let position = from;
+    let carry = '';
+    // A chunk may end inside a multi-byte character; the decoder keeps the partial bytes.
+    const decoder = new StringDecoder('utf8');
+    let batch: Array<{ event: StoredEvent; line: string }> = [];
+    let consumed = from;
+    while (position < to) {
+      const buf = Buffer.alloc(Math.min(chunkSize, to - position));
+      const n = readSync(fd, buf, 0, buf.length, position);
+      if (n === 0) break;
+      position += n;
+      const text = carry + decoder.write(buf.subarray(0, n));
+      const lines = text.split('\n');
+      carry = lines.pop() ?? '';
+      for (const line of lines) {
+        consumed += Buffer.byteLength(line, 'utf8') + 1;
+        let event: StoredEvent;
+        try {
+          event = JSON.parse(line) as StoredEvent;
+        } catch (cause) {
+          throw new AppError('store_corrupt', `The event log ${logPath} has an unreadable line at byte ${consumed - Buffer.byteLength(line, 'utf8') - 1}; run gov events verify to see the first bad seq.`, { cause });
+        }
+        batch.push({ event, line });
+        if (batch.length >= batchSize) {
+          onBatch(batch, consumed);
+          batch = [];
+        }
+      }
+    }
+    if (batch.length > 0) onBatch(batch, consumed);
+  } finally {
+    closeSync(fd);
+  }
+}

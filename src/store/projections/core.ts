@@ -1,0 +1,61 @@
+// The core projections of the index: the event table (timelines), tasks (the pure fold of
+// domain/task.ts), idempotency records, and the full-text search rows. Each runs inside the
+// batch's index transaction.
+import type Database from 'better-sqlite3';
+import { createHash } from 'node:crypto';
+import type { Scope, StoredEvent } from '../../domain/event.ts';
+import { applyTaskEvent, type Task } from '../../domain/task.ts';
+
+export type Apply = (event: StoredEvent, line: string) => void;
+
+export function scopeKey(scope: Scope): string {
+  // ids cannot contain '/', so the key is unambiguous.
+  return `${scope.tenant_id}/${scope.workspace_id}/${scope.project_id}`;
+}
+
+/** A single FTS token standing for the scope, so the scope filter runs inside the FTS index. */
+export function scopeToken(scope: Scope): string {
+  return `s${createHash('sha256').update(scopeKey(scope)).digest('hex').slice(0, 24)}`;
+}
+
+export function prepareCoreProjections(db: Database.Database): Apply {
+  const insertEvent = db.prepare(
+    'INSERT INTO events (seq, event_id, scope, kind, task_id, session_id, recorded_at, event_hash, line) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+  );
+  const getTask = db.prepare<[string, string], { state: string }>('SELECT state FROM tasks WHERE scope = ? AND task_id = ?');
+  const putTask = db.prepare('INSERT OR REPLACE INTO tasks (scope, task_id, state) VALUES (?, ?, ?)');
+  const putIdem = db.prepare('INSERT OR IGNORE INTO idempotency (tenant_id, key, first_seq, size, request_sha256) VALUES (?, ?, ?, ?, ?)');
+  const putSearch = db.prepare('INSERT INTO search (rowid, scope_tok, body) VALUES (?, ?, ?)');
+
+  return (event, line) => {
+    const scope = scopeKey(event);
+    insertEvent.run(event.seq, event.event_id, scope, event.kind, event.task_id ?? null, event.session_id ?? null, event.recorded_at, event.event_hash, line);
+    if (event.task_id !== undefined) {
+      const row = getTask.get(scope, event.task_id);
+      const before = row ? (JSON.parse(row.state) as Task) : undefined;
+      const after = applyTaskEvent(before, event);
+      if (after && after !== before) putTask.run(scope, event.task_id, JSON.stringify(after));
+    }
+    if (event.idempotency_key !== null && (event.unit === undefined || event.unit.index === 0)) {
+      putIdem.run(event.tenant_id, event.idempotency_key, event.seq, event.unit?.size ?? 1, event.request_sha256);
+    }
+    putSearch.run(event.seq, scopeToken(event), searchText(event));
+  };
+}
+
+/** What search finds an event by: its kind, every string in its payload, evidence uris and sources. */
+export function searchText(event: StoredEvent): string {
+  const parts: string[] = [event.kind];
+  collectStrings(event.payload, parts);
+  for (const ref of event.evidence_refs ?? []) {
+    parts.push(ref.uri);
+    if (ref.source) parts.push(ref.source);
+  }
+  return parts.join('\n');
+}
+
+function collectStrings(value: unknown, out: string[]): void {
+  if (typeof value === 'string') out.push(value);
+  else if (Array.isArray(value)) for (const item of value) collectStrings(item, out);
+  else if (value !== null && typeof value === 'object') for (const item of Object.values(value)) collectStrings(item, out);
+}

@@ -1,0 +1,73 @@
+// Read-side queries over the index: tasks, timelines, events by id, search. Every query is keyed
+// by the full scope, so one scope never sees another's rows.
+import type Database from 'better-sqlite3';
+import type { Scope, StoredEvent } from '../domain/event.ts';
+import type { Task } from '../domain/task.ts';
+import { scopeKey, scopeToken } from './projections/core.ts';
+
+export type SearchHit = { task_id: string | null; event_id: string; seq: number; kind: string; snippet: string };
+
+export type Queries = ReturnType<typeof createQueries>;
+
+export function createQueries(db: Database.Database) {
+  const task = db.prepare<[string, string], { state: string }>('SELECT state FROM tasks WHERE scope = ? AND task_id = ?');
+  const timeline = db.prepare<[string, string, number, number], { line: string }>(
+    'SELECT line FROM events WHERE scope = ? AND task_id = ? AND seq > ? ORDER BY seq LIMIT ?',
+  );
+  const taskEventsUpTo = db.prepare<[string, string, number], { line: string }>(
+    'SELECT line FROM events WHERE scope = ? AND task_id = ? AND seq <= ? ORDER BY seq',
+  );
+  const bySeqRange = db.prepare<[number, number], { line: string }>('SELECT line FROM events WHERE seq BETWEEN ? AND ? ORDER BY seq');
+  const byEventId = db.prepare<[string], { line: string }>('SELECT line FROM events WHERE event_id = ?');
+  const idem = db.prepare<[string, string], { first_seq: number; size: number; request_sha256: string | null }>(
+    'SELECT first_seq, size, request_sha256 FROM idempotency WHERE tenant_id = ? AND key = ?',
+  );
+  const searchText = db.prepare<[string, string, string | null, string | null, string | null, string | null, number, number], { seq: number; task_id: string | null; event_id: string; kind: string; snippet: string }>(
+    `SELECT e.seq, e.task_id, e.event_id, e.kind, snippet(search, 1, '[', ']', '…', 16) AS snippet
+       FROM search JOIN events e ON e.seq = search.rowid
+      WHERE search MATCH ? AND e.scope = ?
+        AND (? IS NULL OR e.kind = ?) AND (? IS NULL OR e.task_id = ?)
+        AND search.rowid < ?
+      ORDER BY search.rowid DESC LIMIT ?`,
+  );
+  const searchKind = db.prepare<[string, string, string | null, string | null, number, number], { seq: number; task_id: string | null; event_id: string; kind: string; body: string }>(
+    `SELECT e.seq, e.task_id, e.event_id, e.kind, s.body
+       FROM events e JOIN search s ON s.rowid = e.seq
+      WHERE e.scope = ? AND e.kind = ? AND (? IS NULL OR e.task_id = ?) AND e.seq < ?
+      ORDER BY e.seq DESC LIMIT ?`,
+  );
+  const parse = (rows: Array<{ line: string }>) => rows.map((r) => JSON.parse(r.line) as StoredEvent);
+
+  return {
+    task(scope: Scope, taskId: string): Task | undefined {
+      const row = task.get(scopeKey(scope), taskId);
+      return row ? (JSON.parse(row.state) as Task) : undefined;
+    },
+    timeline(scope: Scope, taskId: string, afterSeq: number, limit: number): StoredEvent[] {
+      return parse(timeline.all(scopeKey(scope), taskId, afterSeq, limit));
+    },
+    taskEventsUpTo(scope: Scope, taskId: string, seq: number): StoredEvent[] {
+      return parse(taskEventsUpTo.all(scopeKey(scope), taskId, seq));
+    },
+    eventsBySeq(first: number, last: number): StoredEvent[] {
+      return parse(bySeqRange.all(first, last));
+    },
+    eventById(eventId: string): StoredEvent | undefined {
+      const row = byEventId.get(eventId);
+      return row ? (JSON.parse(row.line) as StoredEvent) : undefined;
+    },
+    idempotency(tenantId: string, key: string) {
+      return idem.get(tenantId, key);
+    },
+    /** Newest first; `beforeSeq` is the cursor. FTS ordered by rowid streams, so the cost is bounded by `limit`. */
+    search(scope: Scope, q: { match: string | null; kind: string | null; taskId: string | null; beforeSeq: number; limit: number }): SearchHit[] {
+      if (q.match !== null) {
+        const match = `scope_tok : ${scopeToken(scope)} AND body : (${q.match})`;
+        return searchText.all(match, scopeKey(scope), q.kind, q.kind, q.taskId, q.taskId, q.beforeSeq, q.limit);
+      }
+      return searchKind.all(scopeKey(scope), q.kind ?? '', q.taskId, q.taskId, q.beforeSeq, q.limit).map((r) => ({
+        seq: r.seq, task_id: r.task_id, event_id: r.event_id, kind: r.kind, snippet: r.body.slice(0, 160),
+      }));
+    },
+  };
+}

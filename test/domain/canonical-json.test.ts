@@ -1,0 +1,74 @@
+// RFC 8785 canonical JSON: the published vectors byte for byte, and every value that is not plain
+// JSON refused with `not_plain_json` (the `canonicalize` package alone would drop or coerce them).
+import t from 'tap';
+import { readdirSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { canonicalJson, canonicalSha256Uri } from '../../src/domain/canonical-json.ts';
+import { AppError } from '../../src/errors.ts';
+
+const VECTORS = fileURLToPath(new URL('../fixtures/vectors/rfc8785/', import.meta.url));
+
+t.test('RFC 8785 vectors', async (t) => {
+  const names = readdirSync(`${VECTORS}input`).filter((n) => n.endsWith('.json')).sort();
+  t.same(names, ['arrays.json', 'french.json', 'structures.json', 'unicode.json', 'values.json', 'weird.json']);
+  for (const name of names) {
+    const input = readFileSync(`${VECTORS}input/${name}`, 'utf8');
+    const expected = readFileSync(`${VECTORS}output/${name}`);
+    t.ok(Buffer.from(canonicalJson(JSON.parse(input)), 'utf8').equals(expected), name);
+  }
+});
+
+t.test('sorting, numbers and escapes in small cases', async (t) => {
+  const cases: [unknown, string][] = [
+    [{ b: 1, a: [true, null, 'x'] }, '{"a":[true,null,"x"],"b":1}'],
+    [{ '\u20ac': 1, '\r': 2, '1': 3 }, '{"\\r":2,"1":3,"€":1}'],
+    [[1e21, 1e-7, -0, 0.1 + 0.2], '[1e+21,1e-7,0,0.30000000000000004]'],
+    ['\u2028\u0001"\\', '"\u2028\\u0001\\"\\\\"'],
+    [Object.assign(Object.create(null), { z: {}, y: [] }), '{"y":[],"z":{}}'],
+    ['\ud83d\ude02', '"\ud83d\ude02"'],
+  ];
+  cases.forEach(([value, text], i) => t.equal(canonicalJson(value), text, `case ${i}`));
+  t.equal(canonicalSha256Uri({}), 'sha256:44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61caaff8a');
+});
+
+class Point { x = 1; }
+const sparse: unknown[] = [1, , 3]; // eslint-disable-line no-sparse-arrays
+const cyclic: Record<string, unknown> = { a: 1 };
+cyclic.self = cyclic;
+const arrayWithMember = Object.assign([1, 2], { extra: 'dropped by JSON.stringify' });
+
+const refused: [string, unknown, string][] = [
+  ['undefined at the top', undefined, ''],
+  ['undefined as a member', { a: 1, b: undefined }, '/b'],
+  ['undefined in an array', [1, undefined], '/1'],
+  ['NaN', { n: NaN }, '/n'],
+  ['Infinity', [Infinity], '/0'],
+  ['-Infinity', -Infinity, ''],
+  ['lone high surrogate in a value', { s: 'a\ud800b' }, '/s'],
+  ['lone low surrogate in a value', ['\udc00'], '/0'],
+  ['lone surrogate in a key', { 'k\ud83d': 1 }, '/k\ud83d'],
+  ['function', { f: () => 1 }, '/f'],
+  ['Date', { at: new Date(0) }, '/at'],
+  ['Map', new Map([['a', 1]]), ''],
+  ['Set', { s: new Set([1]) }, '/s'],
+  ['class instance', { p: new Point() }, '/p'],
+  ['BigInt', { n: 10n }, '/n'],
+  ['Symbol', Symbol('x'), ''],
+  ['sparse array', sparse, '/1'],
+  ['boxed string', { s: new String('x') }, '/s'],
+  ['cycle', cyclic, '/self'],
+  ['array with a named member', arrayWithMember, '/extra'],
+];
+
+t.test('values that are not plain JSON are refused', async (t) => {
+  for (const [name, value, pointer] of refused) {
+    try {
+      canonicalJson(value);
+      t.fail(`${name}: accepted`);
+    } catch (err) {
+      t.ok(err instanceof AppError, `${name}: AppError`);
+      t.equal((err as AppError).code, 'not_plain_json', `${name}: code`);
+      t.same((err as AppError).details?.map((d) => d.pointer), [pointer], `${name}: pointer`);
+    }
+  }
+});
