@@ -180,6 +180,7 @@ function checkCheckpoint(receipt: Receipt, log: PacketVerifyInput['log']): Check
     return fail('invalid_key', 'the log public key does not parse');
   }
   const name = log.name ?? log.origin ?? originOf(receipt.checkpoint);
+  if (publicKey.asymmetricKeyType !== 'ed25519') return fail('invalid_key', 'the log key is not an ed25519 key');
   const opened = verifyNote(receipt.checkpoint, { name, publicKey });
   if (!opened.ok) return fail('checkpoint_invalid', `the checkpoint note does not verify: ${opened.detail}`);
   let checkpoint;
@@ -194,8 +195,8 @@ function checkCheckpoint(receipt: Receipt, log: PacketVerifyInput['log']): Check
   if (receipt.log_index !== receipt.event.seq - 1) {
     return fail('inclusion_proof_invalid', 'log_index is not the receipted event seq - 1');
   }
-  const proof = Array.isArray(receipt.inclusion_proof) ? receipt.inclusion_proof : [];
-  if (proof.length !== receipt.inclusion_proof?.length || !proof.every((h) => typeof h === 'string' && /^[0-9a-f]{64}$/.test(h))) {
+  const proof: unknown = receipt.inclusion_proof;
+  if (!Array.isArray(proof) || !proof.every((h): h is string => typeof h === 'string' && /^[0-9a-f]{64}$/.test(h))) {
     return fail('inclusion_proof_invalid', 'the inclusion proof is not a list of lower-case hex hashes');
   }
   const leaf = leafHash(hashBytes(receipt.event.event_hash));

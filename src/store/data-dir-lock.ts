@@ -26,7 +26,7 @@ export async function acquireDataDirLock(dir: string, warn: (msg: string) => voi
     if ((err as NodeJS.ErrnoException).code !== 'ELOCKED') throw err;
     const holder = readHolderPid(pidPath);
     // No pid yet means a holder that is just starting; proper-lockfile's staleness covers a crash there.
-    if (holder === null || (holder !== process.pid && isAlive(holder))) {
+    if (holder === null || isAlive(holder)) {
       const who = holder === null ? 'another process' : `process ${holder}`;
       throw new AppError('data_dir_locked', `The data dir ${dir} is in use by ${who}; stop it (gov preview stop) or use another --data-dir.`, { extra: { pid: holder } });
     }

@@ -112,6 +112,7 @@ export function recoverTail(logPath: string, warn: (m: string) => void): LogTail
 function openCaughtUpIndex(dataDir: string, tail: LogTail, projections: ProjectionFactory[], warn: (m: string) => void): IndexDb {
   const indexPath = indexPathOf(dataDir);
   let index: IndexDb | null = null;
+  if (tail.seq > 0 && !existsSync(indexPath)) warn(`The index at ${indexPath} is missing; rebuilding it from the log.`);
   try {
     index = openIndexDb(indexPath, projections);
     const seq = index.lastSeq();

@@ -1,0 +1,136 @@
+// The one template gate (contract §7): POST /v1/templates/validate and the closeout route both call
+// validateTemplatePayload, so a payload that validates is exactly a payload that may close a task.
+import type { ErrorDetail } from '../errors.ts';
+import {
+  checkpointRules, closeoutRules, evidenceAttachRules, taskCreateRules, type TemplateRule,
+} from './closeout-rules.ts';
+import { fieldPointer, GateContext, isRecord, jsonType, type ValidationResult } from './gate-context.ts';
+import { findAngleToken, findEmptyValue, isCopiedFrom, trimmedLength } from './placeholder-text.ts';
+import { ISSUE_TEXT, MIN_TEXT_LENGTH } from './repair-prompts.ts';
+import { eachString, escapePointer, type SmartTemplate, type TemplateRegistry } from './templates.ts';
+
+export type { GateIssue, GateIssueCode, ValidationResult } from './gate-context.ts';
+
+export type GateOptions = {
+  registry: TemplateRegistry;
+  /**
+   * The schema registry's `validate`. When given and the template names a `request_schema`, the
+   * payload is checked against it and every finding no rule already covered becomes a blocker
+   * (code `schema_violation`), so unknown members and bad evidence_ref shapes fail the gate too.
+   */
+  validateSchema?: (ref: string, value: unknown) => ErrorDetail[];
+};
+
+/** Content rules beyond the generic ones, by canonical template id. */
+const TEMPLATE_RULES: Readonly<Record<string, TemplateRule>> = {
+  'task_closeout.v1': closeoutRules,
+  'evidence.attach.v1': evidenceAttachRules,
+  'checkpoint.write.v1': checkpointRules,
+  'task.create.v1': taskCreateRules,
+};
+
+/**
+ * Checks a filled payload against its template. Never throws for any JSON `payload`: a payload of
+ * the wrong shape is a result with `ok: false`. A failed gate is a value, not an exception.
+ */
+export function validateTemplatePayload(template: SmartTemplate, payload: unknown, options: GateOptions): ValidationResult {
+  const ctx = new GateContext(template, options.registry);
+  if (template.status !== 'live') ctx.warn('target_template', '', ISSUE_TEXT.target_template(template.status));
+  if (!isRecord(payload)) {
+    ctx.block('wrong_type', '', ISSUE_TEXT.wrong_type('a JSON object', jsonType(payload)));
+    return ctx.result();
+  }
+  // Specific rules first: the first blocker at a place wins, and theirs say the most.
+  TEMPLATE_RULES[template.template_id]?.(payload, ctx);
+  checkRequiredFields(template, payload, ctx);
+  checkStarterTypes(template, payload, ctx);
+  eachString(payload, '', (text, pointer) => {
+    const token = findAngleToken(text);
+    if (token !== undefined) ctx.block('placeholder_text', pointer, ISSUE_TEXT.placeholder_text(token));
+  });
+  if (options.validateSchema !== undefined && template.request_schema !== undefined) {
+    ctx.foldSchemaErrors(options.validateSchema(template.request_schema, payload));
+  }
+  warnSafeDefaults(template, payload, ctx);
+  warnCopiedRequiredText(template, payload, ctx);
+  return ctx.result();
+}
+
+/** Every required path present, not blank, not an empty list, not a placeholder value. */
+function checkRequiredFields(template: SmartTemplate, payload: Record<string, unknown>, ctx: GateContext): void {
+  for (const field of template.required_fields) {
+    const pointer = fieldPointer(field);
+    const value = valueAt(payload, field);
+    if (value === undefined || value === null) ctx.block('missing', pointer, ISSUE_TEXT.missing(), field);
+    else if (typeof value === 'string') {
+      const token = value.trim() === '' ? undefined : findEmptyValue(value);
+      if (value.trim() === '') ctx.block('blank', pointer, ISSUE_TEXT.blank(), field);
+      else if (token !== undefined) ctx.block('placeholder_text', pointer, ISSUE_TEXT.placeholder_text(token), field);
+    } else if (Array.isArray(value)) {
+      if (value.length === 0) ctx.block('missing', pointer, ISSUE_TEXT.empty_list(), field);
+      value.forEach((item, i) => {
+        const token = typeof item === 'string' ? findEmptyValue(item) : undefined;
+        if (token !== undefined) ctx.block('placeholder_text', `${pointer}/${i}`, ISSUE_TEXT.placeholder_text(token), field);
+      });
+    }
+  }
+}
+
+/** A top-level member must have the JSON type the starter payload shows for it. */
+function checkStarterTypes(template: SmartTemplate, payload: Record<string, unknown>, ctx: GateContext): void {
+  for (const [key, starter] of Object.entries(template.starter_payload)) {
+    if (!Object.hasOwn(payload, key) || payload[key] === undefined) continue;
+    const expected = jsonType(starter);
+    const actual = jsonType(payload[key]);
+    if (expected !== actual) ctx.block('wrong_type', `/${escapePointer(key)}`, ISSUE_TEXT.wrong_type(expected, actual));
+  }
+}
+
+/** Scalar safe defaults left in place are worth a word: they never claim more than is known. */
+function warnSafeDefaults(template: SmartTemplate, payload: Record<string, unknown>, ctx: GateContext): void {
+  for (const [path, safe] of Object.entries(template.safe_defaults)) {
+    if (safe === null || typeof safe === 'object') continue;
+    for (const [pointer, value] of valuesAt(payload, path)) {
+      if (value === safe && !ctx.isBlocked(pointer)) ctx.warn('safe_default_kept', pointer, ISSUE_TEXT.safe_default_kept(JSON.stringify(safe)));
+    }
+  }
+}
+
+/** Long required text equal to template text passes the gate but is probably not about this task. */
+function warnCopiedRequiredText(template: SmartTemplate, payload: Record<string, unknown>, ctx: GateContext): void {
+  for (const field of template.required_fields) {
+    const value = valueAt(payload, field);
+    const pointer = fieldPointer(field);
+    if (typeof value !== 'string' || trimmedLength(value) < MIN_TEXT_LENGTH || ctx.isBlocked(pointer)) continue;
+    if (isCopiedFrom(value, ctx.registry.copySources)) ctx.warn('copied_example', pointer, ISSUE_TEXT.copied_example(), field);
+  }
+}
+
+/** The value at a dotted path (`risk_inputs.autonomy`), or undefined. */
+function valueAt(payload: Record<string, unknown>, path: string): unknown {
+  let current: unknown = payload;
+  for (const key of path.split('.')) {
+    if (!isRecord(current) || !Object.hasOwn(current, key)) return undefined;
+    current = current[key];
+  }
+  return current;
+}
+
+/** Every [pointer, value] a safe-default path names; `name[]` steps into each list item. */
+function valuesAt(payload: Record<string, unknown>, path: string): Array<[string, unknown]> {
+  let current: Array<[string, unknown]> = [['', payload]];
+  for (const segment of path.split('.')) {
+    const each = segment.endsWith('[]');
+    const key = each ? segment.slice(0, -2) : segment;
+    const next: Array<[string, unknown]> = [];
+    for (const [pointer, value] of current) {
+      if (!isRecord(value) || !Object.hasOwn(value, key)) continue;
+      const child = value[key];
+      const childPointer = `${pointer}/${escapePointer(key)}`;
+      if (!each) next.push([childPointer, child]);
+      else if (Array.isArray(child)) child.forEach((item, i) => next.push([`${childPointer}/${i}`, item]));
+    }
+    current = next;
+  }
+  return current;
+}

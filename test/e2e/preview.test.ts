@@ -1,0 +1,129 @@
+// The real CLI end to end: start on port 0, health, a write, stop; a second process on the same
+// data dir; SIGKILL mid-stream losing nothing acknowledged; idempotency across a restart.
+import t from 'tap';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { SCOPE_A, tempDir } from '../fixtures/test-app.ts';
+import { runGov, scopeHeaders, startPreview, type RunningPreview } from '../fixtures/spawn-preview.ts';
+
+function post(p: RunningPreview, body: unknown, key: string) {
+  return fetch(`${p.baseUrl}/v1/events`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${p.tokens.customer}`, 'Content-Type': 'application/json', 'Idempotency-Key': key, ...scopeHeaders(SCOPE_A) },
+    body: JSON.stringify(body),
+  });
+}
+const note = (text: string) => ({ kind: 'ext.acme.note', ...SCOPE_A, payload: { text } });
+
+t.test('start on port 0, health, a write, status, stop', async (t) => {
+  const dir = tempDir(t);
+  const p = await startPreview(dir);
+  t.teardown(() => p.child.kill('SIGKILL'));
+  t.match(p.baseUrl, /^http:\/\/127\.0\.0\.1:\d+$/);
+  t.equal(statSync(join(dir, 'run.json')).mode & 0o777, 0o600, 'run.json is 0600');
+  const health = await (await fetch(`${p.baseUrl}/health`)).json();
+  t.equal(health.status, 'ok');
+  const res = await post(p, note('first durable note'), 'k1');
+  t.equal(res.status, 201);
+  const status = await runGov(['preview', 'status', '--data-dir', dir, '--json']);
+  t.equal(status.code, 0);
+  t.match(JSON.parse(status.stdout), { running: true, pid: p.pid, health: { detail: { event_count: 1 } } });
+  const stop = await runGov(['preview', 'stop', '--data-dir', dir]);
+  t.equal(stop.code, 0, stop.stderr);
+  t.same(await p.exited, { code: 0, signal: null });
+  t.notOk(existsSync(join(dir, 'run.json')), 'the run file is removed');
+  t.notOk(existsSync(join(dir, 'writer.lock')), 'the lock is released');
+  t.match(p.stderr(), /POST \/v1\/events 201 [\d.]+ms/, 'one access line per request');
+  t.notMatch(p.stderr() + p.stdout(), new RegExp(p.tokens.customer), 'no token is ever printed');
+  const verify = await runGov(['events', 'verify', '--data-dir', dir, '--json']);
+  t.equal(verify.code, 0);
+  t.match(JSON.parse(verify.stdout), { ok: true, event_count: 1, index: { status: 'agrees' } });
+  const notRunning = await runGov(['preview', 'status', '--data-dir', dir]);
+  t.equal(notRunning.code, 1);
+});
+
+t.test('a second preview on the same data dir exits 3 naming the holder', async (t) => {
+  const dir = tempDir(t);
+  const p = await startPreview(dir);
+  t.teardown(() => p.child.kill('SIGKILL'));
+  const second = await runGov(['preview', 'start', '--port', '0', '--data-dir', dir]);
+  t.equal(second.code, 3);
+  t.match(second.stderr, new RegExp(`in use by process ${p.pid}`));
+  const rebuild = await runGov(['store', 'rebuild-index', '--data-dir', dir]);
+  t.equal(rebuild.code, 3, 'the index of a running preview is not rebuilt under it');
+  p.child.kill('SIGTERM');
+  t.same(await p.exited, { code: 0, signal: null }, 'SIGTERM stops cleanly');
+});
+
+t.test('usage errors exit 2', async (t) => {
+  const bad = await runGov(['preview', 'start', '--host', '0.0.0.0']);
+  t.equal(bad.code, 2);
+  t.match(bad.stderr, /loopback/);
+  t.equal((await runGov(['preview', 'start', '--port', 'abc'])).code, 2);
+  t.equal((await runGov(['no-such-command'])).code, 2);
+  const help = await runGov(['--help']);
+  t.equal(help.code, 0);
+  t.match(help.stdout, /preview/);
+});
+
+t.test('SIGKILL mid-stream loses no acknowledged event', async (t) => {
+  const dir = tempDir(t);
+  const p = await startPreview(dir);
+  const acknowledged = new Set<string>();
+  let killed = false;
+  let sent = 0;
+  const worker = async (w: number) => {
+    for (let i = 0; i < 400 && !killed; i++) {
+      const key = `w${w}-${i}`;
+      sent++;
+      try {
+        const res = await post(p, note(`note ${key}`), key);
+        if (res.status === 201) acknowledged.add((await res.json()).event.event_id);
+      } catch {
+        return; // connection refused or reset: the server is gone
+      }
+      if (acknowledged.size >= 150 && !killed) {
+        killed = true;
+        p.child.kill('SIGKILL');
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: 16 }, (_, w) => worker(w)));
+  await p.exited;
+  t.ok(acknowledged.size >= 150, `acknowledged ${acknowledged.size} of ${sent}`);
+
+  const restarted = await startPreview(dir);
+  t.teardown(() => restarted.child.kill('SIGKILL'));
+  const events = readFileSync(join(dir, 'events.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+  const stored = new Set(events.map((e) => e.event_id));
+  const lost = [...acknowledged].filter((id) => !stored.has(id));
+  t.same(lost, [], 'every event that got a 201 is in the log');
+  t.same(events.map((e) => e.seq), events.map((_, i) => i + 1), 'seq has no gap');
+  restarted.child.kill('SIGTERM');
+  await restarted.exited;
+  const verify = await runGov(['events', 'verify', '--data-dir', dir]);
+  t.equal(verify.code, 0, verify.stdout + verify.stderr);
+});
+
+t.test('idempotency keys survive a restart and an index rebuild', async (t) => {
+  const dir = tempDir(t);
+  const first = await startPreview(dir);
+  const created = await post(first, note('kept across restarts'), 'durable-key');
+  t.equal(created.status, 201);
+  const original = await created.text();
+  first.child.kill('SIGTERM');
+  await first.exited;
+  const rebuild = await runGov(['store', 'rebuild-index', '--data-dir', dir, '--json']);
+  t.equal(rebuild.code, 0);
+  t.match(JSON.parse(rebuild.stdout), { rebuilt: true, events: 1 });
+  const second = await startPreview(dir);
+  t.teardown(() => second.child.kill('SIGKILL'));
+  const replay = await post(second, note('kept across restarts'), 'durable-key');
+  t.equal(replay.status, 200);
+  t.equal(replay.headers.get('idempotent-replayed'), 'true');
+  t.equal(await replay.text(), original);
+  const reused = await post(second, note('another body'), 'durable-key');
+  t.equal(reused.status, 422);
+  second.child.kill('SIGTERM');
+  await second.exited;
+});

@@ -1,0 +1,163 @@
+// POST /v1/events, OPTIONS /v1/events, /health, and the cross-cutting request rules (host, origin,
+// auth, transport, content type, size, malformed JSON, scope) through app.request().
+import t from 'tap';
+import { assertSchema, rawEvent, SCOPE_A, testApp } from '../fixtures/test-app.ts';
+
+t.test('health is sanitized without a token and detailed with the operator token', async (t) => {
+  const { call } = await testApp(t);
+  const open = await call('/health', { token: null, scope: null });
+  t.equal(open.status, 200);
+  assertSchema(t, 'api/health.json', open.json);
+  t.equal(open.json.mode, 'preview');
+  t.notOk('detail' in open.json, 'no detail without a token');
+  t.ok(open.json.routes.some((r: any) => r.method === 'POST' && r.path === '/v1/events' && r.status === 'live'));
+  t.match(open.headers.get('x-request-id'), /^req_/);
+
+  const customer = await call('/health', { scope: null });
+  t.notOk('detail' in customer.json, 'the customer token sees the sanitized view');
+
+  const operator = await call('/health', { token: 'operator', scope: null });
+  assertSchema(t, 'api/health.json', operator.json);
+  t.same(Object.keys(operator.json.detail).sort(), ['event_count', 'index_seq', 'last_seq', 'pid', 'uptime_s']);
+  t.notMatch(operator.text, /token|secret|key/i, 'never shows tokens or key material');
+});
+
+t.test('authentication: missing or wrong token is 401 with WWW-Authenticate', async (t) => {
+  const { call } = await testApp(t);
+  for (const token of [null, 'not-the-token']) {
+    const res = await call('/v1/search?q=x', { token });
+    t.equal(res.status, 401);
+    t.equal(res.headers.get('www-authenticate'), 'Bearer');
+    t.equal(res.headers.get('content-type'), 'application/problem+json');
+    assertSchema(t, 'api/problem.json', res.json);
+    t.equal(res.json.code, 'unauthorized');
+    t.equal(res.json.request_id, res.headers.get('x-request-id'));
+  }
+});
+
+t.test('Host and Origin are checked before authentication', async (t) => {
+  const { call } = await testApp(t);
+  for (const host of ['evil.example:7337', '127.0.0.1:9999', '127.0.0.1', '10.0.0.1:7337']) {
+    const res = await call('/health', { token: null, headers: { Host: host } });
+    t.equal(res.status, 403, host);
+    t.equal(res.json.code, 'host_not_allowed');
+  }
+  for (const host of ['localhost:7337', '[::1]:7337', '127.0.0.1:7337']) {
+    t.equal((await call('/health', { token: null, headers: { Host: host } })).status, 200, host);
+  }
+  const origin = await call('/v1/search?q=x', { token: null, headers: { Origin: 'https://evil.example' } });
+  t.equal(origin.status, 403);
+  t.equal(origin.json.code, 'origin_not_allowed');
+  t.equal((await call('/v1/search?q=x', { headers: { Origin: 'http://localhost:3000' } })).status, 200);
+});
+
+t.test('CORS preflight: 204, no body, loopback origin echoed, never a wildcard', async (t) => {
+  const { call } = await testApp(t);
+  const res = await call('/v1/events', { method: 'OPTIONS', token: null, scope: null, headers: { Origin: 'http://127.0.0.1:5173' } });
+  t.equal(res.status, 204);
+  t.equal(res.text, '');
+  t.equal(res.headers.get('access-control-allow-origin'), 'http://127.0.0.1:5173');
+  t.equal(res.headers.get('vary'), 'Origin');
+  t.equal(res.headers.get('access-control-allow-methods'), 'POST');
+  t.equal(res.headers.get('access-control-allow-headers'), 'Authorization, Content-Type, Idempotency-Key, X-Tenant-Id, X-Workspace-Id, X-Project-Id');
+  const none = await call('/v1/events', { method: 'OPTIONS', token: null, scope: null });
+  t.equal(none.status, 204);
+  t.equal(none.headers.get('access-control-allow-origin'), null);
+  const foreign = await call('/v1/events', { method: 'OPTIONS', token: null, scope: null, headers: { Origin: 'http://evil.example' } });
+  t.equal(foreign.status, 403);
+});
+
+t.test('a raw write is stored, returned as the envelope, and readable in order', async (t) => {
+  const { call } = await testApp(t);
+  const res = await call('/v1/events', { body: rawEvent(SCOPE_A, { event_id: 'evt-custom-1' }), idempotencyKey: 'k-1' });
+  t.equal(res.status, 201);
+  assertSchema(t, 'api/event-response.json', res.json);
+  const e = res.json.event;
+  t.equal(e.seq, 1);
+  t.equal(e.event_id, 'evt-custom-1');
+  t.equal(e.transport, 'customer');
+  t.equal(e.idempotency_key, 'k-1');
+  t.equal(e.prev_hash, `sha256:${'0'.repeat(64)}`);
+  const second = await call('/v1/events', { body: rawEvent(SCOPE_A), idempotencyKey: 'k-2' });
+  t.equal(second.json.event.seq, 2);
+  t.equal(second.json.event.prev_hash, e.event_hash, 'hash chain links');
+  t.match(second.json.event.event_id, /^evt_/);
+  t.ok(second.json.event.recorded_at >= e.recorded_at);
+});
+
+t.test('request rules: every failure has its status and code, and writes nothing', async (t) => {
+  const { call, service } = await testApp(t);
+  const ok = rawEvent(SCOPE_A);
+  const cases: Array<[string, Parameters<typeof call>[1], number, string]> = [
+    ['no content type', { body: JSON.stringify(ok), headers: { 'Content-Type': 'text/plain' }, idempotencyKey: 'a' }, 415, 'unsupported_media_type'],
+    ['malformed JSON', { body: '{"kind": ', idempotencyKey: 'a' }, 400, 'malformed_json'],
+    ['too large', { body: { ...ok, payload: { blob: 'x'.repeat(1024 * 1024) } }, idempotencyKey: 'a' }, 413, 'payload_too_large'],
+    ['no scope', { body: ok, scope: null, idempotencyKey: 'a' }, 400, 'scope_required'],
+    ['invalid scope', { body: ok, scope: { ...SCOPE_A, tenant_id: '-bad' }, idempotencyKey: 'a' }, 400, 'invalid_scope'],
+    ['no idempotency key', { body: ok }, 400, 'idempotency_key_required'],
+    ['operator transport', { body: ok, token: 'operator', idempotencyKey: 'a' }, 403, 'operator_transport_rejected'],
+    ['scope mismatch', { body: { ...ok, tenant_id: 'tenant-b' }, idempotencyKey: 'a' }, 403, 'scope_mismatch'],
+    ['unknown member', { body: { ...ok, colour: 'red' }, idempotencyKey: 'a' }, 422, 'validation_failed'],
+    ['wrong type', { body: { ...ok, payload: 'text' }, idempotencyKey: 'a' }, 422, 'validation_failed'],
+    ['reserved kind', { body: { ...ok, kind: 'task.closed', task_id: 'task-1' }, idempotencyKey: 'a' }, 422, 'reserved_event_kind'],
+    ['reserved prefix', { body: { ...ok, kind: 'proof_packet.assembled' }, idempotencyKey: 'a' }, 422, 'reserved_event_kind'],
+    ['unknown kind', { body: { ...ok, kind: 'made.up' }, idempotencyKey: 'a' }, 422, 'unknown_event_kind'],
+    ['evidence without refs', { body: { ...ok, kind: 'evidence.attached', payload: {} }, idempotencyKey: 'a' }, 422, 'validation_failed'],
+    ['task not in scope', { body: { ...ok, task_id: 'task-404' }, idempotencyKey: 'a' }, 404, 'task_not_found'],
+  ];
+  for (const [name, c, status, code] of cases) {
+    const res = await call('/v1/events', c);
+    t.equal(res.status, status, `${name}: status`);
+    t.equal(res.json?.code, code, `${name}: code`);
+    assertSchema(t, 'api/problem.json', res.json, `${name}: problem body`);
+  }
+  const unknown = await call('/v1/events', { body: { ...ok, colour: 'red' }, idempotencyKey: 'b' });
+  t.same(unknown.json.errors, [{ pointer: '/colour', detail: 'unknown member "colour" is not allowed' }]);
+  t.equal(service.store.tail().seq, 0, 'nothing was written');
+});
+
+t.test('idempotency: replay 200 with the same body, reuse with another body 422', async (t) => {
+  const { call, service } = await testApp(t);
+  const first = await call('/v1/events', { body: rawEvent(SCOPE_A), idempotencyKey: 'same' });
+  t.equal(first.status, 201);
+  t.equal(first.headers.get('idempotent-replayed'), null);
+  // Member order does not matter: bodies are compared in canonical form.
+  const reordered = { payload: { text: 'a note about the deployment pipeline' }, project_id: 'proj-1', workspace_id: 'ws-1', tenant_id: 'tenant-a', kind: 'ext.acme.note' };
+  const replay = await call('/v1/events', { body: reordered, idempotencyKey: 'same' });
+  t.equal(replay.status, 200);
+  t.equal(replay.headers.get('idempotent-replayed'), 'true');
+  t.equal(replay.text, first.text, 'the original response again, byte for byte');
+  const reused = await call('/v1/events', { body: rawEvent(SCOPE_A, { payload: { text: 'other' } }), idempotencyKey: 'same' });
+  t.equal(reused.status, 422);
+  t.equal(reused.json.code, 'idempotency_key_reused');
+  // Keys are per tenant: tenant B may use the same key for its own event.
+  const otherTenant = await call('/v1/events', { body: rawEvent({ ...SCOPE_A, tenant_id: 'tenant-b' }), scope: { ...SCOPE_A, tenant_id: 'tenant-b' }, idempotencyKey: 'same' });
+  t.equal(otherTenant.status, 201);
+  t.equal(service.store.tail().seq, 2);
+});
+
+t.test('concurrent requests with one key produce exactly one event', async (t) => {
+  const { call, service } = await testApp(t);
+  const results = await Promise.all(Array.from({ length: 25 }, () => call('/v1/events', { body: rawEvent(SCOPE_A), idempotencyKey: 'race' })));
+  const statuses = results.map((r) => r.status).sort();
+  t.equal(statuses.filter((s) => s === 201).length, 1, 'one creation');
+  t.equal(statuses.filter((s) => s === 200).length, 24, 'the rest replay it');
+  t.equal(new Set(results.map((r) => r.json.event.event_id)).size, 1);
+  t.equal(service.store.tail().seq, 1);
+});
+
+t.test('a duplicate event_id is a conflict', async (t) => {
+  const { call } = await testApp(t);
+  t.equal((await call('/v1/events', { body: rawEvent(SCOPE_A, { event_id: 'evt-dup' }), idempotencyKey: 'x1' })).status, 201);
+  const dup = await call('/v1/events', { body: rawEvent(SCOPE_A, { event_id: 'evt-dup' }), idempotencyKey: 'x2' });
+  t.equal(dup.status, 409);
+  t.equal(dup.json.code, 'event_id_exists');
+});
+
+t.test('unknown routes are problem bodies', async (t) => {
+  const { call } = await testApp(t);
+  const res = await call('/nowhere', { token: null });
+  t.equal(res.status, 404);
+  t.equal(res.json.code, 'route_not_found');
+  assertSchema(t, 'api/problem.json', res.json);
+});
