@@ -2,9 +2,10 @@
 // files for the server. It builds ServiceDeps/AppDeps for `gov preview start` and for tests.
 import { nanoid } from 'nanoid';
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createTemplateRegistry, type SmartTemplate, type TemplateRegistry } from './domain/templates.ts';
 import { AppError } from './errors.ts';
 import { loadSchemaRegistry, type SchemaRegistry } from './schema-registry.ts';
 import type { AppDeps } from './server/create-app.ts';
@@ -24,10 +25,25 @@ export type PreviewConfig = {
 export const DEFAULT_CONFIG: PreviewConfig = { quota: { enabled: true, default_groups: [], default_total: -1 } };
 
 let registryCache: SchemaRegistry | null = null;
+let templatesCache: TemplateRegistry | null = null;
 /** The schema registry is immutable data; one per process. */
 export function schemaRegistry(): SchemaRegistry {
   registryCache ??= loadSchemaRegistry(SCHEMAS_DIR);
   return registryCache;
+}
+
+/** The smart templates of fixtures/templates/, each checked against its schema. */
+export function templateRegistry(): TemplateRegistry {
+  if (!templatesCache) {
+    const dir = join(FIXTURES_DIR, 'templates');
+    const templates = readdirSync(dir).filter((f) => f.endsWith('.json')).sort().map((file) => {
+      const template = JSON.parse(readFileSync(join(dir, file), 'utf8')) as SmartTemplate;
+      schemaRegistry().assert('api/template.json', template, `template ${file}`);
+      return template;
+    });
+    templatesCache = createTemplateRegistry(templates);
+  }
+  return templatesCache;
 }
 
 export function defaultDataDir(env: NodeJS.ProcessEnv, cwd: string): string {
@@ -70,6 +86,7 @@ export async function openServiceDeps(options: ServiceDepsOptions): Promise<Serv
     store,
     queries: createQueries(store.index.db),
     registry: schemaRegistry(),
+    templates: templateRegistry(),
     clock,
     newId: options.newId ?? ((prefix) => `${prefix}_${nanoid(21)}`),
   };

@@ -3,7 +3,7 @@
 import { canonicalSha256Uri } from './canonical-json.ts';
 
 /** `sha256:` + hex SHA-256 of the RFC 8785 form of the event without its own `event_hash`. */
-export function eventHash(event: { event_hash?: unknown } & Record<string, unknown>): string {
-  const { event_hash: _eventHash, ...hashed } = event;
+export function eventHash(event: object): string {
+  const { event_hash: _eventHash, ...hashed } = event as Record<string, unknown>;
   return canonicalSha256Uri(hashed);
 }

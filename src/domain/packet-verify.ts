@@ -6,7 +6,7 @@ import type { StoredEvent } from './event.ts';
 import { eventHash } from './event-hash.ts';
 import { leafHash, verifyInclusion } from './merkle.ts';
 import { hashBytes, hashChainRoot, packetSha256 } from './packet-hash.ts';
-import { parseCheckpoint, verifyNote } from './signed-note.ts';
+import { parseCheckpoint, verifyNote, type Checkpoint } from './signed-note.ts';
 import { isSignatureAlg, keyIdFor, verifyPacketHash, type SignatureAlg } from './signing.ts';
 
 export type VerifyKey = { key_id: string; alg: SignatureAlg; public_key_pem: string };
@@ -138,7 +138,7 @@ function checkHashChain(packet: Packet, events: readonly StoredEvent[] | undefin
   }
   for (let i = 0; i < covered.length; i++) {
     const e = covered[i]!;
-    if (eventHash(e as unknown as Record<string, unknown>) !== e.event_hash) {
+    if (eventHash(e) !== e.event_hash) {
       return fail('event_hash_mismatch', `event seq ${e.seq} does not hash to its event_hash`);
     }
     const before = covered[i - 1];
@@ -161,7 +161,7 @@ function checkReceipt(packet: Packet, input: PacketVerifyInput): CheckResult {
     return fail('receipt_id_mismatch', 'the receipt, integrity.receipt_id and receipt_id disagree');
   }
   const event = receipt.event;
-  if (typeof event !== 'object' || event === null || eventHash(event as unknown as Record<string, unknown>) !== event.event_hash) {
+  if (typeof event !== 'object' || event === null || eventHash(event) !== event.event_hash) {
     return fail('receipt_event_hash_mismatch', 'the receipted event does not hash to its event_hash');
   }
   if (event.kind !== 'proof_packet.receipted' || event.event_id !== receiptId
@@ -183,7 +183,7 @@ function checkCheckpoint(receipt: Receipt, log: PacketVerifyInput['log']): Check
   if (publicKey.asymmetricKeyType !== 'ed25519') return fail('invalid_key', 'the log key is not an ed25519 key');
   const opened = verifyNote(receipt.checkpoint, { name, publicKey });
   if (!opened.ok) return fail('checkpoint_invalid', `the checkpoint note does not verify: ${opened.detail}`);
-  let checkpoint;
+  let checkpoint: Checkpoint;
   try {
     checkpoint = parseCheckpoint(opened.body);
   } catch {

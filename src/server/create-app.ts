@@ -14,6 +14,8 @@ import { eventRoutes, eventsPreflight } from './routes/events.ts';
 import { healthRoutes } from './routes/health.ts';
 import { searchRoutes } from './routes/search.ts';
 import { taskReadRoutes } from './routes/tasks-read.ts';
+import { taskWriteRoutes } from './routes/tasks.ts';
+import { templateRoutes } from './routes/templates.ts';
 
 export type AppDeps = ServiceDeps & {
   tokens: Tokens;
@@ -24,6 +26,9 @@ export type AppDeps = ServiceDeps & {
   access: (line: string) => void;
   logError: (err: unknown, requestId: string) => void;
 };
+
+/** POSTs that compute an answer and write nothing: not customer writes, so either token may call them. */
+const READ_ONLY_POSTS = ['/v1/templates/validate', '/v1/signatures/verify'];
 
 export function routeTable(): RouteSpec[] {
   return [...GOVERNANCE_ROUTES];
@@ -39,9 +44,11 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.route('/', eventsPreflight());
 
   app.use('/v1/*', requireAuth(deps.tokens));
-  app.on(['POST', 'PUT', 'PATCH', 'DELETE'], '/v1/*', requireCustomerWrite());
+  app.on(['POST', 'PUT', 'PATCH', 'DELETE'], '/v1/*', requireCustomerWrite(READ_ONLY_POSTS));
 
+  app.route('/', templateRoutes(deps));
   app.route('/', eventRoutes(deps));
+  app.route('/', taskWriteRoutes(deps));
   app.route('/', taskReadRoutes(deps));
   app.route('/', searchRoutes(deps));
 

@@ -1,4 +1,5 @@
 // What the application services need, built once by the composition root (src/deps.ts).
+import type { TemplateRegistry } from '../domain/templates.ts';
 import type { SchemaRegistry } from '../schema-registry.ts';
 import type { Queries } from '../store/queries.ts';
 import type { Store } from '../store/store.ts';
@@ -7,6 +8,7 @@ export type ServiceDeps = {
   store: Store;
   queries: Queries;
   registry: SchemaRegistry;
+  templates: TemplateRegistry;
   clock: () => Date;
   /** Makes a fresh id with the given prefix, e.g. newId('evt') → evt_…; counters in tests. */
   newId: (prefix: string) => string;

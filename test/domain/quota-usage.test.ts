@@ -47,13 +47,13 @@ t.test('inconsistent data is refused with forge_data_invalid naming the referenc
 
 t.test('every problem is listed', async (t) => {
   const data = load();
-  data.repos![0]!.owner = 'ghost';
+  data.repos![4]!.owner = 'ghost'; // carol/dotfiles: nothing refers to it
   data.packages![2]!.owner = 'ghost2';
   t.throws(() => validateForgeData(data), { code: 'forge_data_invalid' });
   try {
     validateForgeData(data);
   } catch (err) {
-    t.same((err as AppError).details!.map((d) => d.pointer), ['/repos/0/owner', '/packages/2/owner']);
+    t.same((err as AppError).details!.map((d) => d.pointer), ['/repos/4/owner', '/packages/2/owner']);
   }
 });
 

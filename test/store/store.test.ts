@@ -1,6 +1,6 @@
 // The store: appends, the hash chain, recovery of a torn tail and of an incomplete unit, index
 // catch-up and rebuild giving identical answers, a corrupt index, and the data-dir lock.
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { appendFileSync, readFileSync, truncateSync, writeFileSync, statSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawn } from 'node:child_process';
@@ -18,7 +18,7 @@ function pending(extra: Partial<PendingEvent> = {}): PendingEvent {
   return { event_id: `evt_${++id}`, kind: 'ext.acme.note', ...scope, transport: 'customer', idempotency_key: null, request_sha256: null, payload: { text: `note ${id}` }, ...extra };
 }
 
-async function open(t: Parameters<Parameters<typeof t.test>[1]>[0], dataDir: string, clock = fixedClock()): Promise<{ store: Store; warnings: string[] }> {
+async function open(t: Test, dataDir: string, clock = fixedClock()): Promise<{ store: Store; warnings: string[] }> {
   const warnings: string[] = [];
   const store = await openStore({ dataDir, clock, warn: (m) => warnings.push(m) });
   t.teardown(() => store.close().catch(() => {}));

@@ -6,7 +6,7 @@ import { AppError } from '../../errors.ts';
 export type JsonInput = {
   fileName: string;
   value: unknown;
-  /** The line (1-based) where the member or item at `pointer` starts, when known. */
+  /** The line (1-based) where the member or item at `pointer` starts (or its nearest present parent). */
   lineOf(pointer: string): number | undefined;
   /** Throws AppError `bad_input_file` naming the file, the pointer, its line and the reason. */
   fail(pointer: string, reason: string): never;
@@ -39,7 +39,13 @@ export function parseJsonInput(text: string, fileName: string): JsonInput {
       cause: err,
     });
   }
-  const lineOf = (pointer: string) => lines.get(pointer);
+  // A missing member has no line of its own: the object that lacks it gives the line.
+  const lineOf = (pointer: string): number | undefined => {
+    for (let p = pointer; ; p = p.slice(0, p.lastIndexOf('/'))) {
+      const line = lines.get(p);
+      if (line !== undefined || p === '') return line;
+    }
+  };
   return {
     fileName,
     value,

@@ -33,9 +33,9 @@ export function requireAuth(tokens: Tokens): MiddlewareHandler<AppEnv> {
 }
 
 /** Writes under /v1/ are customer writes: the operator token gets 403 and nothing is written. */
-export function requireCustomerWrite(): MiddlewareHandler<AppEnv> {
+export function requireCustomerWrite(readOnlyPaths: string[] = []): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    if (c.get('transport') === 'operator') {
+    if (c.get('transport') === 'operator' && !readOnlyPaths.includes(c.req.path)) {
       throw new AppError('operator_transport_rejected', 'Customer writes are not accepted over the operator transport; send this request with the customer token.');
     }
     await next();

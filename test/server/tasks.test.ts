@@ -1,0 +1,230 @@
+// The governed task lifecycle through the routes: create, checkpoint, closeout gates (a failed gate
+// writes nothing), projection, timeline paging, scope isolation, transport, templates.
+import t, { type Test } from 'tap';
+import { assertSchema, rawEvent, SCOPE_A, SCOPE_B, testApp } from '../fixtures/test-app.ts';
+
+const evidence = {
+  artifact_id: 'ci-run-77',
+  uri: 'https://ci.internal.test/runs/77/log',
+  evidence_type: 'log',
+  sha256: 'a'.repeat(64),
+  confidence: 'claimed',
+  redaction: 'none',
+  content_trust: 'trusted_internal',
+  captured_at: '2026-11-01T09:00:00Z',
+};
+
+export const goodCloseout = {
+  outcome: 'completed',
+  summary: 'Rotated the signing key of the billing exporter and re-signed the pending exports.',
+  verification: ['Ran the exporter test suite: 41 of 41 pass after the rotation'],
+  evidence_refs: [evidence],
+  context_lines: ['The billing exporter reads its key from vault path billing/exporter/signing', 'Old key id exp-2025-q3 stays valid for verification until January'],
+  future_agent_traps: ['Rotating the key without re-signing pending exports breaks the nightly upload'],
+};
+
+async function withTask(t: Test) {
+  const ctx = await testApp(t);
+  const created = await ctx.call('/v1/tasks', { body: { task_id: 'task-1', title: 'Rotate the billing exporter key', session_id: 'sess-1' } });
+  t.equal(created.status, 201);
+  return ctx;
+}
+
+t.test('create → checkpoint → closeout, with the projection at each step', async (t) => {
+  const { call } = await withTask(t);
+  const task = await call('/v1/tasks/task-1');
+  t.equal(task.status, 200);
+  assertSchema(t, 'api/task.json', task.json);
+  t.match(task.json, { task_id: 'task-1', title: 'Rotate the billing exporter key', status: 'open', session_ids: ['sess-1'], last_seq: 1 });
+
+  const cp = await call('/v1/tasks/task-1/checkpoints', { body: { session_id: 'sess-2', progress: 'Key rotated in staging; production pending', next_actions: ['Rotate production'], context_lines: ['Staging uses the same vault path as production'], evidence_refs: [evidence] } });
+  t.equal(cp.status, 201);
+  assertSchema(t, 'api/event-response.json', cp.json);
+  t.match(cp.json.event, { kind: 'task.checkpoint.written', task_id: 'task-1', session_id: 'sess-2', payload: { progress: 'Key rotated in staging; production pending' } });
+  t.same(cp.json.event.evidence_refs, [evidence]);
+
+  const closed = await call('/v1/tasks/task-1/closeout', { body: goodCloseout });
+  t.equal(closed.status, 201);
+  assertSchema(t, 'api/task-write-response.json', closed.json);
+  t.match(closed.json.task, { status: 'closed', outcome: 'completed', session_ids: ['sess-1', 'sess-2'], last_seq: 3 });
+  t.equal(closed.json.event.kind, 'task.closed');
+  t.notOk('evidence_refs' in closed.json.event.payload, 'evidence travels in the envelope');
+
+  const after = await call('/v1/tasks/task-1');
+  t.equal(after.json.status, 'closed');
+  t.equal(after.json.closed_at, closed.json.event.recorded_at);
+
+  for (const [path, body] of [['/v1/tasks/task-1/checkpoints', { progress: 'late' }], ['/v1/tasks/task-1/closeout', goodCloseout]] as const) {
+    const late = await call(path, { body });
+    t.equal(late.status, 409, path);
+    t.equal(late.json.code, 'task_closed');
+  }
+  const lateEvidence = await call('/v1/events', { body: rawEvent(SCOPE_A, { kind: 'evidence.attached', task_id: 'task-1', payload: {}, evidence_refs: [evidence] }), idempotencyKey: 'late' });
+  t.equal(lateEvidence.status, 409, 'raw writes to a closed task are refused too');
+});
+
+t.test('a failed closeout answers the validation body and writes nothing', async (t) => {
+  const { call, service } = await withTask(t);
+  const before = service.store.tail().seq;
+  const { context_lines: _c, future_agent_traps: _f, ...missing } = goodCloseout;
+  const res = await call('/v1/tasks/task-1/closeout', { body: missing });
+  t.equal(res.status, 422);
+  assertSchema(t, 'api/validation-result.json', res.json);
+  t.equal(res.json.ok, false);
+  t.same([...res.json.missing_fields].sort(), ['context_lines', 'future_agent_traps']);
+  t.equal(res.json.repair_prompt.length, 2, 'one repair prompt per missing field');
+  t.match(res.json.repair_prompt.join('\n'), /context_lines/);
+  t.match(res.json.repair_prompt.join('\n'), /20 characters/);
+  t.equal(service.store.tail().seq, before, 'no event');
+  const timeline = await call('/v1/tasks/task-1/timeline');
+  t.equal(timeline.json.events.length, 1);
+  t.equal((await call('/v1/tasks/task-1')).json.status, 'open');
+  const unknown = await call('/v1/tasks/task-1/closeout', { body: { ...goodCloseout, colour: 'red' } });
+  t.equal(unknown.status, 422, 'an unknown member fails the gate too');
+  t.equal(unknown.json.ok, false);
+  t.equal(service.store.tail().seq, before);
+});
+
+t.test('create conflicts, ids, validation and transport', async (t) => {
+  const { call, service } = await withTask(t);
+  const dup = await call('/v1/tasks', { body: { task_id: 'task-1', title: 'Again', session_id: 'sess-1' } });
+  t.equal(dup.status, 409);
+  t.equal(dup.json.code, 'task_exists');
+  const generated = await call('/v1/tasks', { body: { title: 'No id given', session_id: 'sess-1' } });
+  t.equal(generated.status, 201);
+  t.match(generated.json.task.task_id, /^task_/);
+  const bad = await call('/v1/tasks', { body: { title: 'x', session_id: 'sess-1', colour: 'red' } });
+  t.equal(bad.status, 422);
+  t.equal(bad.json.code, 'validation_failed');
+  const seq = service.store.tail().seq;
+  for (const [path, body] of [['/v1/tasks', { title: 'Operator', session_id: 'sess-1' }], ['/v1/tasks/task-1/checkpoints', { progress: 'x' }], ['/v1/tasks/task-1/closeout', goodCloseout]] as const) {
+    const res = await call(path, { body, token: 'operator' });
+    t.equal(res.status, 403, path);
+    t.equal(res.json.code, 'operator_transport_rejected');
+  }
+  t.equal(service.store.tail().seq, seq, 'operator writes wrote nothing');
+  const reads = await call('/v1/tasks/task-1', { token: 'operator' });
+  t.equal(reads.status, 200, 'reads accept the operator token');
+});
+
+t.test('scope: tenant A and tenant B each have a task-1 and never see each other', async (t) => {
+  const { call } = await testApp(t);
+  t.equal((await call('/v1/tasks', { body: { task_id: 'task-1', title: 'Tenant A task about lighthouses', session_id: 's-a' } })).status, 201);
+  t.equal((await call('/v1/tasks', { scope: SCOPE_B, body: { task_id: 'task-1', title: 'Tenant B task about submarines', session_id: 's-b' } })).status, 201);
+  t.equal((await call('/v1/tasks/task-1')).json.title, 'Tenant A task about lighthouses');
+  t.equal((await call('/v1/tasks/task-1', { scope: SCOPE_B })).json.title, 'Tenant B task about submarines');
+  const timelineA = await call('/v1/tasks/task-1/timeline');
+  t.same(timelineA.json.events.map((e: any) => e.tenant_id), ['tenant-a']);
+  t.same(timelineA.json.scope, SCOPE_A);
+  const searchA = await call('/v1/search?q=submarines');
+  t.same(searchA.json.results, [], 'tenant A does not find tenant B');
+  const searchB = await call('/v1/search?q=submarines', { scope: SCOPE_B });
+  t.equal(searchB.json.results.length, 1);
+  const otherWorkspace = { ...SCOPE_A, workspace_id: 'ws-2' };
+  t.equal((await call('/v1/tasks/task-1', { scope: otherWorkspace })).status, 404);
+  const crossCheckpoint = await call('/v1/tasks/task-9/checkpoints', { scope: SCOPE_B, body: { progress: 'x' } });
+  t.equal(crossCheckpoint.status, 404);
+  t.equal(crossCheckpoint.json.code, 'task_not_found');
+  t.equal((await call('/v1/tasks/task-1/closeout', { scope: otherWorkspace, body: goodCloseout })).status, 404);
+  t.equal((await call('/v1/tasks/task-1')).json.status, 'open', 'nothing closed across scopes');
+});
+
+t.test('timeline paging and search', async (t) => {
+  const { call } = await withTask(t);
+  for (let i = 0; i < 5; i++) await call('/v1/tasks/task-1/checkpoints', { body: { progress: `step ${i} of the quartz migration` } });
+  const page1 = await call('/v1/tasks/task-1/timeline?limit=4');
+  assertSchema(t, 'api/timeline.json', page1.json);
+  t.same(page1.json.events.map((e: any) => e.seq), [1, 2, 3, 4]);
+  t.equal(page1.json.next_after_seq, 4);
+  t.equal(page1.json.authority, 'event_truth');
+  const page2 = await call('/v1/tasks/task-1/timeline?limit=4&after_seq=4');
+  t.same(page2.json.events.map((e: any) => e.seq), [5, 6]);
+  t.equal(page2.json.next_after_seq, null);
+  for (const q of ['limit=0', 'limit=1001', 'after_seq=-1', 'limit=abc']) {
+    const bad = await call(`/v1/tasks/task-1/timeline?${q}`);
+    t.equal(bad.status, 400, q);
+    t.equal(bad.json.code, 'invalid_query');
+  }
+  t.equal((await call('/v1/tasks/nope/timeline')).status, 404);
+
+  const s1 = await call('/v1/search?q=quartz&limit=3');
+  assertSchema(t, 'api/search-result.json', s1.json);
+  t.same(s1.json.results.map((r: any) => r.seq), [6, 5, 4], 'newest first');
+  t.equal(s1.json.authority, 'discovery_only');
+  t.match(s1.json.results[0].snippet, /\[quartz\]/);
+  const s2 = await call(`/v1/search?q=quartz&limit=3&cursor=${s1.json.next_cursor}`);
+  t.same(s2.json.results.map((r: any) => r.seq), [3, 2]);
+  t.equal(s2.json.next_cursor, null);
+  const title = await call('/v1/search?q=billing%20exporter');
+  t.same(title.json.results.map((r: any) => r.kind), ['task.created'], 'task titles are indexed');
+  const byKind = await call('/v1/search?kind=task.created');
+  t.equal(byKind.json.results.length, 1);
+  const operators = await call('/v1/search?q=' + encodeURIComponent('quartz" OR NEAR(*'));
+  t.equal(operators.status, 200, 'FTS syntax in q is treated as words');
+  for (const q of ['', 'q=', `q=${'x'.repeat(257)}`, 'q=x&limit=0', 'q=x&cursor=abc']) {
+    const bad = await call(`/v1/search?${q}`);
+    t.equal(bad.status, 400, q);
+    t.equal(bad.json.code, 'invalid_query');
+  }
+});
+
+t.test('templates: list, by id and alias, unknown 404, validate', async (t) => {
+  const { call } = await testApp(t);
+  const list = await call('/v1/templates', { scope: null });
+  t.equal(list.status, 200);
+  assertSchema(t, 'api/template-list.json', list.json);
+  for (const name of ['task_closeout.v1', 'task.closeout.v1', 'task-closeout', 'task_closeout', 'closeout']) {
+    const one = await call(`/v1/templates/${name}`, { scope: null });
+    t.equal(one.status, 200, name);
+    t.equal(one.json.template_id, 'task_closeout.v1');
+  }
+  const missing = await call('/v1/templates/nope', { scope: null });
+  t.equal(missing.status, 404);
+  t.equal(missing.json.code, 'template_not_found');
+  const valid = await call('/v1/templates/validate', { scope: null, body: { template_id: 'closeout', payload: goodCloseout } });
+  t.equal(valid.status, 200);
+  assertSchema(t, 'api/validation-result.json', valid.json);
+  t.match(valid.json, { ok: true, template_id: 'task_closeout.v1', missing_fields: [], repair_prompt: [] });
+  const starter = list.json.templates.find((x: any) => x.template_id === 'task_closeout.v1').starter_payload;
+  const invalid = await call('/v1/templates/validate', { scope: null, body: { template_id: 'task_closeout.v1', payload: starter }, token: 'operator' });
+  t.equal(invalid.status, 200, 'validation writes nothing, so either token may ask');
+  t.equal(invalid.json.ok, false, 'the starter payload is placeholder text');
+  const unknownTemplate = await call('/v1/templates/validate', { scope: null, body: { template_id: 'nope', payload: {} } });
+  t.equal(unknownTemplate.status, 404);
+});
+
+t.test('the agent flow: fetch the template, fail, follow the repair prompts, close', async (t) => {
+  const { call } = await withTask(t);
+  const template = (await call('/v1/templates/closeout', { scope: null })).json;
+  // An agent's first try: the starter payload with only the outcome and summary filled in.
+  const firstTry = { ...template.starter_payload, outcome: 'blocked', summary: 'Could not reach the production vault from the runner.' };
+  const failed = await call('/v1/tasks/task-1/closeout', { body: firstTry });
+  t.equal(failed.status, 422);
+  t.ok(failed.json.repair_prompt.length >= 3);
+  const fields = new Set<string>(failed.json.missing_fields);
+  t.ok(fields.has('context_lines') && fields.has('future_agent_traps'));
+  // Following the prompts: task-specific lines, blockers and next actions, no starter text.
+  const fixed = {
+    outcome: 'blocked',
+    summary: 'Could not reach the production vault from the runner.',
+    blockers: ['The runner has no network route to vault.prod; needs a firewall change'],
+    next_actions: ['Ask the platform team to open the runner to vault.prod on 8200'],
+    context_lines: ['Staging rotation is done and verified by the staging export job'],
+    future_agent_traps: ['The staging vault answers on the same hostname from inside the VPN only'],
+  };
+  const closed = await call('/v1/tasks/task-1/closeout', { body: fixed });
+  t.equal(closed.status, 201, JSON.stringify(closed.json));
+  t.match(closed.json.task, { status: 'closed', outcome: 'blocked' });
+});
+
+t.test('task writes honour Idempotency-Key: a replay answers the original task state', async (t) => {
+  const { call, service } = await testApp(t);
+  const body = { task_id: 'task-7', title: 'Idempotent task creation check', session_id: 'sess-1' };
+  const first = await call('/v1/tasks', { body, idempotencyKey: 'create-7' });
+  await call('/v1/tasks/task-7/checkpoints', { body: { progress: 'moved on' } });
+  const replay = await call('/v1/tasks', { body, idempotencyKey: 'create-7' });
+  t.equal(replay.status, 200);
+  t.equal(replay.headers.get('idempotent-replayed'), 'true');
+  t.same(replay.json, first.json, 'the task as it was right after creation');
+  t.equal(service.store.tail().seq, 2);
+});
