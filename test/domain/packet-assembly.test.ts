@@ -186,7 +186,7 @@ t.test('session_ids_required when neither the events nor the request name a sess
   t.same(assemblePacketBody(input({ events: noSessions, request: { task_ids: ['task-1'], session_ids: ['sess-x'] } })).body.session_ids, ['sess-x']);
 });
 
-t.test('10,000 events assemble and seal quickly (one pass)', async (t) => {
+t.test('10,000 events assemble and seal into a schema-valid packet', async (t) => {
   const n = 10_000;
   const events: StoredEvent[] = Array.from({ length: n }, (_, i) => ({
     schema_version: 'service.event.v1', event_id: `evt_${i + 1}`, seq: i + 1, kind: 'task.checkpoint.written', ...SCOPE,
@@ -194,12 +194,9 @@ t.test('10,000 events assemble and seal quickly (one pass)', async (t) => {
     idempotency_key: null, request_sha256: null, payload: {}, evidence_refs: [ref(`art-${i % 2500}`, { uri: `https://x.test/${i}?sig=${i}` })],
     prev_hash: ZERO_HASH, event_hash: `sha256:${createHash('sha256').update(String(i)).digest('hex')}`,
   }));
-  const started = process.hrtime.bigint();
   const { body } = assemblePacketBody(input({ events, request: { task_ids: ['task-1'], claims: [{ claim: 'Step 1 ran.', evidence: ['art-1'] }] } }));
   const packet = sealPacket(body, { integrityClass: 'signed', keyId: 'k-1', sign: fakeSign });
-  const ms = Number(process.hrtime.bigint() - started) / 1e6;
   t.equal(body.event_range.event_count, n);
   t.equal(body.evidence_refs.length, 2500);
   t.same(validate(packet), []);
-  t.ok(ms < 3000, `took ${ms.toFixed(0)} ms`);
 });
