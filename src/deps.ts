@@ -11,6 +11,7 @@ import { loadSchemaRegistry, type SchemaRegistry } from './schema-registry.ts';
 import type { AppDeps } from './server/create-app.ts';
 import type { Tokens } from './server/middleware/auth.ts';
 import type { ServiceDeps } from './service/deps.ts';
+import { loadOrCreateKeys } from './store/keys.ts';
 import { createQueries } from './store/queries.ts';
 import { openStore, type Store } from './store/store.ts';
 
@@ -87,6 +88,7 @@ export async function openServiceDeps(options: ServiceDepsOptions): Promise<Serv
     queries: createQueries(store.index.db),
     registry: schemaRegistry(),
     templates: templateRegistry(),
+    keys: loadOrCreateKeys(options.dataDir),
     clock,
     newId: options.newId ?? ((prefix) => `${prefix}_${nanoid(21)}`),
   };

@@ -6,7 +6,7 @@ import {
 } from './closeout-rules.ts';
 import { fieldPointer, GateContext, isRecord, jsonType, type ValidationResult } from './gate-context.ts';
 import { findAngleToken, findEmptyValue, isCopiedFrom, trimmedLength } from './placeholder-text.ts';
-import { ISSUE_TEXT, MIN_TEXT_LENGTH } from './repair-prompts.ts';
+import { EVIDENCE_TEXT, ISSUE_TEXT, MIN_TEXT_LENGTH } from './repair-prompts.ts';
 import { eachString, escapePointer, type SmartTemplate, type TemplateRegistry } from './templates.ts';
 
 export type { GateIssue, GateIssueCode, ValidationResult } from './gate-context.ts';
@@ -51,6 +51,8 @@ export function validateTemplatePayload(template: SmartTemplate, payload: unknow
   if (options.validateSchema !== undefined && template.request_schema !== undefined) {
     ctx.foldSchemaErrors(options.validateSchema(template.request_schema, payload));
   }
+  // Any rejected evidence reference (placeholder, unbound, bad shape) means evidence is still owed.
+  if (ctx.blockers.some((b) => b.field === 'evidence_refs')) ctx.needEvidence(EVIDENCE_TEXT.artifact_ref());
   warnSafeDefaults(template, payload, ctx);
   warnCopiedRequiredText(template, payload, ctx);
   return ctx.result();

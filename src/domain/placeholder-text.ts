@@ -6,7 +6,9 @@
  * (so `Map<string, number>` passes), must not start with a space, digit or `=` (so `a < b` and
  * `<5ms` pass), and must close on the same line.
  */
-const ANGLE_TOKEN = /(?:^|[^\w])(<[^\s<>=\d][^<>\n]{0,200}>)/u;
+const ANGLE_TOKEN = /(?:^|[^\w])(<[^\s<>=\d][^<>\n]{0,200}>)/gu;
+// `<https://…>` and `<name@host>` are real addresses in angle brackets, not blanks to fill.
+const BRACKETED_ADDRESS = /:\/\/|@/u;
 
 /**
  * Markers that make any string containing them placeholder text. Used on the free-text lists the
@@ -37,7 +39,8 @@ const EMPTY_VALUES = new Set([
   'examples', 'placeholder', 'lorem ipsum', 'same as above', 'see above', 'as above', 'ditto',
   'asdf', 'unknown', 'nothing',
 ]);
-const LEADING_MARKER = /^(?:todo|tbd|tbc|fixme|xxx)\b/iu;
+// Upper case only: "TODO: fill" is a blank, "Todo list sync" is a title.
+const LEADING_MARKER = /^(?:TODO|TBD|TBC|FIXME|XXX)\b/u;
 
 /** Lower case, NFKC, every run of non-letters/non-digits as one space, trimmed. */
 export function normaliseText(text: string): string {
@@ -50,7 +53,11 @@ export function normaliseText(text: string): string {
 
 /** The `<…>` token in `text`, if any. */
 export function findAngleToken(text: string): string | undefined {
-  return ANGLE_TOKEN.exec(text)?.[1];
+  for (const match of text.matchAll(ANGLE_TOKEN)) {
+    const token = match[1]!;
+    if (!BRACKETED_ADDRESS.test(token)) return token;
+  }
+  return undefined;
 }
 
 /**

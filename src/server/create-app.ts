@@ -12,6 +12,7 @@ import { problemResponse } from './problem.ts';
 import { GOVERNANCE_ROUTES, type RouteSpec } from './route-table.ts';
 import { eventRoutes, eventsPreflight } from './routes/events.ts';
 import { healthRoutes } from './routes/health.ts';
+import { proofRoutes } from './routes/proofs.ts';
 import { searchRoutes } from './routes/search.ts';
 import { taskReadRoutes } from './routes/tasks-read.ts';
 import { taskWriteRoutes } from './routes/tasks.ts';
@@ -51,6 +52,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.route('/', taskWriteRoutes(deps));
   app.route('/', taskReadRoutes(deps));
   app.route('/', searchRoutes(deps));
+  app.route('/', proofRoutes(deps));
 
   app.notFound((c) => problemResponse(c, new AppError('route_not_found', `There is no route ${c.req.method} ${c.req.path}; GET /health lists every route.`)));
   app.onError((err, c) => {

@@ -34,6 +34,8 @@ const STATUS: Record<string, [number, string]> = {
   unknown_event_kind: [422, 'Unknown event kind'],
   idempotency_key_reused: [422, 'Idempotency key reused'],
   session_ids_required: [422, 'Session ids required'],
+  empty_snapshot: [422, 'Nothing to assemble'],
+  invalid_date_time: [422, 'Invalid date-time'],
   store_write_failed: [503, 'Store write failed'],
   store_unavailable: [503, 'Store unavailable'],
   store_closed: [503, 'Store closed'],

@@ -1,6 +1,7 @@
 // What the application services need, built once by the composition root (src/deps.ts).
 import type { TemplateRegistry } from '../domain/templates.ts';
 import type { SchemaRegistry } from '../schema-registry.ts';
+import type { KeyRing } from '../store/keys.ts';
 import type { Queries } from '../store/queries.ts';
 import type { Store } from '../store/store.ts';
 
@@ -9,6 +10,8 @@ export type ServiceDeps = {
   queries: Queries;
   registry: SchemaRegistry;
   templates: TemplateRegistry;
+  /** The preview's signing keys (packets, attestations, signed checkpoints). */
+  keys: KeyRing;
   clock: () => Date;
   /** Makes a fresh id with the given prefix, e.g. newId('evt') → evt_…; counters in tests. */
   newId: (prefix: string) => string;

@@ -18,6 +18,13 @@ export const MIGRATIONS: string[] = [
   );
   CREATE INDEX events_by_task ON events (scope, task_id, seq);
   CREATE INDEX events_by_kind ON events (scope, kind, seq);
+  CREATE INDEX events_by_session ON events (scope, session_id, seq);
+  CREATE TABLE packets (
+    scope TEXT NOT NULL,
+    packet_id TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    PRIMARY KEY (scope, packet_id)
+  );
   CREATE TABLE tasks (
     scope TEXT NOT NULL,
     task_id TEXT NOT NULL,

@@ -36,6 +36,11 @@ export function createQueries(db: Database.Database) {
       WHERE e.scope = ? AND e.kind = ? AND (? IS NULL OR e.task_id = ?) AND e.seq < ?
       ORDER BY e.seq DESC LIMIT ?`,
   );
+  const sessionSeen = db.prepare<[string, string], { seq: number }>('SELECT seq FROM events WHERE scope = ? AND session_id = ? LIMIT 1');
+  const byKind = db.prepare<[string, string], { line: string }>('SELECT line FROM events WHERE scope = ? AND kind = ? ORDER BY seq');
+  const packet = db.prepare<[string, string], { seq: number }>('SELECT seq FROM packets WHERE scope = ? AND packet_id = ?');
+  const bySeq = db.prepare<[number], { line: string }>('SELECT line FROM events WHERE seq = ?');
+  const hashes = db.prepare<[number], { event_hash: string }>('SELECT event_hash FROM events WHERE seq <= ? ORDER BY seq');
   const parse = (rows: Array<{ line: string }>) => rows.map((r) => JSON.parse(r.line) as StoredEvent);
 
   return {
@@ -55,6 +60,22 @@ export function createQueries(db: Database.Database) {
     eventById(eventId: string): StoredEvent | undefined {
       const row = byEventId.get(eventId);
       return row ? (JSON.parse(row.line) as StoredEvent) : undefined;
+    },
+    sessionExists(scope: Scope, sessionId: string): boolean {
+      return sessionSeen.get(scopeKey(scope), sessionId) !== undefined;
+    },
+    eventsOfKind(scope: Scope, kind: string): StoredEvent[] {
+      return parse(byKind.all(scopeKey(scope), kind));
+    },
+    /** The event that assembled the packet, when it is in the scope. */
+    packetEvent(scope: Scope, packetId: string): StoredEvent | undefined {
+      const row = packet.get(scopeKey(scope), packetId);
+      const line = row ? bySeq.get(row.seq) : undefined;
+      return line ? (JSON.parse(line.line) as StoredEvent) : undefined;
+    },
+    /** Every event hash of the log up to `size`, in seq order (the leaves of the log's Merkle tree). */
+    eventHashesUpTo(size: number): string[] {
+      return hashes.all(size).map((r) => r.event_hash);
     },
     idempotency(tenantId: string, key: string) {
       return idem.get(tenantId, key);

@@ -209,6 +209,8 @@ t.test('placeholder text is rejected in context lines and traps', async (t) => {
     'The fixture host api.example.com is never contacted by tests',
     'Latency stays < 20ms when the index is warm, > 50ms when cold',
     'Ordering uses seq, not recorded_at, because clocks may repeat',
+    'The run log is at <https://ci.test.invalid/runs/5120> for a week',
+    'Questions about the key go to <keys@platform.test.invalid> first',
   ];
   for (const field of ['context_lines', 'future_agent_traps']) {
     for (const text of rejected) {
@@ -249,13 +251,16 @@ t.test('one prompt per field names every failed item index and why', async (t) =
 
 t.test('evidence refs: bound by sha256 or etag; completed asks for one', async (t) => {
   const { sha256: _drop, ...unbound } = EVIDENCE_REF;
+  const ARTIFACT = 'an evidence_ref (artifact reference) with sha256 or etag';
+  const BIND_0 = 'a sha256 or etag for evidence_refs[0], binding the reference to the artifact content';
   const cases: [string, unknown, [string, string][], string[]][] = [
     ['sha256 only', [EVIDENCE_REF], [], []],
     ['etag only', [{ ...unbound, etag: 'W/"5120"' }], [], []],
-    ['neither', [unbound], [['evidence_unbound', '/evidence_refs/0']], ['a sha256 or etag for evidence_refs[0], binding the reference to the artifact content']],
-    ['empty etag', [{ ...unbound, etag: '' }], [['evidence_unbound', '/evidence_refs/0']], ['a sha256 or etag for evidence_refs[0], binding the reference to the artifact content']],
-    ['a string', 'ci-run-5120', [['wrong_type', '/evidence_refs']], ['an evidence_ref (artifact reference) with sha256 or etag']],
-    ['a list of strings', ['ci-run-5120'], [['wrong_type', '/evidence_refs/0']], []],
+    ['neither', [unbound], [['evidence_unbound', '/evidence_refs/0']], [BIND_0, ARTIFACT]],
+    ['empty etag', [{ ...unbound, etag: '' }], [['evidence_unbound', '/evidence_refs/0']], [BIND_0, ARTIFACT]],
+    ['placeholder hash', [{ ...EVIDENCE_REF, sha256: '<sha256 of the log>' }], [['placeholder_text', '/evidence_refs/0/sha256']], [ARTIFACT]],
+    ['a string', 'ci-run-5120', [['wrong_type', '/evidence_refs']], [ARTIFACT]],
+    ['a list of strings', ['ci-run-5120'], [['wrong_type', '/evidence_refs/0']], [ARTIFACT]],
   ];
   for (const [name, refs, codes, evidence] of cases) {
     const r = gate(closeout, closeoutWith({ evidence_refs: refs }));
@@ -332,6 +337,8 @@ t.test('other templates: required members, placeholder values, template-specific
     ['task.create.v1', { title: 'TBD' }, [['placeholder_text', '/title']], ['title']],
     ['task.create.v1', { title: '<describe the task in one line>' }, [['placeholder_text', '/title']], ['title']],
     ['task.create.v1', { title: 'Add example config for the docs' }, [], []],
+    ['task.create.v1', { title: 'Todo list sync for the mobile app' }, [], []],
+    ['task.create.v1', { title: 'TODO: name this task' }, [['placeholder_text', '/title']], ['title']],
     ['task.create.v1', { labels: ['search', 'todo'] }, [['placeholder_text', '/labels/1']], ['labels']],
     ['task.create.v1', { session_id: '' }, [['blank', '/session_id']], ['session_id']],
     ['checkpoint.write.v1', { progress: 'n/a' }, [['placeholder_text', '/progress']], ['progress']],

@@ -26,6 +26,8 @@ export function prepareCoreProjections(db: Database.Database): Apply {
   const putTask = db.prepare('INSERT OR REPLACE INTO tasks (scope, task_id, state) VALUES (?, ?, ?)');
   const putIdem = db.prepare('INSERT OR IGNORE INTO idempotency (tenant_id, key, first_seq, size, request_sha256) VALUES (?, ?, ?, ?, ?)');
   const putSearch = db.prepare('INSERT INTO search (rowid, scope_tok, body) VALUES (?, ?, ?)');
+  // The latest assembly of a packet id wins (a re-assembly with the same inputs has the same id).
+  const putPacket = db.prepare('INSERT OR REPLACE INTO packets (scope, packet_id, seq) VALUES (?, ?, ?)');
 
   return (event, line) => {
     const scope = scopeKey(event);
@@ -38,6 +40,10 @@ export function prepareCoreProjections(db: Database.Database): Apply {
     }
     if (event.idempotency_key !== null && (event.unit === undefined || event.unit.index === 0)) {
       putIdem.run(event.tenant_id, event.idempotency_key, event.seq, event.unit?.size ?? 1, event.request_sha256);
+    }
+    if (event.kind === 'proof_packet.assembled') {
+      const packet = event.payload.packet as { packet_id?: unknown } | null;
+      if (packet && typeof packet.packet_id === 'string') putPacket.run(scope, packet.packet_id, event.seq);
     }
     putSearch.run(event.seq, scopeToken(event), searchText(event));
   };

@@ -1,0 +1,120 @@
+// Child processes of the bench: the real preview (`node bin/gov.js preview start --port 0 --json`),
+// the no-op baseline server, and one-shot `gov` commands. Every child is tracked and killed by its
+// pid if the bench itself fails; a server's stderr (one access line per request) goes to a file so
+// a slow reader can never block the server's event loop on a full pipe.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { closeSync, openSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+export const GOV_BIN = join(ROOT, 'bin', 'gov.js');
+const NOOP_SERVER = join(ROOT, 'scripts', 'bench', 'noop-server.ts');
+
+const live = new Set<ChildProcess>();
+process.on('exit', () => {
+  for (const child of live) if (child.exitCode === null && child.pid !== undefined) process.kill(child.pid, 'SIGKILL');
+});
+
+export type Tokens = { customer: string; operator: string };
+
+export type ServerProcess = {
+  name: string;
+  baseUrl: string;
+  pid: number;
+  tokens: Tokens | null;
+  /** performance.now() just before the spawn, for spawn-to-first-answer timings. */
+  spawnedAt: number;
+  /** Milliseconds from spawn to the --json "listening" line. */
+  listenMs: number;
+  logPath: string;
+  stop(): Promise<void>;
+};
+
+const START_TIMEOUT_MS = 60_000;
+const STOP_TIMEOUT_MS = 15_000;
+
+function spawnServer(name: string, args: string[], logPath: string): { child: ChildProcess; started: number; line: Promise<string> } {
+  const log = openSync(logPath, 'a');
+  const started = performance.now();
+  const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', log] });
+  closeSync(log);
+  live.add(child);
+  child.on('exit', () => live.delete(child));
+  const line = new Promise<string>((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`${name} did not report listening within ${START_TIMEOUT_MS} ms; see ${logPath}`)), START_TIMEOUT_MS);
+    child.stdout!.setEncoding('utf8');
+    child.stdout!.on('data', (d: string) => {
+      out += d;
+      const nl = out.indexOf('\n');
+      if (nl >= 0) {
+        clearTimeout(timer);
+        resolve(out.slice(0, nl));
+      }
+    });
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`${name} exited with ${code} before listening: ${tail(logPath)}`));
+    });
+  });
+  return { child, started, line };
+}
+
+function stopper(name: string, child: ChildProcess): () => Promise<void> {
+  return async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    child.kill('SIGTERM');
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(true), STOP_TIMEOUT_MS)));
+    if (await Promise.race([exited.then(() => false), timedOut])) {
+      process.stderr.write(`  ${name} did not stop within ${STOP_TIMEOUT_MS} ms; killing pid ${child.pid}\n`);
+      child.kill('SIGKILL');
+      await exited;
+    }
+    clearTimeout(timer);
+  };
+}
+
+export async function startPreview(dataDir: string, logPath = join(dataDir, '..', `preview-${Date.now()}.log`)): Promise<ServerProcess> {
+  const { child, started, line } = spawnServer('preview', [GOV_BIN, 'preview', 'start', '--port', '0', '--json', '--data-dir', dataDir], logPath);
+  const info = JSON.parse(await line) as { base_url: string; pid: number; run_file: string };
+  const listenMs = performance.now() - started;
+  const run = JSON.parse(readFileSync(info.run_file, 'utf8')) as { tokens: Tokens };
+  return { name: 'preview', baseUrl: info.base_url, pid: info.pid, tokens: run.tokens, spawnedAt: started, listenMs, logPath, stop: stopper('preview', child) };
+}
+
+export async function startNoopServer(logPath: string): Promise<ServerProcess> {
+  const { child, started, line } = spawnServer('no-op server', ['--import', 'tsx', NOOP_SERVER], logPath);
+  const info = JSON.parse(await line) as { base_url: string; pid: number };
+  return { name: 'no-op', baseUrl: info.base_url, pid: info.pid, tokens: null, spawnedAt: started, listenMs: performance.now() - started, logPath, stop: stopper('no-op server', child) };
+}
+
+/** Runs a one-shot command to completion (bounded), with its wall time. */
+export function runNode(args: string[], timeoutMs = 120_000): Promise<{ code: number | null; stdout: string; stderr: string; ms: number }> {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    live.add(child);
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.on('error', reject);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      live.delete(child);
+      resolve({ code, stdout, stderr, ms: performance.now() - started });
+    });
+  });
+}
+
+function tail(path: string): string {
+  try {
+    return readFileSync(path, 'utf8').slice(-2000);
+  } catch {
+    return '(no log)';
+  }
+}

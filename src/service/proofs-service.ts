@@ -1,0 +1,111 @@
+// Claim boundary evaluation and Proof Packet assembly over event truth, with the confusion guard:
+// a request naming a task or session outside the caller's scope is blocked, assembles nothing, and
+// leaves an access.logged (outcome denied) in the caller's scope.
+import { CLAIM_BOUNDARY_NON_CLAIMS, DEFAULT_STALE_AFTER_DAYS, decisionIdFor, evaluateClaimBoundary, type ClaimDecision, type ClaimInput } from '../domain/claim-boundary.ts';
+import type { Json } from '../domain/canonical-json.ts';
+import type { Scope, StoredEvent } from '../domain/event.ts';
+import { assemblePacketBody, sealPacket } from '../domain/packet-assembly.ts';
+import { hashChainRoot, packetSha256 } from '../domain/packet-hash.ts';
+import type { ProofPacket, ProofPacketRequest } from '../domain/proof-packet.ts';
+import { signPacketHash } from '../domain/signing.ts';
+import { AppError } from '../errors.ts';
+import type { PendingEvent } from '../store/event-log.ts';
+import type { KeyRing } from '../store/keys.ts';
+import type { ServiceDeps } from './deps.ts';
+import { idempotentWrite } from './idempotency.ts';
+import type { WriteContext } from './write-context.ts';
+
+export type ProofDeps = ServiceDeps;
+
+type EvaluateRequest = { task_ids: string[]; claims: ClaimInput[]; as_of?: string; stale_after_days?: number };
+
+export async function evaluateClaims(deps: ProofDeps, ctx: WriteContext, body: unknown): Promise<{ replayed: boolean; decision: ClaimDecision }> {
+  deps.registry.assert('api/claim-evaluate-request.json', body, 'claim evaluation request');
+  const req = body as EvaluateRequest;
+  await guardScope(deps, ctx, { taskIds: req.task_ids, sessionIds: [], resource: 'claim_boundary' });
+  const asOf = req.as_of ?? deps.clock().toISOString();
+  const staleAfterDays = req.stale_after_days ?? DEFAULT_STALE_AFTER_DAYS;
+  const outcome = await idempotentWrite(deps.store, deps.queries, ctx, [], async () => {
+    const events = snapshot(deps, ctx.scope, req.task_ids, asOf);
+    const decisionId = decisionIdFor({ scope: { ...ctx.scope }, request: req, as_of: asOf, hash_chain_root: hashChainRoot(events.map((e) => e.event_hash)) });
+    const decision = evaluateClaimBoundary({ claims: req.claims, events, asOf, staleAfterDays, decisionId, evaluatedAt: asOf });
+    return deps.store.append([pending(deps, ctx, 'claim_boundary.evaluated', { request: req as unknown as Json, as_of: asOf, stale_after_days: staleAfterDays, decision: decision as unknown as Json })]);
+  });
+  return { replayed: outcome.replayed, decision: outcome.events[0]!.payload.decision as unknown as ClaimDecision };
+}
+
+export async function assemblePacket(deps: ProofDeps, ctx: WriteContext, body: unknown): Promise<{ replayed: boolean; packet: ProofPacket }> {
+  deps.registry.assert('api/proof-packet-request.json', body, 'proof packet request');
+  const req = body as ProofPacketRequest;
+  await guardScope(deps, ctx, { taskIds: req.task_ids, sessionIds: req.session_ids ?? [], resource: 'proof_packet' });
+  const asOf = req.as_of ?? deps.clock().toISOString();
+  const outcome = await idempotentWrite(deps.store, deps.queries, ctx, [], async () => {
+    const events = snapshot(deps, ctx.scope, req.task_ids, asOf);
+    const accessLogIds = deps.queries.eventsOfKind(ctx.scope, 'access.logged')
+      .filter((e) => e.recorded_at <= asOf && ((e.payload.task_ids as string[] | undefined) ?? []).some((id) => req.task_ids.includes(id)))
+      .map((e) => e.event_id);
+    const { body: packetBody, manifest } = assemblePacketBody({ scope: ctx.scope, request: req, events, accessLogIds, asOf });
+    const integrityClass = req.integrity_class ?? 'hash_bound';
+    const unit: PendingEvent[] = [];
+    let receiptId: string | undefined;
+    if (integrityClass === 'signed_and_receipted') {
+      receiptId = deps.newId('rcpt');
+      unit.push({ ...pending(deps, ctx, 'proof_packet.receipted', { packet_sha256: packetSha256(packetBody) }), event_id: receiptId });
+    }
+    const packet = integrityClass === 'hash_bound'
+      ? sealPacket(packetBody, { integrityClass })
+      : sealPacket(packetBody, { integrityClass, ...signer(deps.keys, req.signature_alg ?? 'ed25519'), ...(receiptId ? { receiptId } : {}) });
+    // Every packet is checked against the seed's schema before it leaves (or is stored).
+    deps.registry.assert('api/proof-packet.json', packet, 'assembled proof packet', 'packet_schema_violation');
+    unit.push(pending(deps, ctx, 'proof_packet.assembled', { packet: packet as unknown as Json, redaction_actions: manifest.actions as unknown as Json }));
+    unit.push(pending(deps, ctx, 'access.logged', { action: 'exported', outcome: 'allowed', resource: { type: 'proof_packet', id: packet.packet_id }, task_ids: req.task_ids }));
+    return deps.store.append(unit);
+  });
+  const assembled = outcome.events.find((e) => e.kind === 'proof_packet.assembled')!;
+  return { replayed: outcome.replayed, packet: assembled.payload.packet as unknown as ProofPacket };
+}
+
+export function findPacketEvent(deps: ServiceDeps, scope: Scope, packetId: string): StoredEvent {
+  const event = deps.queries.packetEvent(scope, packetId);
+  if (!event) throw new AppError('not_found', `No proof packet ${packetId} in this tenant, workspace and project; assemble one with POST /v1/proof-packets.`);
+  return event;
+}
+
+function signer(keys: KeyRing, alg: 'ed25519' | 'ecdsa-p256-sha256' | 'hmac-sha256') {
+  const key = alg === 'ed25519' ? keys.ed25519 : alg === 'ecdsa-p256-sha256' ? keys.ecdsa : null;
+  const secretOrKey = key ? key.privateKey : keys.hmac.secret;
+  return { alg, keyId: key ? key.keyId : keys.hmac.keyId, sign: (message: Buffer) => signPacketHash(alg, message.toString('ascii'), secretOrKey) };
+}
+
+/** The events of the listed tasks in scope recorded up to as_of, in seq order. */
+function snapshot(deps: ServiceDeps, scope: Scope, taskIds: string[], asOf: string): StoredEvent[] {
+  const all = taskIds.flatMap((id) => deps.queries.taskEventsUpTo(scope, id, Number.MAX_SAFE_INTEGER));
+  return all.filter((e) => e.recorded_at <= asOf).sort((a, b) => a.seq - b.seq);
+}
+
+function pending(deps: ServiceDeps, ctx: WriteContext, kind: string, payload: { [key: string]: Json }): PendingEvent {
+  return { ...ctx.scope, event_id: deps.newId('evt'), kind, transport: ctx.transport, idempotency_key: ctx.idempotencyKey, request_sha256: ctx.requestSha256, payload };
+}
+
+/**
+ * The cross-tenant and cross-workspace confusion guard (contract section 3). Existence elsewhere is
+ * never revealed: the answer is the same 404 whether the task is in another scope or nowhere.
+ */
+async function guardScope(deps: ServiceDeps, ctx: WriteContext, ask: { taskIds: string[]; sessionIds: string[]; resource: string }): Promise<void> {
+  const missing = [
+    ...ask.taskIds.filter((id) => !deps.queries.task(ctx.scope, id)).map((id) => ({ type: 'task', id })),
+    ...ask.sessionIds.filter((id) => !deps.queries.sessionExists(ctx.scope, id)).map((id) => ({ type: 'session', id })),
+  ];
+  if (missing.length === 0) return;
+  const first = missing[0]!;
+  await deps.store.append([{
+    ...pending(deps, { ...ctx, idempotencyKey: null }, 'access.logged', {
+      action: 'attempted', outcome: 'denied', code: 'not_found_in_scope', resource: first,
+      task_ids: ask.taskIds, ...(ask.sessionIds.length > 0 ? { session_ids: ask.sessionIds } : {}),
+      reason: `The ${ask.resource.replace('_', ' ')} request named ${missing.map((m) => `${m.type} ${m.id}`).join(', ')}, not found in the caller's scope.`,
+    }),
+  }]);
+  throw new AppError('not_found_in_scope', `No ${first.type} ${first.id} in this tenant, workspace and project; a packet or claim evaluation can only name tasks and sessions of the caller's own scope. Nothing was assembled; the attempt is in the access log.`);
+}
+
+export { CLAIM_BOUNDARY_NON_CLAIMS };

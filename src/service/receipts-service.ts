@@ -1,0 +1,85 @@
+// Receipts, keys, signature verification and the DSSE attestation: everything a stranger needs to
+// check a packet, served from event truth and the preview's public keys.
+import { attestPacket, type DsseEnvelope } from '../domain/dsse.ts';
+import { inclusionProof, leafHash, rootFromLeafHashes } from '../domain/merkle.ts';
+import { hashBytes } from '../domain/packet-hash.ts';
+import { verifyPacket, type PacketVerification, type Receipt } from '../domain/packet-verify.ts';
+import type { Scope, StoredEvent } from '../domain/event.ts';
+import { formatCheckpoint, signNote } from '../domain/signed-note.ts';
+import { AppError } from '../errors.ts';
+import type { KeyRing } from '../store/keys.ts';
+import type { ServiceDeps } from './deps.ts';
+import { CLAIM_BOUNDARY_NON_CLAIMS, findPacketEvent, type ProofDeps } from './proofs-service.ts';
+
+export function publicKeys(keys: KeyRing) {
+  return {
+    keys: [keys.ed25519, keys.ecdsa].map((k) => ({ key_id: k.keyId, alg: k.alg, public_key_pem: k.publicKeyPem })),
+  };
+}
+
+/**
+ * The receipt of a receipted packet: the receipted event, its RFC 9162 inclusion proof in the
+ * current log, and a C2SP checkpoint of that log signed as a C2SP note with the ed25519 key.
+ */
+export function getReceipt(deps: ProofDeps, scope: Scope, receiptId: string): Receipt {
+  const event = deps.queries.eventById(receiptId);
+  if (!event || event.kind !== 'proof_packet.receipted' || !sameScope(event, scope)) {
+    throw new AppError('not_found', `No receipt ${receiptId} in this tenant, workspace and project.`);
+  }
+  const size = deps.store.index.lastSeq();
+  const leaves = deps.queries.eventHashesUpTo(size).map((h) => leafHash(hashBytes(h)));
+  const index = event.seq - 1;
+  const body = formatCheckpoint({ origin: deps.keys.logOrigin, size, rootHash: rootFromLeafHashes(leaves) });
+  const checkpoint = signNote(body, { name: deps.keys.logOrigin, privateKey: deps.keys.ed25519.privateKey, publicKey: deps.keys.ed25519.publicKey });
+  return {
+    receipt_id: receiptId,
+    packet_sha256: String(event.payload.packet_sha256),
+    event,
+    log_index: index,
+    inclusion_proof: inclusionProof(leaves, index).map((b) => b.toString('hex')),
+    checkpoint,
+  };
+}
+
+/** POST /v1/signatures/verify: hash, signature, hash chain (recomputed from the timeline) and receipt. */
+export function verifySignatures(deps: ProofDeps, scope: Scope, body: unknown): PacketVerification & { non_claims: string[] } {
+  deps.registry.assert('api/signature-verify-request.json', body, 'signature verification request');
+  const packet = (body as { packet: Record<string, unknown> & Scope & { task_ids: string[]; integrity: { receipt_id?: string } } }).packet;
+  if (!sameScope(packet, scope)) {
+    throw new AppError('not_found_in_scope', 'The packet belongs to another tenant, workspace or project; verify it with the scope headers of its own scope.');
+  }
+  const events: StoredEvent[] = packet.task_ids.flatMap((id) => deps.queries.taskEventsUpTo(scope, id, Number.MAX_SAFE_INTEGER));
+  let receipt: Receipt | undefined;
+  const receiptId = packet.integrity.receipt_id;
+  if (receiptId) {
+    try {
+      receipt = getReceipt(deps, scope, receiptId);
+    } catch {
+      receipt = undefined; // the verifier reports receipt_missing
+    }
+  }
+  const result = verifyPacket({
+    packet,
+    events,
+    keys: publicKeys(deps.keys).keys,
+    hmacSecret: deps.keys.hmac.secret,
+    ...(receipt ? { receipt } : {}),
+    log: { publicKey: deps.keys.ed25519.publicKey, origin: deps.keys.logOrigin },
+  });
+  return { ...result, non_claims: [...CLAIM_BOUNDARY_NON_CLAIMS] };
+}
+
+export function packetAttestation(deps: ProofDeps, scope: Scope, packetId: string): DsseEnvelope {
+  const packet = findPacketEvent(deps, scope, packetId).payload.packet as Record<string, unknown>;
+  return attestPacket(packet, { keyid: deps.keys.ed25519.keyId, privateKey: deps.keys.ed25519.privateKey });
+}
+
+export function packetManifest(deps: ServiceDeps, scope: Scope, packetId: string) {
+  const event = findPacketEvent(deps, scope, packetId);
+  const packet = event.payload.packet as { redaction_manifest: unknown };
+  return { redaction_manifest: packet.redaction_manifest, actions: event.payload.redaction_actions };
+}
+
+function sameScope(a: Scope, b: Scope): boolean {
+  return a.tenant_id === b.tenant_id && a.workspace_id === b.workspace_id && a.project_id === b.project_id;
+}
