@@ -11,6 +11,7 @@ const EXIT: Record<string, 2 | 3> = {
   store_corrupt: 3,
   not_running: 3,
   api_unreachable: 3,
+  api_error: 3,
 };
 
 export function exitCodeOf(err: unknown): 2 | 3 {

@@ -2,6 +2,7 @@
 // render.ts prints it; only main.ts turns the outcome into an exit code.
 import { Command } from 'commander';
 import { previewStart, previewStatus, previewStop } from './commands/preview.ts';
+import { packetVerify } from './commands/packet-verify.ts';
 import { eventsVerify, storeRebuildIndex } from './commands/store.ts';
 import type { CliIo, CommandResult } from './io.ts';
 import { render } from './render.ts';
@@ -73,6 +74,25 @@ export function createProgram(io: CliIo, state: ProgramState): Command {
     .option('--json', 'machine output')
     .addHelpText('after', examples('gov store rebuild-index --data-dir /tmp/gov'))
     .action(async (opts) => finish(await storeRebuildIndex(opts, io), opts.json));
+
+  program
+    .command('packet')
+    .description('Proof Packet tools')
+    .command('verify')
+    .description('verify a Proof Packet: hash, signature, hash chain, receipt; offline with --keys, else online against a preview')
+    .argument('<file>', 'the packet JSON (as POST or GET /v1/proof-packets answered it)')
+    .option('--keys <file>', 'offline: the public keys (GET /v1/keys answer)')
+    .option('--timeline <file>', 'offline: a task timeline (GET /v1/tasks/{id}/timeline answer); repeat per task', (v: string, all: string[] = []) => [...all, v])
+    .option('--receipt <file>', 'offline: the receipt (GET /v1/receipts/{id} answer) of a receipted packet')
+    .option('--base-url <url>', 'online: the preview to ask (default: run.json of the data dir, or $GOV_BASE_URL)')
+    .option('--token-file <file>', 'online: a file holding the token, or a run.json')
+    .option('--data-dir <dir>', 'online: data dir whose run.json gives URL and token (default .gov-preview/)')
+    .option('--json', 'machine output')
+    .addHelpText('after', examples(
+      'gov packet verify packet.json --keys keys.json --timeline timeline.json --receipt receipt.json',
+      'gov packet verify packet.json --base-url http://127.0.0.1:7337 --token-file .gov-preview/run.json --json',
+    ))
+    .action(async (file, opts) => finish(await packetVerify(file, opts, io), opts.json));
 
   return program;
 }

@@ -1,0 +1,86 @@
+// `npm run bench`: runs the named benchmark sections in order on a temporary on-disk work dir,
+// prints the table (figure, value, target, pass/miss) on stdout and progress on stderr, and writes
+// every figure to bench/results/<ISO time>.json. Usage: npm run bench [-- --only appends,search] [-- --keep]
+// Sections are listed below; a new one is a module in scripts/bench/sections/ exporting a Section.
+import { mkdtempSync, rmSync, statfsSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ROOT } from './bench/processes.ts';
+import { renderTable, rowsForJson, summarize, writeResults, type SectionResult } from './bench/report.ts';
+import { createContext, type Section } from './bench/section.ts';
+import { appendsSection } from './bench/sections/appends.ts';
+import { coldStartSection } from './bench/sections/cold-start.ts';
+import { rebuildSection } from './bench/sections/rebuild.ts';
+import { searchSection } from './bench/sections/search.ts';
+import { timelineSection } from './bench/sections/timeline.ts';
+
+const SECTIONS: Section[] = [appendsSection, timelineSection, searchSection, rebuildSection, coldStartSection];
+
+// Durability figures on a RAM disk would measure nothing: refuse tmpfs and ramfs (statfs magic numbers).
+const RAM_FILESYSTEMS = new Map([[0x01021994, 'tmpfs'], [0x858458f6, 'ramfs']]);
+
+function parseArgs(argv: string[]): { only: Set<string> | null; keep: boolean } {
+  let only: Set<string> | null = null;
+  let keep = false;
+  for (let i = 0; i < argv.length; i++) {
+    if (argv[i] === '--keep') keep = true;
+    else if (argv[i] === '--only' && argv[i + 1]) only = new Set(argv[++i]!.split(','));
+    else throw new Error(`unknown argument ${argv[i]}; use --only ${SECTIONS.map((s) => s.name).join(',')} and/or --keep`);
+  }
+  for (const name of only ?? []) if (!SECTIONS.some((s) => s.name === name)) throw new Error(`no section ${name}; sections: ${SECTIONS.map((s) => s.name).join(', ')}`);
+  return { only, keep };
+}
+
+async function main(): Promise<number> {
+  const { only, keep } = parseArgs(process.argv.slice(2));
+  const parent = process.env.GOV_BENCH_DIR ?? tmpdir();
+  const fsType = statfsSync(parent).type;
+  if (RAM_FILESYSTEMS.has(fsType)) {
+    process.stderr.write(`${parent} is on ${RAM_FILESYSTEMS.get(fsType)}; durable-write figures need a real disk. Set GOV_BENCH_DIR to a directory on disk.\n`);
+    return 2;
+  }
+  const workDir = mkdtempSync(join(parent, 'gov-bench-'));
+  const cleanup = () => { if (!keep) rmSync(workDir, { recursive: true, force: true }); };
+  process.once('exit', cleanup);
+  process.once('SIGINT', () => process.exit(130));
+  process.once('SIGTERM', () => process.exit(143));
+
+  const startedAt = new Date();
+  const clock = performance.now();
+  const progress = (m: string) => process.stderr.write(`[${((performance.now() - clock) / 1000).toFixed(1).padStart(6)}s] ${m}\n`);
+  progress(`work dir ${workDir}${keep ? ' (kept)' : ''}`);
+  const ctx = createContext(workDir, progress);
+  const results: SectionResult[] = [];
+  for (const section of SECTIONS.filter((s) => only === null || only.has(s.name))) {
+    const began = performance.now();
+    try {
+      const rows = await section.run(ctx);
+      results.push({ name: section.name, describe: section.describe, seconds: (performance.now() - began) / 1000, rows });
+    } catch (err) {
+      progress(`section ${section.name} failed: ${(err as Error).stack ?? err}`);
+      results.push({ name: section.name, describe: section.describe, seconds: (performance.now() - began) / 1000, rows: [], error: (err as Error).message });
+    }
+  }
+
+  const summary = summarize(results);
+  const cpu = cpus();
+  const path = writeResults(join(ROOT, 'bench', 'results'), startedAt, {
+    started_at: startedAt.toISOString(),
+    duration_s: (performance.now() - clock) / 1000,
+    machine: { node: process.version, platform: process.platform, arch: process.arch, cpus: cpu.length, cpu_model: cpu[0]?.model ?? 'unknown', work_dir_fs_magic: `0x${fsType.toString(16)}` },
+    summary,
+    sections: results.map((s) => ({ ...s, rows: rowsForJson(s.rows) })),
+  });
+  process.stdout.write(`${renderTable(results)}\n\n${summary.pass} pass, ${summary.miss} miss${summary.errors ? `, ${summary.errors} section(s) failed` : ''}; total ${((performance.now() - clock) / 1000).toFixed(1)} s\n`);
+  progress(`wrote ${path}`);
+  // A missed target is a finding, not a failure of the bench; a section that could not run is.
+  return summary.errors > 0 ? 1 : 0;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err) => {
+    process.stderr.write(`${(err as Error).message}\n`);
+    process.exit(2);
+  },
+);

@@ -1,0 +1,105 @@
+// The front door's tools (contract section 11): for each, its input schema in schemas/mcp/, which
+// arguments are path parameters, and the one client call it makes. No rule lives here: the API
+// decides; a tool only maps flat arguments onto a route.
+import type { ApiResult, CallOptions, GovClient } from '../../client/client.ts';
+
+export type ToolArgs = Record<string, unknown>;
+
+export type ToolSpec = {
+  name: string;
+  description: string;
+  /** The input schema's $id, relative to https://schemas.gov.local/. */
+  schema: string;
+  /** Path parameters: required, strings, never sent in a body. */
+  path: string[];
+  /** True when the remaining arguments form a request body (unknown members go to the API, which rejects them). */
+  body: boolean;
+  readOnly: boolean;
+  call: (client: GovClient, args: ToolArgs, options: CallOptions) => Promise<ApiResult>;
+};
+
+export const TEMPLATE_DEFAULTS = { task_template: 'task.create.v1', lifecycle_template: 'checkpoint.write.v1', closeout_template: 'task_closeout.v1' } as const;
+
+export const RISK_TOOL = 'service.risk.evaluate';
+export const RISK_ROUTE = 'POST /v1/risk/evaluations';
+
+const templateTool = (name: keyof typeof TEMPLATE_DEFAULTS, what: string): ToolSpec => ({
+  name,
+  description: `Fetch the ${what} smart template (GET /v1/templates/{template_id}; default ${TEMPLATE_DEFAULTS[name]}): required fields, safe defaults, a starter payload to fill in and the agent obligations. Starter text is placeholder text: never send it back as it is.`,
+  schema: `mcp/${name}.json`,
+  path: [],
+  body: false,
+  readOnly: true,
+  call: (c, a, o) => c.getTemplate(typeof a.template_id === 'string' ? a.template_id : TEMPLATE_DEFAULTS[name], o),
+});
+
+const str = (v: unknown) => String(v);
+
+export const TOOLS: ToolSpec[] = [
+  {
+    name: 'service_health',
+    description: 'Health of the gov API (GET /health): status, mode, release label and every route with its status class (live, preview, target). States access_policy=api_only_no_local_fallback.',
+    schema: 'mcp/service_health.json',
+    path: [],
+    body: false,
+    readOnly: true,
+    call: (c, _a, o) => c.health(o),
+  },
+  templateTool('task_template', 'new-task'),
+  templateTool('lifecycle_template', 'checkpoint (progress update)'),
+  templateTool('closeout_template', 'task closeout'),
+  {
+    name: 'task_create',
+    description: 'Open a governed task (POST /v1/tasks → task.created). Search first (search_tasks) so you do not open a second task for the same work. Answers {task, event}.',
+    schema: 'mcp/task_create.json',
+    path: [],
+    body: true,
+    readOnly: false,
+    call: (c, a, o) => c.createTask(a, o),
+  },
+  {
+    name: 'task_checkpoint',
+    description: 'Record progress on an open task (POST /v1/tasks/{task_id}/checkpoints → task.checkpoint.written): progress, blockers, next actions, context lines and evidence references.',
+    schema: 'mcp/task_checkpoint.json',
+    path: ['task_id'],
+    body: true,
+    readOnly: false,
+    call: (c, { task_id, ...body }, o) => c.writeCheckpoint(str(task_id), body, o),
+  },
+  {
+    name: 'task_closeout',
+    description: 'Close a task (POST /v1/tasks/{task_id}/closeout → task.closed) once the closeout gates pass. completed needs verification, an evidence reference, context_lines and future_agent_traps; blocked/deferred need blockers or gaps, next_actions, context_lines and future_agent_traps (task-specific lines of 20+ characters, no placeholder text). A failure lists repair prompts: fix every one and call again.',
+    schema: 'mcp/task_closeout.json',
+    path: ['task_id'],
+    body: true,
+    readOnly: false,
+    call: (c, { task_id, ...body }, o) => c.closeTask(str(task_id), body, o),
+  },
+  {
+    name: 'search_tasks',
+    description: 'Tenant-scoped discovery over task events (GET /v1/search) by q (words) and/or kind, newest first, paged by cursor. Discovery only, never proof: read task_timeline before claiming anything a result suggests.',
+    schema: 'mcp/search_tasks.json',
+    path: [],
+    body: false,
+    readOnly: true,
+    call: (c, a, o) => c.search(a, o),
+  },
+  {
+    name: 'task_timeline',
+    description: 'The ordered event truth of one task (GET /v1/tasks/{task_id}/timeline), paged by after_seq. This, not search, is what claims rest on.',
+    schema: 'mcp/task_timeline.json',
+    path: ['task_id'],
+    body: false,
+    readOnly: true,
+    call: (c, { task_id, ...query }, o) => c.timeline(str(task_id), query, o),
+  },
+  {
+    name: RISK_TOOL,
+    description: `Target tool: server-side risk evaluation of an AI asset (${RISK_ROUTE}) from asset_id and integer risk_inputs. Its route is a target route (contract only): until the API serves it, this tool answers an error and evaluates nothing.`,
+    schema: `mcp/${RISK_TOOL}.json`,
+    path: [],
+    body: true,
+    readOnly: false,
+    call: (c, a, o) => c.request('POST', '/v1/risk/evaluations', { ...o, body: a }),
+  },
+];
