@@ -1,6 +1,7 @@
 // Every `gov` command with its description, options and an example. A command computes a result;
 // render.ts prints it; only main.ts turns the outcome into an exit code.
 import { Command } from 'commander';
+import { mcpServe } from './commands/mcp.ts';
 import { previewStart, previewStatus, previewStop } from './commands/preview.ts';
 import { packetVerify } from './commands/packet-verify.ts';
 import { eventsVerify, storeRebuildIndex } from './commands/store.ts';
@@ -93,6 +94,17 @@ export function createProgram(io: CliIo, state: ProgramState): Command {
       'gov packet verify packet.json --base-url http://127.0.0.1:7337 --token-file .gov-preview/run.json --json',
     ))
     .action(async (file, opts) => finish(await packetVerify(file, opts, io), opts.json));
+
+  program
+    .command('mcp')
+    .description('the agent tool front door: an MCP server on stdio that calls the HTTP API only (access_policy=api_only_no_local_fallback)')
+    .option('--base-url <url>', 'the API to call (default $GOV_BASE_URL, else run.json of the data dir)')
+    .option('--token-file <file>', 'a file holding the token, or a run.json (its customer token; default $GOV_TOKEN, else run.json of the data dir)')
+    .option('--data-dir <dir>', 'data dir whose run.json gives URL and token; nothing else in it is read (default .gov-preview/ or $GOV_DATA_DIR)')
+    .addHelpText('after', examples('gov mcp', 'GOV_TENANT_ID=acme GOV_WORKSPACE_ID=ws-1 GOV_PROJECT_ID=proj-1 gov mcp --base-url http://127.0.0.1:7337 --token-file .gov-preview/run.json'))
+    .action(async (opts) => {
+      state.exitCode = await mcpServe(opts, io);
+    });
 
   return program;
 }

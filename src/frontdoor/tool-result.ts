@@ -33,9 +33,11 @@ function textOf(lead: string, structured: Structured): CallToolResult['content']
   return [{ type: 'text', text: `${lead}\n\n${JSON.stringify(structured, null, 2)}` }];
 }
 
-export function successResult(res: ApiResult, extra: Record<string, unknown> = {}): CallToolResult {
+/** `lead` is a line put before the JSON copy in the text (the structured content is the same). */
+export function successResult(res: ApiResult, extra: Record<string, unknown> = {}, lead?: string): CallToolResult {
   const structured: Structured = { status: res.status, body: res.body, ...extra };
-  return { content: [{ type: 'text', text: JSON.stringify(structured, null, 2) }], structuredContent: structured };
+  const json = JSON.stringify(structured, null, 2);
+  return { content: [{ type: 'text', text: lead === undefined ? json : `${lead}\n\n${json}` }], structuredContent: structured };
 }
 
 /** An HTTP error status: the validation body (failed gates) or a problem body, explained. */

@@ -41,4 +41,30 @@ export const MIGRATIONS: string[] = [
   );
   CREATE VIRTUAL TABLE search USING fts5(scope_tok, body, tokenize = 'unicode61');
   `,
+  // 2: forge quota state (projections/quota.ts): rules, groups, their links, memberships, forge data.
+  // Every row keeps the seq of the event that made it, which is also the listing order.
+  `
+  CREATE TABLE quota_rules (name TEXT PRIMARY KEY, rule_limit INTEGER NOT NULL, subjects TEXT NOT NULL, seq INTEGER NOT NULL);
+  CREATE TABLE quota_groups (name TEXT PRIMARY KEY, seq INTEGER NOT NULL);
+  CREATE TABLE quota_group_rules (
+    group_name TEXT NOT NULL,
+    rule_name TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    PRIMARY KEY (group_name, rule_name)
+  );
+  CREATE INDEX quota_group_rules_by_rule ON quota_group_rules (rule_name);
+  CREATE TABLE quota_group_users (
+    group_name TEXT NOT NULL,
+    user_key TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    PRIMARY KEY (group_name, user_key)
+  );
+  CREATE INDEX quota_group_users_by_user ON quota_group_users (user_key);
+  CREATE TABLE forge_data (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    data TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    recorded_at TEXT NOT NULL
+  );
+  `,
 ];

@@ -1,0 +1,110 @@
+// The MCP front door: a low-level SDK Server whose tools call the gov HTTP API through the typed
+// client and nothing else (contract section 11). No data dir, no store, no local fallback: when the
+// API is down a tool answers an error result naming the URL and how to start the preview.
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { CallOptions, ClientScope, GovClient } from '../client/client.ts';
+import { AppError } from '../errors.ts';
+import { SCHEMA_BASE } from '../schema-registry.ts';
+import { derefSchema } from './deref-schema.ts';
+import { ACCESS_POLICY, httpErrorResult, successResult, thrownErrorResult } from './tool-result.ts';
+import { RISK_ROUTE, RISK_TOOL, TOOLS, type ToolArgs, type ToolSpec } from './tools/tool-table.ts';
+
+export type FrontDoorDeps = {
+  client: GovClient;
+  /** The schema registry's `schemas` map ($id → schema): tool input schemas are inlined from it. */
+  schemas: ReadonlyMap<string, Record<string, unknown>>;
+  /** Scope members used when a call leaves them out (from GOV_TENANT_ID / GOV_WORKSPACE_ID / GOV_PROJECT_ID). */
+  scope?: Partial<ClientScope>;
+  /** Diagnostics (stderr in gov mcp; never stdout, which is the protocol channel). */
+  log?: (line: string) => void;
+  version?: string;
+};
+
+const SCOPE_ARGS = ['tenant_id', 'workspace_id', 'project_id'] as const;
+
+export function instructionsFor(baseUrl: string): string {
+  return [
+    `gov governance API front door. access_policy=${ACCESS_POLICY}: every tool calls the gov HTTP API at ${baseUrl}; nothing is read from local files and there is no local fallback — when the API is unreachable a tool answers an error saying how to start it.`,
+    'Flow: search_tasks first (discovery only, never proof), task_template → task_create, lifecycle_template → task_checkpoint while working, closeout_template → task_closeout to finish. A closeout that fails its gates lists repair_prompt lines: fix every one and call task_closeout again.',
+    'Claims rest on task_timeline (event truth), not on search results. Scope: pass tenant_id, workspace_id and project_id, or rely on the GOV_* defaults of this server.',
+    `${RISK_TOOL} is a target tool: its route (${RISK_ROUTE}) is not served yet, so it evaluates nothing.`,
+  ].join('\n');
+}
+
+export function toolList(schemas: FrontDoorDeps['schemas']): Tool[] {
+  return TOOLS.map((spec) => ({
+    name: spec.name,
+    description: spec.description,
+    inputSchema: derefSchema(schemas, SCHEMA_BASE + spec.schema) as Tool['inputSchema'],
+    annotations: { readOnlyHint: spec.readOnly, destructiveHint: false, idempotentHint: spec.readOnly, openWorldHint: false },
+  }));
+}
+
+export function buildMcpServer(deps: FrontDoorDeps): Server {
+  const tools = toolList(deps.schemas);
+  const known = new Map(tools.map((tool) => [tool.name, new Set(Object.keys(tool.inputSchema.properties ?? {}))]));
+  const specs = new Map(TOOLS.map((spec) => [spec.name, spec]));
+  const server = new Server(
+    { name: 'gov', version: deps.version ?? '0.1.0' },
+    { capabilities: { tools: {} }, instructions: instructionsFor(deps.client.baseUrl) },
+  );
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools }));
+  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+    const spec = specs.get(request.params.name);
+    if (!spec) throw new McpError(ErrorCode.InvalidParams, `Unknown tool ${request.params.name}; tools/list names every tool.`);
+    const args = (request.params.arguments ?? {}) as ToolArgs;
+    try {
+      return await callTool(deps, spec, known.get(spec.name)!, args);
+    } catch (err) {
+      if (!(err instanceof AppError)) deps.log?.(`gov mcp: ${spec.name} failed: ${(err as Error)?.stack ?? String(err)}`);
+      return thrownErrorResult(spec.name, err);
+    }
+  });
+  return server;
+}
+
+async function callTool(deps: FrontDoorDeps, spec: ToolSpec, known: Set<string>, given: ToolArgs): Promise<CallToolResult> {
+  const { options, rest } = splitScope(deps.scope ?? {}, given);
+  for (const name of spec.path) {
+    if (typeof rest[name] !== 'string' || rest[name] === '') {
+      throw new AppError('invalid_argument', `The argument ${name} is required and must be a string (the {${name}} of the route path).`);
+    }
+  }
+  if (!spec.body) {
+    const unknown = Object.keys(rest).filter((name) => !known.has(name));
+    if (unknown.length > 0) throw new AppError('unknown_argument', `${spec.name} takes no argument ${unknown.join(', ')}.`);
+  }
+  const res = await spec.call(deps.client, rest, options);
+  if (spec.name === RISK_TOOL && isMissingRoute(res.status, res.body)) return targetRouteResult(res.status, res.body);
+  if (res.status >= 400) return httpErrorResult(spec.name, res);
+  if (spec.name === 'service_health') {
+    const lead = `access_policy=${ACCESS_POLICY}: gov mcp calls the API at ${deps.client.baseUrl} and nothing else.`;
+    return successResult(res, { access_policy: ACCESS_POLICY, base_url: deps.client.baseUrl }, lead);
+  }
+  return successResult(res);
+}
+
+/** Scope arguments become headers (over the defaults); everything else stays an argument. */
+function splitScope(defaults: Partial<ClientScope>, given: ToolArgs): { options: CallOptions; rest: ToolArgs } {
+  const scope: Partial<ClientScope> = { ...defaults };
+  const rest: ToolArgs = {};
+  for (const [name, value] of Object.entries(given)) {
+    if ((SCOPE_ARGS as readonly string[]).includes(name)) {
+      if (typeof value !== 'string') throw new AppError('invalid_argument', `The argument ${name} must be a string id.`);
+      scope[name as keyof ClientScope] = value;
+    } else rest[name] = value;
+  }
+  return { options: { scope }, rest };
+}
+
+function isMissingRoute(status: number, body: unknown): boolean {
+  const code = (body as { code?: unknown } | null)?.code;
+  return status === 405 || (status === 404 && (code === 'route_not_found' || typeof code !== 'string'));
+}
+
+function targetRouteResult(status: number, body: unknown): CallToolResult {
+  const message = `${RISK_TOOL} is a target tool: its route ${RISK_ROUTE} is a target route (contract only) that is not available in this preview yet — the API answered ${status}. Nothing was evaluated or recorded, so do not report any risk level as evaluated. Record the risk inputs in a task_checkpoint if they matter, and call this tool again once service_health lists the route as live.`;
+  const structured = { status, body, error: { code: 'target_route_unavailable', message } };
+  return { isError: true, content: [{ type: 'text', text: `${message}\n\n${JSON.stringify(structured, null, 2)}` }], structuredContent: structured };
+}
