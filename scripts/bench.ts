@@ -3,7 +3,7 @@
 // every figure to bench/results/<ISO time>.json. Usage: npm run bench [-- --only appends,search] [-- --keep]
 // Sections are listed below; a new one is a module in scripts/bench/sections/ exporting a Section.
 import { mkdtempSync, rmSync, statfsSync } from 'node:fs';
-import { cpus, tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ROOT } from './bench/processes.ts';
 import { renderTable, rowsForJson, summarize, writeResults, type SectionResult } from './bench/report.ts';
@@ -49,6 +49,9 @@ async function main(): Promise<number> {
   const clock = performance.now();
   const progress = (m: string) => process.stderr.write(`[${((performance.now() - clock) / 1000).toFixed(1).padStart(6)}s] ${m}\n`);
   progress(`work dir ${workDir}${keep ? ' (kept)' : ''}`);
+  const loadBefore = loadavg()[0]!;
+  // The figures assume an otherwise idle machine; say so when it is not (other test runs, builds).
+  if (loadBefore > 0.5 * cpus().length) progress(`warning: the 1-minute load average is ${loadBefore.toFixed(2)} on ${cpus().length} cores; figures will be low and noisy`);
   const ctx = createContext(workDir, progress);
   const results: SectionResult[] = [];
   for (const section of SECTIONS.filter((s) => only === null || only.has(s.name))) {
@@ -68,10 +71,11 @@ async function main(): Promise<number> {
     started_at: startedAt.toISOString(),
     duration_s: (performance.now() - clock) / 1000,
     machine: { node: process.version, platform: process.platform, arch: process.arch, cpus: cpu.length, cpu_model: cpu[0]?.model ?? 'unknown', work_dir_fs_magic: `0x${fsType.toString(16)}` },
+    load_average_1m: { before: loadBefore, after: loadavg()[0]! },
     summary,
     sections: results.map((s) => ({ ...s, rows: rowsForJson(s.rows) })),
   });
-  process.stdout.write(`${renderTable(results)}\n\n${summary.pass} pass, ${summary.miss} miss${summary.errors ? `, ${summary.errors} section(s) failed` : ''}; total ${((performance.now() - clock) / 1000).toFixed(1)} s\n`);
+  process.stdout.write(`${renderTable(results)}\n\n${summary.pass} pass, ${summary.miss} miss${summary.errors ? `, ${summary.errors} section(s) failed` : ''}; total ${((performance.now() - clock) / 1000).toFixed(1)} s; load average ${loadBefore.toFixed(2)} before, ${loadavg()[0]!.toFixed(2)} after\n`);
   progress(`wrote ${path}`);
   // A missed target is a finding, not a failure of the bench; a section that could not run is.
   return summary.errors > 0 ? 1 : 0;

@@ -94,9 +94,10 @@ export async function openServiceDeps(options: ServiceDepsOptions): Promise<Serv
   };
 }
 
-export function appDepsOf(service: ServiceDeps, extra: { tokens: Tokens; port: () => number; access?: (line: string) => void; logError?: (err: unknown, requestId: string) => void }): AppDeps {
+export function appDepsOf(service: ServiceDeps, extra: { tokens: Tokens; port: () => number; config?: PreviewConfig; access?: (line: string) => void; logError?: (err: unknown, requestId: string) => void }): AppDeps {
   return {
     ...service,
+    config: extra.config ?? structuredClone(DEFAULT_CONFIG),
     tokens: extra.tokens,
     port: extra.port,
     startedAt: service.clock(),

@@ -111,6 +111,18 @@ export function runNode(args: string[], timeoutMs = 120_000): Promise<{ code: nu
   });
 }
 
+/** CPU seconds (user + system) a process has used so far, from /proc; null where there is no /proc. */
+export function cpuSeconds(pid: number): number | null {
+  try {
+    // Fields after the command name (which may hold spaces, so split after its closing paren).
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    // utime and stime are fields 14 and 15 of stat, in USER_HZ ticks (100 per second on Linux).
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return null;
+  }
+}
+
 function tail(path: string): string {
   try {
     return readFileSync(path, 'utf8').slice(-2000);

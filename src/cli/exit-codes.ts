@@ -6,6 +6,7 @@ const EXIT: Record<string, 2 | 3> = {
   usage_error: 2,
   bad_input_file: 2,
   forge_data_invalid: 2,
+  unrecognised_subject: 2,
   data_dir_locked: 3,
   cannot_bind: 3,
   store_corrupt: 3,

@@ -1,8 +1,12 @@
 // Every `gov` command with its description, options and an example. A command computes a result;
 // render.ts prints it; only main.ts turns the outcome into an exit code.
 import { Command } from 'commander';
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { mcpServe } from './commands/mcp.ts';
 import { previewStart, previewStatus, previewStop } from './commands/preview.ts';
+import { smokeCommand } from './commands/smoke.ts';
+import { quotaEvalExitCode, renderQuotaEval, runQuotaEval } from './commands/quota-eval.ts';
 import { packetVerify } from './commands/packet-verify.ts';
 import { eventsVerify, storeRebuildIndex } from './commands/store.ts';
 import type { CliIo, CommandResult } from './io.ts';
@@ -105,6 +109,42 @@ export function createProgram(io: CliIo, state: ProgramState): Command {
     .action(async (opts) => {
       state.exitCode = await mcpServe(opts, io);
     });
+
+  program
+    .command('quota')
+    .description('forge quota tools')
+    .command('eval')
+    .description('dry-run the forge quota engine: per owner, overall standing and standing per subject with the deciding group, rule, sum and limit; exit 1 when any owner is over quota')
+    .requiredOption('--groups <file>', 'POLICY.json: rules, groups, assignments, default_groups, default_total (the admin API\'s shapes)')
+    .requiredOption('--usage <file>', 'USAGE.json: a forge data set, or {"<owner>": <used>} in Forgejo\'s used shape')
+    .option('--user <name>', 'evaluate only this user (case-insensitive; zero usage when absent from USAGE.json)')
+    .option('--subject <subject>', 'evaluate only this subject, as /user/quota/check does (e.g. size:git:lfs)')
+    .option('--default-groups <a,b>', 'default group names, comma-separated (replaces the policy\'s and app.ini\'s)', (v: string) => v.split(','))
+    .option('--app-ini <file>', 'a Forgejo app.ini: [quota] ENABLED, DEFAULT_GROUPS, [quota.default] TOTAL replace the policy\'s settings')
+    .option('--json', 'print the result as one JSON document')
+    .addHelpText('after', examples(
+      'gov quota eval --groups fixtures/quota/policy.json --usage fixtures/quota/usage.json',
+      'gov quota eval --groups policy.json --usage forge.json --user alice --subject size:git:lfs --json',
+      'gov quota eval --groups policy.json --usage usage.json --app-ini /etc/forgejo/app.ini',
+    ))
+    .action((opts) => {
+      const result = runQuotaEval(opts, (path) => readFileSync(resolve(io.cwd, path), 'utf8'));
+      finish({ exitCode: quotaEvalExitCode(result), json: result, text: renderQuotaEval(result) }, opts.json);
+    });
+
+  program
+    .command('smoke')
+    .description('run the smoke suite: a happy-path call per listed route (body validated against the server\'s own /openapi.json), negative calls, quota evaluation cases; starts a throw-away preview unless --base-url is given; exit 1 on any failure')
+    .option('--base-url <url>', 'smoke a running server instead of a throw-away preview')
+    .option('--token-file <file>', 'its run.json (both tokens), or a file holding only the customer token (operator checks are then skipped)')
+    .option('--grep <pattern>', 'run only the checks whose name matches this regular expression (case-insensitive)')
+    .option('--json', 'print one report {passed, failed, skipped, checks:[{name, route, status, detail}]}')
+    .addHelpText('after', examples(
+      'gov smoke',
+      'gov smoke --base-url http://127.0.0.1:7337 --token-file .gov-preview/run.json',
+      'gov smoke --grep "tasks|search" --json',
+    ))
+    .action(async (opts) => finish(await smokeCommand(opts, io), opts.json));
 
   return program;
 }

@@ -28,7 +28,7 @@ export function instructionsFor(baseUrl: string): string {
     `gov governance API front door. access_policy=${ACCESS_POLICY}: every tool calls the gov HTTP API at ${baseUrl}; nothing is read from local files and there is no local fallback — when the API is unreachable a tool answers an error saying how to start it.`,
     'Flow: search_tasks first (discovery only, never proof), task_template → task_create, lifecycle_template → task_checkpoint while working, closeout_template → task_closeout to finish. A closeout that fails its gates lists repair_prompt lines: fix every one and call task_closeout again.',
     'Claims rest on task_timeline (event truth), not on search results. Scope: pass tenant_id, workspace_id and project_id, or rely on the GOV_* defaults of this server.',
-    `${RISK_TOOL} is a target tool: its route (${RISK_ROUTE}) is not served yet, so it evaluates nothing.`,
+    `${RISK_TOOL} is a target tool: its route (${RISK_ROUTE}) is a target route; while the API does not serve it, the tool answers an error and evaluates nothing.`,
   ].join('\n');
 }
 

@@ -46,6 +46,8 @@ export async function serveStdio(server: Server, streams: StdioStreams): Promise
     streams.stdin.once('end', () => stop(false));
     streams.stdin.once('close', () => stop(false));
     server.onclose = () => stop(true);
+    // The client went away mid-write (EPIPE): nobody is left to answer, so stop instead of crashing.
+    streams.stdout.once('error', () => stop(true));
     // A signal does not wait for calls in flight: the client asked us to go.
     streams.onStopSignal?.(() => stop(true));
   });

@@ -2,6 +2,7 @@
 // rules, then one module per resource. onError and notFound live here only, so every failure goes
 // through the one problem table.
 import { Hono } from 'hono';
+import type { PreviewConfig } from '../deps.ts';
 import { AppError } from '../errors.ts';
 import type { ServiceDeps } from '../service/deps.ts';
 import type { AppEnv } from './env.ts';
@@ -9,9 +10,11 @@ import { requireAuth, requireCustomerWrite, type Tokens } from './middleware/aut
 import { loopbackGuard } from './middleware/loopback-guard.ts';
 import { requestContext } from './middleware/request-context.ts';
 import { problemResponse } from './problem.ts';
+import { QUOTA_ROUTES, quotaRoutes } from './quota-route-table.ts';
 import { GOVERNANCE_ROUTES, type RouteSpec } from './route-table.ts';
 import { eventRoutes, eventsPreflight } from './routes/events.ts';
 import { healthRoutes } from './routes/health.ts';
+import { openApiRoutes } from './routes/openapi.ts';
 import { proofRoutes } from './routes/proofs.ts';
 import { searchRoutes } from './routes/search.ts';
 import { taskReadRoutes } from './routes/tasks-read.ts';
@@ -26,13 +29,14 @@ export type AppDeps = ServiceDeps & {
   newRequestId: () => string;
   access: (line: string) => void;
   logError: (err: unknown, requestId: string) => void;
+  config: PreviewConfig;
 };
 
 /** POSTs that compute an answer and write nothing: not customer writes, so either token may call them. */
 const READ_ONLY_POSTS = ['/v1/templates/validate', '/v1/signatures/verify'];
 
 export function routeTable(): RouteSpec[] {
-  return [...GOVERNANCE_ROUTES];
+  return [...GOVERNANCE_ROUTES, ...QUOTA_ROUTES];
 }
 
 export function createApp(deps: AppDeps): Hono<AppEnv> {
@@ -42,6 +46,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.use('*', requestContext(deps.newRequestId, deps.access));
   app.use('*', loopbackGuard(deps.port));
   app.route('/', healthRoutes({ ...deps, routes }));
+  app.route('/', openApiRoutes({ ...deps, routes }));
   app.route('/', eventsPreflight());
 
   app.use('/v1/*', requireAuth(deps.tokens));
@@ -53,6 +58,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.route('/', taskReadRoutes(deps));
   app.route('/', searchRoutes(deps));
   app.route('/', proofRoutes(deps));
+  app.route('/', quotaRoutes(deps));
 
   app.notFound((c) => problemResponse(c, new AppError('route_not_found', `There is no route ${c.req.method} ${c.req.path}; GET /health lists every route.`)));
   app.onError((err, c) => {

@@ -2,6 +2,7 @@
 // missing content type is a 415 and not a silent {}), the scope headers, and the Idempotency-Key.
 import type { Context } from 'hono';
 import type { Scope } from '../domain/event.ts';
+import { QUOTA_SCOPE } from '../domain/quota/quota-events.ts';
 import { AppError } from '../errors.ts';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -58,6 +59,10 @@ export function readScope(c: Context): Scope {
       throw new AppError('invalid_scope', `${header} must be an id: 2–128 characters of letters, digits, _ . : - starting with a letter or digit.`, { details: [{ pointer: `/headers/${header}`, detail: 'not an id' }] });
     }
     scope[key] = value;
+  }
+  // The forge quota state lives in its own instance-wide scope; no customer may read or write it.
+  if (scope.tenant_id === QUOTA_SCOPE.tenant_id) {
+    throw new AppError('invalid_scope', `The tenant id ${QUOTA_SCOPE.tenant_id} is reserved for the forge quota data; use another X-Tenant-Id.`, { details: [{ pointer: '/headers/X-Tenant-Id', detail: 'reserved' }] });
   }
   return scope as Scope;
 }

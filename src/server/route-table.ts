@@ -22,6 +22,7 @@ const P = 'api/problem.json';
 
 export const GOVERNANCE_ROUTES: RouteSpec[] = [
   { method: 'GET', path: '/health', status: 'live', access: 'public', scoped: false, summary: 'Sanitized health; detail with the operator token.', responses: { 200: 'api/health.json' } },
+  { method: 'GET', path: '/openapi.json', status: 'preview', access: 'public', scoped: false, summary: 'This OpenAPI 3.1 document, generated from the route table and schemas/.', responses: { 200: 'api/openapi.json' } },
   { method: 'OPTIONS', path: '/v1/events', status: 'preview', access: 'public', scoped: false, summary: 'Bodyless loopback CORS preflight.', responses: { 204: null, 403: P } },
   { method: 'POST', path: '/v1/events', status: 'live', access: 'write', scoped: true, summary: 'Adapter-only raw event write (Idempotency-Key required).', request: 'api/event-request.json', responses: { 201: 'api/event-response.json', 200: 'api/event-response.json', 400: P, 401: P, 403: P, 404: P, 409: P, 413: P, 415: P, 422: P } },
   { method: 'GET', path: '/v1/templates', status: 'live', access: 'read', scoped: false, summary: 'List smart templates.', responses: { 200: 'api/template-list.json', 401: P } },

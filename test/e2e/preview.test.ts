@@ -27,7 +27,8 @@ t.test('start on port 0, health, a write, status, stop', async (t) => {
   t.equal(res.status, 201);
   const status = await runGov(['preview', 'status', '--data-dir', dir, '--json']);
   t.equal(status.code, 0);
-  t.match(JSON.parse(status.stdout), { running: true, pid: p.pid, health: { detail: { event_count: 1 } } });
+  // A fresh preview records the forge data set it loads (fixtures/forge/default.json), then our write.
+  t.match(JSON.parse(status.stdout), { running: true, pid: p.pid, health: { detail: { event_count: 2 } } });
   const stop = await runGov(['preview', 'stop', '--data-dir', dir]);
   t.equal(stop.code, 0, stop.stderr);
   t.same(await p.exited, { code: 0, signal: null });
@@ -37,7 +38,7 @@ t.test('start on port 0, health, a write, status, stop', async (t) => {
   t.notMatch(p.stderr() + p.stdout(), new RegExp(p.tokens.customer), 'no token is ever printed');
   const verify = await runGov(['events', 'verify', '--data-dir', dir, '--json']);
   t.equal(verify.code, 0);
-  t.match(JSON.parse(verify.stdout), { ok: true, event_count: 1, index: { status: 'agrees' } });
+  t.match(JSON.parse(verify.stdout), { ok: true, event_count: 2, index: { status: 'agrees' } });
   const notRunning = await runGov(['preview', 'status', '--data-dir', dir]);
   t.equal(notRunning.code, 1);
 });
@@ -115,7 +116,7 @@ t.test('idempotency keys survive a restart and an index rebuild', async (t) => {
   await first.exited;
   const rebuild = await runGov(['store', 'rebuild-index', '--data-dir', dir, '--json']);
   t.equal(rebuild.code, 0);
-  t.match(JSON.parse(rebuild.stdout), { rebuilt: true, events: 1 });
+  t.match(JSON.parse(rebuild.stdout), { rebuilt: true, events: 2 });
   const second = await startPreview(dir);
   t.teardown(() => second.child.kill('SIGKILL'));
   const replay = await post(second, note('kept across restarts'), 'durable-key');

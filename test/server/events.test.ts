@@ -96,6 +96,7 @@ t.test('request rules: every failure has its status and code, and writes nothing
     ['too large', { body: { ...ok, payload: { blob: 'x'.repeat(1024 * 1024) } }, idempotencyKey: 'a' }, 413, 'payload_too_large'],
     ['no scope', { body: ok, scope: null, idempotencyKey: 'a' }, 400, 'scope_required'],
     ['invalid scope', { body: ok, scope: { ...SCOPE_A, tenant_id: '-bad' }, idempotencyKey: 'a' }, 400, 'invalid_scope'],
+    ['reserved forge tenant', { body: { ...ok, tenant_id: 'forge' }, scope: { ...SCOPE_A, tenant_id: 'forge' }, idempotencyKey: 'a' }, 400, 'invalid_scope'],
     ['no idempotency key', { body: ok }, 400, 'idempotency_key_required'],
     ['operator transport', { body: ok, token: 'operator', idempotencyKey: 'a' }, 403, 'operator_transport_rejected'],
     ['scope mismatch', { body: { ...ok, tenant_id: 'tenant-b' }, idempotencyKey: 'a' }, 403, 'scope_mismatch'],

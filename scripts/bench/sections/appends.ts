@@ -3,7 +3,8 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { httpClient, runLoad, type HttpClient, type LoadResult, type Send } from '../http-load.ts';
-import { startNoopServer, startPreview, type ServerProcess } from '../processes.ts';
+import { measureFdatasync } from '../disk-floor.ts';
+import { cpuSeconds, startNoopServer, startPreview, type ServerProcess } from '../processes.ts';
 import type { BenchContext, Row, Section } from '../section.ts';
 
 export const BENCH_SCOPE = { tenant_id: 'bench-tenant', workspace_id: 'bench-ws', project_id: 'bench-proj' };
@@ -36,10 +37,17 @@ function eventRequest(server: ServerProcess, keyPrefix: string): (i: number) => 
   });
 }
 
-async function level(client: HttpClient, server: ServerProcess, concurrency: number, runId: string): Promise<LoadResult> {
+type LevelResult = LoadResult & { serverCpuUsPerRequest: number };
+
+async function level(client: HttpClient, server: ServerProcess, concurrency: number, runId: string): Promise<LevelResult> {
   // Warm-up opens the keep-alive sockets and lets V8 optimise the hot path before the clock runs.
   await runLoad(client, { concurrency, durationMs: DURATION_MS, maxRequests: WARMUP_REQUESTS, request: eventRequest(server, `${runId}-w${concurrency}`), okStatus: 201 });
-  return runLoad(client, { concurrency, durationMs: DURATION_MS, maxRequests: MAX_REQUESTS, request: eventRequest(server, `${runId}-c${concurrency}`), okStatus: 201 });
+  const cpuBefore = cpuSeconds(server.pid);
+  const result = await runLoad(client, { concurrency, durationMs: DURATION_MS, maxRequests: MAX_REQUESTS, request: eventRequest(server, `${runId}-c${concurrency}`), okStatus: 201 });
+  const cpuAfter = cpuSeconds(server.pid);
+  // The server's own CPU per request tells a CPU-bound server from one waiting on the disk or the client.
+  const serverCpuUsPerRequest = cpuBefore === null || cpuAfter === null ? Number.NaN : (1e6 * (cpuAfter - cpuBefore)) / result.requests;
+  return { ...result, serverCpuUsPerRequest };
 }
 
 export const appendsSection: Section = {
@@ -47,12 +55,16 @@ export const appendsSection: Section = {
   describe: 'durable POST /v1/events vs a no-op POST, concurrency 1/16/64',
   async run(ctx: BenchContext): Promise<Row[]> {
     const dataDir = ctx.newDir('appends');
+    ctx.progress('appends: disk floor (write + fdatasync)');
+    const disk = measureFdatasync(dataDir);
     const runId = randomBytes(6).toString('hex');
     const preview = await startPreview(dataDir, join(dataDir, '..', 'appends-preview.log'));
     const noop = await startNoopServer(join(dataDir, '..', 'appends-noop.log'));
     const durableClient = httpClient(preview.baseUrl);
     const noopClient = httpClient(noop.baseUrl);
-    const rows: Row[] = [];
+    const rows: Row[] = [
+      { id: 'appends.disk_fdatasync.p50', figure: 'disk floor: 400-byte write + fdatasync, p50', value: disk.p50Ms, unit: 'ms', extra: { p99_ms: disk.p99Ms } },
+    ];
     let errors = 0;
     try {
       for (const concurrency of LEVELS) {
@@ -73,6 +85,7 @@ export const appendsSection: Section = {
           },
           { id: `appends.${c}.p50`, figure: `durable append p50, concurrency ${concurrency}`, value: durable.p50Ms, unit: 'ms', extra: { baseline_p50_ms: base.p50Ms } },
           { id: `appends.${c}.p99`, figure: `durable append p99, concurrency ${concurrency}`, value: durable.p99Ms, unit: 'ms', target: { op: '<', value: 25, text: '< 25 ms' }, extra: { baseline_p99_ms: base.p99Ms } },
+          { id: `appends.${c}.server_cpu`, figure: `preview CPU per append (no-op: ${Math.round(base.serverCpuUsPerRequest)} µs), concurrency ${concurrency}`, value: durable.serverCpuUsPerRequest, unit: 'µs', extra: { baseline_us: base.serverCpuUsPerRequest } },
         );
       }
       // Every acknowledged append must be in the log: a benchmark of lost writes is worthless.

@@ -3,7 +3,9 @@
 import { createAdaptorServer } from '@hono/node-server';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
-import { appDepsOf, defaultDataDir, newTokens, openServiceDeps, readConfigFile } from '../../deps.ts';
+import { resolve } from 'node:path';
+import { appDepsOf, defaultDataDir, newTokens, openServiceDeps, readConfigFile, schemaRegistry } from '../../deps.ts';
+import { ensureForgeData, readForgeDataFile } from '../../service/quota/forge-data.ts';
 import { AppError } from '../../errors.ts';
 import { createApp } from '../../server/create-app.ts';
 import type { CliIo, CommandResult } from '../io.ts';
@@ -31,12 +33,20 @@ export async function previewStart(options: StartOptions, io: CliIo): Promise<Co
   const port = parsePort(options.port);
   const host = parseHost(options.host);
   const dataDir = options.dataDir ? defaultDataDir({ GOV_DATA_DIR: options.dataDir }, io.cwd) : defaultDataDir(io.env, io.cwd);
-  readConfigFile(options.config); // validated now; quota settings are used by the quota routes
+  // Both files are checked before the data dir is locked, so a bad file exits 2 and holds nothing.
+  const config = readConfigFile(options.config === undefined ? undefined : resolve(io.cwd, options.config));
+  const forgeData = options.forgeData === undefined ? null : readForgeDataFile(resolve(io.cwd, options.forgeData), schemaRegistry());
   const service = await openServiceDeps({ dataDir, warn: (m) => io.stderr(`warning: ${m}\n`) });
+  try {
+    await ensureForgeData(service, forgeData);
+  } catch (err) {
+    await service.store.close();
+    throw err;
+  }
   const tokens = newTokens();
   let boundPort = port;
   const access = (line: string) => (options.json ? io.stderr : io.stdout)(`${line}\n`);
-  const app = createApp(appDepsOf(service, { tokens, port: () => boundPort, access }));
+  const app = createApp(appDepsOf(service, { tokens, port: () => boundPort, access, config }));
   const server = createAdaptorServer({ fetch: app.fetch }) as Server;
   try {
     await new Promise<void>((resolve, reject) => {

@@ -1,0 +1,63 @@
+// `gov smoke` (contract section 12): the smoke suite against a throw-away preview (no flags) or a
+// running server (--base-url/--token-file). One line per check, the closing line "N passed, N
+// failed", a progress line on stderr when it is a terminal; exit 1 when anything failed.
+import { randomBytes } from 'node:crypto';
+import { AppError } from '../../errors.ts';
+import type { SmokeReport } from '../../smoke/check.ts';
+import type { SmokeTarget } from '../../smoke/context.ts';
+import { runSmoke } from '../../smoke/runner.ts';
+import { readSmokeTokenFile, startThrowawayPreview, type ThrowawayPreview } from '../../smoke/target.ts';
+import type { CliIo, CommandResult } from '../io.ts';
+
+export type SmokeOptions = { baseUrl?: string; tokenFile?: string; json?: boolean; grep?: string };
+
+export async function smokeCommand(options: SmokeOptions, io: CliIo): Promise<CommandResult> {
+  const grep = parseGrep(options.grep);
+  let preview: ThrowawayPreview | null = null;
+  let target: SmokeTarget;
+  if (options.baseUrl !== undefined || options.tokenFile !== undefined) {
+    if (options.tokenFile === undefined) throw new AppError('usage_error', '--base-url needs --token-file: give the server\'s run.json (both tokens) or a file holding its customer token.');
+    const file = readSmokeTokenFile(options.tokenFile);
+    const baseUrl = options.baseUrl ?? file.baseUrl;
+    if (!baseUrl) throw new AppError('usage_error', `The token file ${options.tokenFile} names no base URL; pass --base-url URL too.`);
+    if (!/^https?:\/\//.test(baseUrl)) throw new AppError('usage_error', `--base-url must be an http:// URL such as http://127.0.0.1:7337, not ${baseUrl}.`);
+    target = { baseUrl, ...file.target };
+  } else {
+    preview = await startThrowawayPreview();
+    target = preview.target;
+  }
+
+  let interrupted = false;
+  io.onStopSignal(() => {
+    interrupted = true;
+  });
+  const progress = io.isTty ? (done: number, total: number, name: string) => io.stderr(`\r\x1b[K[${done + 1}/${total}] ${name.slice(0, 100)}`) : undefined;
+  let report: SmokeReport;
+  try {
+    report = await runSmoke(target, { runId: randomBytes(4).toString('hex'), ...(grep ? { grep } : {}), ...(progress ? { progress } : {}), interrupted: () => interrupted });
+  } finally {
+    if (progress) io.stderr('\r\x1b[K');
+    await preview?.stop();
+  }
+  // An interrupted run did not check everything, so it cannot pass.
+  return { exitCode: report.failed > 0 || interrupted ? 1 : 0, json: report, text: renderSmoke(report) };
+}
+
+function parseGrep(pattern: string | undefined): RegExp | undefined {
+  if (pattern === undefined) return undefined;
+  try {
+    return new RegExp(pattern, 'i');
+  } catch (err) {
+    throw new AppError('usage_error', `--grep ${JSON.stringify(pattern)} is not a valid regular expression (${(err as Error).message}).`);
+  }
+}
+
+/** ✓ name; ✗ name — detail; skipped checks with their reason; then exactly "N passed, N failed". */
+export function renderSmoke(report: SmokeReport): string {
+  const lines = report.checks.map((c) =>
+    c.status === 'passed' ? `✓ ${c.name}` : c.status === 'failed' ? `✗ ${c.name} — ${c.detail}` : `- ${c.name} — skipped: ${c.detail}`,
+  );
+  if (report.skipped > 0) lines.push(`(${report.skipped} skipped)`);
+  lines.push(`${report.passed} passed, ${report.failed} failed`);
+  return `${lines.join('\n')}\n`;
+}

@@ -1,0 +1,85 @@
+// The preview's forge data set (QUOTA.md section 4): checked (schema, then references), replaced by
+// the operator as one forge.data.replaced event, and loaded at start from --forge-data FILE or, on
+// a store that has none yet, from fixtures/forge/default.json.
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { canonicalJson, type Json } from '../../domain/canonical-json.ts';
+import { parseJsonInput } from '../../domain/quota/json-input.ts';
+import { quotaEvent, QUOTA_KINDS, type ForgeDataSource } from '../../domain/quota/quota-events.ts';
+import { validateForgeData, type ForgeData } from '../../domain/quota/usage.ts';
+import { AppError, isAppError } from '../../errors.ts';
+import type { SchemaRegistry } from '../../schema-registry.ts';
+import type { ServiceDeps } from '../deps.ts';
+import { quotaContext, type QuotaContext } from './quota-context.ts';
+
+export const DEFAULT_FORGE_DATA_PATH = fileURLToPath(new URL('../../../fixtures/forge/default.json', import.meta.url));
+const SCHEMA = 'quota/forge-data.json';
+
+/** A data set sent to PUT /admin/forge/data: a bad shape or an unknown reference is a 400 naming it. */
+export function checkForgeData(registry: SchemaRegistry, body: unknown): ForgeData {
+  const problems = registry.validate(SCHEMA, body);
+  if (problems.length > 0) {
+    const first = problems[0]!;
+    throw new AppError('forge_data_invalid', `The forge data is not valid: ${first.pointer || '(root)'} ${first.detail}. Fix it and send the whole data set again.`, { details: problems });
+  }
+  validateForgeData(body as ForgeData);
+  return body as ForgeData;
+}
+
+/** A forge data file: any problem is AppError `bad_input_file` naming the file, pointer and line. */
+export function parseForgeDataText(text: string, fileName: string, registry: SchemaRegistry): ForgeData {
+  const input = parseJsonInput(text, fileName);
+  try {
+    return checkForgeData(registry, input.value);
+  } catch (err) {
+    const first = isAppError(err) ? err.details?.[0] : undefined;
+    if (first === undefined) throw err;
+    return input.fail(first.pointer, first.detail);
+  }
+}
+
+export function readForgeDataFile(path: string, registry: SchemaRegistry): ForgeData {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    const why = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
+    throw new AppError('bad_input_file', `${path}: cannot be read (${why}). Check the --forge-data path and start again.`, { cause: err, extra: { file: path } });
+  }
+  return parseForgeDataText(text, path, registry);
+}
+
+/** Replaces the whole data set; memberships and rules are kept (they name users, not rows). */
+export async function replaceForgeData(ctx: QuotaContext, body: unknown, source: ForgeDataSource = 'api'): Promise<void> {
+  const data = checkForgeData(ctx.deps.registry, body);
+  await ctx.lock(async () => {
+    await ctx.append([quotaEvent(QUOTA_KINDS.forgeDataReplaced, { data, source })]);
+  });
+}
+
+export type EnsureOutcome = 'loaded_file' | 'unchanged' | 'loaded_fixture' | 'kept';
+
+/**
+ * At preview start: a data set given with --forge-data is recorded unless the store already holds
+ * exactly that data; without one, a store that has no forge data yet gets the bundled fixture.
+ */
+export async function ensureForgeData(
+  deps: ServiceDeps,
+  data: ForgeData | null,
+  loadDefault: () => ForgeData = () => readForgeDataFile(DEFAULT_FORGE_DATA_PATH, deps.registry),
+): Promise<EnsureOutcome> {
+  // The configuration does not matter for loading data; evaluation is not involved here.
+  const ctx = quotaContext(deps, { enabled: true, default_groups: [], default_total: -1 });
+  return ctx.lock(async () => {
+    const current = ctx.q.forgeData();
+    if (data !== null) {
+      const checked = checkForgeData(deps.registry, data);
+      if (current !== null && canonicalJson(current.data as Json) === canonicalJson(checked as Json)) return 'unchanged';
+      await ctx.append([quotaEvent(QUOTA_KINDS.forgeDataReplaced, { data: checked, source: 'file' })]);
+      return 'loaded_file';
+    }
+    if (current !== null) return 'kept';
+    await ctx.append([quotaEvent(QUOTA_KINDS.forgeDataReplaced, { data: checkForgeData(deps.registry, loadDefault()), source: 'fixture' })]);
+    return 'loaded_fixture';
+  });
+}

@@ -1,0 +1,91 @@
+// Claim boundaries, Proof Packets, receipts, attestations, verification and keys (contract
+// sections 8 and 9), over the smoke task and its evidence, plus the cross-scope confusion guard.
+import { check, happy, negative, type SmokeCheck } from './check.ts';
+import { smokeTaskId } from './checks-tasks.ts';
+import type { SmokeCtx } from './context.ts';
+
+const EVALUATE = 'POST /v1/claim-boundaries/evaluate';
+const PACKETS = 'POST /v1/proof-packets';
+const PACKET = 'GET /v1/proof-packets/{packet_id}';
+const MANIFEST = 'GET /v1/proof-packets/{packet_id}/redaction-manifest';
+const ATTESTATION = 'GET /v1/proof-packets/{packet_id}/attestation';
+const RECEIPT = 'GET /v1/receipts/{receipt_id}';
+const VERIFY = 'POST /v1/signatures/verify';
+const KEYS = 'GET /v1/keys';
+
+export function proofChecks(): SmokeCheck[] {
+  let packet: Record<string, any> | null = null;
+  const needs = ['POST /v1/tasks', 'POST /v1/tasks/{task_id}/checkpoints'];
+  const afterPacket = [...needs, PACKETS];
+  const claims = (ctx: SmokeCtx) => [
+    { claim: 'The smoke checkpoint was written through the API.', evidence: [`smoke-${ctx.runId}`] },
+    { claim: 'We make no statement about production systems.', kind: 'non_claim' },
+  ];
+  const otherWorkspace = (ctx: SmokeCtx) => ({ ...ctx.scopeA, workspace_id: 'ws-smoke-other' });
+  return [
+    happy('proofs: POST /v1/claim-boundaries/evaluate classifies claims', EVALUATE, async (ctx) => {
+      const body = ctx.expect(await ctx.call(EVALUATE, { body: { task_ids: [smokeTaskId(ctx)], claims: claims(ctx) } }), 200);
+      const got = (body.results as { confidence: string }[]).map((r) => r.confidence);
+      check(got[0] === 'verified' && got[1] === 'not_claimed', `confidences ${got.join(', ')}, expected verified, not_claimed`);
+      check(body.engine_version === 'cb-1', `engine ${body.engine_version}`);
+    }, { needs }),
+    negative('proofs: claim evaluation with an unknown member is 422', EVALUATE, async (ctx) => {
+      ctx.expect(await ctx.call(EVALUATE, { body: { task_ids: [smokeTaskId(ctx)], claims: claims(ctx), colour: 'red' } }), 422, { code: 'validation_failed' });
+    }),
+    negative('proofs: claims about a task of another workspace are 404 not_found_in_scope', EVALUATE, async (ctx) => {
+      const res = await ctx.call(EVALUATE, { scope: otherWorkspace(ctx), body: { task_ids: [smokeTaskId(ctx)], claims: claims(ctx) } });
+      ctx.expect(res, 404, { code: 'not_found_in_scope' });
+    }, { needs }),
+    happy('proofs: POST /v1/proof-packets assembles a signed and receipted packet', PACKETS, async (ctx) => {
+      const body = ctx.expect(await ctx.call(PACKETS, { body: { task_ids: [smokeTaskId(ctx)], integrity_class: 'signed_and_receipted', claims: claims(ctx) } }), 201);
+      check(typeof body.receipt_id === 'string', 'no receipt_id');
+      packet = body;
+      ctx.samples.set('proof-packets', body.packet_id);
+      ctx.samples.set('receipts', body.receipt_id);
+    }, { needs, always: true }),
+    negative('proofs: a packet request with an unknown member is 422', PACKETS, async (ctx) => {
+      ctx.expect(await ctx.call(PACKETS, { body: { task_ids: [smokeTaskId(ctx)], colour: 'red' } }), 422, { code: 'validation_failed' });
+    }),
+    negative('proofs: a packet naming a task of another workspace is 404 not_found_in_scope', PACKETS, async (ctx) => {
+      ctx.expect(await ctx.call(PACKETS, { scope: otherWorkspace(ctx), body: { task_ids: [smokeTaskId(ctx)] } }), 404, { code: 'not_found_in_scope' });
+    }, { needs }),
+    happy('proofs: GET /v1/proof-packets/{id} answers the packet as assembled', PACKET, async (ctx) => {
+      const body = ctx.expect(await ctx.call(PACKET), 200);
+      check(body.packet_id === packet?.packet_id, `packet_id ${body.packet_id}`);
+      check(body.integrity?.packet_sha256 === packet?.integrity?.packet_sha256, 'packet_sha256 differs from the assembled one');
+    }, { needs: afterPacket }),
+    negative('proofs: another workspace reading the packet gets 404', PACKET, async (ctx) => {
+      ctx.expect(await ctx.call(PACKET, { scope: otherWorkspace(ctx) }), 404);
+    }, { needs: afterPacket }),
+    happy('proofs: GET /v1/proof-packets/{id}/redaction-manifest answers the manifest', MANIFEST, async (ctx) => {
+      ctx.expect(await ctx.call(MANIFEST), 200);
+    }, { needs: afterPacket }),
+    happy('proofs: GET /v1/proof-packets/{id}/attestation answers a DSSE envelope', ATTESTATION, async (ctx) => {
+      const body = ctx.expect(await ctx.call(ATTESTATION), 200);
+      check(body.payloadType === 'application/vnd.in-toto+json', `payloadType ${body.payloadType}`);
+    }, { needs: afterPacket }),
+    happy('proofs: GET /v1/receipts/{id} answers the receipt', RECEIPT, async (ctx) => {
+      const body = ctx.expect(await ctx.call(RECEIPT), 200);
+      check(body.receipt_id === packet?.receipt_id, `receipt_id ${body.receipt_id}`);
+    }, { needs: afterPacket }),
+    negative('proofs: another tenant reading the receipt gets 404', RECEIPT, async (ctx) => {
+      ctx.expect(await ctx.call(RECEIPT, { scope: ctx.scopeB }), 404);
+    }, { needs: afterPacket }),
+    happy('proofs: POST /v1/signatures/verify verifies the packet', VERIFY, async (ctx) => {
+      const body = ctx.expect(await ctx.call(VERIFY, { body: { packet } }), 200);
+      check(body.ok === true, `not ok: ${JSON.stringify(body.checks)}`);
+    }, { needs: afterPacket }),
+    happy('proofs: verification computes only, so the operator token may call it', VERIFY, async (ctx) => {
+      ctx.expect(await ctx.call(VERIFY, { as: 'operator', body: { packet } }), 200);
+    }, { needs: afterPacket, operator: true }),
+    negative('proofs: verification with an unknown member is 422', VERIFY, async (ctx) => {
+      ctx.expect(await ctx.call(VERIFY, { body: { packet, colour: 'red' } }), 422, { code: 'validation_failed' });
+    }, { needs: afterPacket }),
+    happy('proofs: GET /v1/keys answers the public keys and no secret', KEYS, async (ctx) => {
+      const res = await ctx.call(KEYS, { scope: null });
+      const body = ctx.expect(res, 200);
+      check(body.keys.length > 0, 'no keys');
+      check(!/PRIVATE KEY|secret/i.test(JSON.stringify(body)), 'the keys answer carries secret material');
+    }),
+  ];
+}

@@ -1,0 +1,111 @@
+// Runs the smoke suite against one target: reads its /health route list and its own /openapi.json,
+// runs every check family in order (skipping, with the reason, what the server does not list or
+// what needs a token the caller lacks), then the coverage rule, and returns the report.
+import { createClient } from '../client/client.ts';
+import { AppError } from '../errors.ts';
+import { routeKey, SmokeFailure, summarize, type CheckOutcome, type SmokeCheck, type SmokeReport } from './check.ts';
+import { genericChecks, type ListedRoute } from './checks-generic.ts';
+import { proofChecks } from './checks-proofs.ts';
+import { publicChecks } from './checks-public.ts';
+import { quotaAdminChecks } from './checks-quota-admin.ts';
+import { quotaEvalChecks } from './checks-quota-eval.ts';
+import { quotaReadChecks } from './checks-quota-reads.ts';
+import { taskReadChecks } from './checks-task-reads.ts';
+import { taskChecks } from './checks-tasks.ts';
+import { templateChecks } from './checks-templates.ts';
+import { eventChecks } from './checks-events.ts';
+import { createSmokeCtx, isListed, type SmokeCtx, type SmokeTarget } from './context.ts';
+import { createResponseValidator, type ResponseValidator } from './response-validator.ts';
+
+export type RunOptions = {
+  runId: string;
+  grep?: RegExp;
+  /** Called before each check runs (the CLI draws its progress line with it). */
+  progress?: (done: number, total: number, name: string) => void;
+  /** Set when the user interrupts: the checks not yet run are reported as skipped. */
+  interrupted?: () => boolean;
+};
+
+export const FORGE_PREFIX = '/api/v1';
+export const COVERAGE_CHECK = 'coverage: every listed route has a happy-path check';
+
+/** Every check, in the order they run: later families use what earlier ones created. */
+export function smokeSuite(routes: ListedRoute[], doc: Record<string, any> | null): SmokeCheck[] {
+  const quota = quotaEvalChecks();
+  const family = (name: string, checks: SmokeCheck[]) => checks.map((c) => ({ ...c, family: name }));
+  return [
+    ...family('public', publicChecks()),
+    ...family('templates', templateChecks()),
+    ...family('events', eventChecks()),
+    ...family('tasks', [...taskChecks(), ...taskReadChecks(), ...proofChecks()]),
+    ...family('quota', [
+      ...quota.setup, ...quotaAdminChecks(''), ...quotaAdminChecks(FORGE_PREFIX),
+      ...quotaReadChecks(''), ...quotaReadChecks(FORGE_PREFIX), ...quota.teardown,
+    ]),
+    ...family('generic', genericChecks(routes, doc)),
+  ];
+}
+
+/** The checks --grep names, plus the set-up and clean-up of every family they belong to. */
+export function selectChecks(suite: SmokeCheck[], grep: RegExp | undefined): SmokeCheck[] {
+  if (!grep) return suite;
+  const families = new Set(suite.filter((c) => grep.test(c.name)).map((c) => c.family));
+  return suite.filter((c) => grep.test(c.name) || (c.always === true && families.has(c.family)));
+}
+
+export async function runSmoke(target: SmokeTarget, options: RunOptions): Promise<SmokeReport> {
+  const client = createClient({ baseUrl: target.baseUrl, token: null });
+  const health = await client.request('GET', '/health');
+  if (health.status !== 200 || !Array.isArray(health.body?.routes)) {
+    throw new AppError('api_error', `${target.baseUrl}/health answered ${health.status} without a route list; point --base-url at a gov server.`);
+  }
+  const routes = health.body.routes as ListedRoute[];
+  const openapi = await client.request('GET', '/openapi.json');
+  const doc = openapi.status === 200 && openapi.body && typeof openapi.body === 'object' ? (openapi.body as Record<string, any>) : null;
+  let validator: ResponseValidator | null = null;
+  try {
+    validator = doc ? createResponseValidator(doc) : null;
+  } catch {
+    validator = null; // the public check on /openapi.json reports the broken document
+  }
+  const listed = new Set(routes.map((r) => routeKey(`${r.method} ${r.path}`)));
+  const ctx = createSmokeCtx(target, options.runId, validator, listed);
+  const suite = smokeSuite(routes, doc);
+  const selected = selectChecks(suite, options.grep);
+  const outcomes: CheckOutcome[] = [];
+  for (const [i, check] of selected.entries()) {
+    options.progress?.(i, selected.length, check.name);
+    outcomes.push(options.interrupted?.() ? outcome(check, 'skipped', 'interrupted') : await runOne(ctx, check));
+  }
+  // Coverage is a property of the whole suite, so a --grep run (a part of it) does not judge it.
+  if (!options.grep) outcomes.push(coverageOutcome(suite, routes));
+  return summarize(outcomes);
+}
+
+async function runOne(ctx: SmokeCtx, check: SmokeCheck): Promise<CheckOutcome> {
+  for (const route of [check.route, ...(check.needs ?? [])]) {
+    if (!isListed(ctx.listed, route)) return outcome(check, 'skipped', `the server does not list ${route}`);
+  }
+  if (check.operator && ctx.target.tokens.operator === null) {
+    return outcome(check, 'skipped', 'needs the operator token; the token file holds only a customer token');
+  }
+  try {
+    const result = await check.run(ctx);
+    return result ? outcome(check, 'skipped', result.skip) : outcome(check, 'passed', '');
+  } catch (err) {
+    if (err instanceof SmokeFailure || err instanceof AppError) return outcome(check, 'failed', err.message);
+    return outcome(check, 'failed', `unexpected error: ${(err as Error)?.message ?? String(err)}`);
+  }
+}
+
+/** Passes when every route the server lists has at least one happy-path check in the suite. */
+export function coverageOutcome(suite: SmokeCheck[], routes: ListedRoute[]): CheckOutcome {
+  const covered = new Set(suite.filter((c) => c.kind === 'happy').map((c) => routeKey(c.route)));
+  const missing = routes.map((r) => `${r.method} ${r.path}`).filter((r) => !covered.has(routeKey(r)));
+  const detail = missing.length === 0 ? '' : `no happy-path check for ${missing.join(', ')}`;
+  return { name: COVERAGE_CHECK, route: '*', status: missing.length === 0 ? 'passed' : 'failed', detail };
+}
+
+function outcome(check: SmokeCheck, status: CheckOutcome['status'], detail: string): CheckOutcome {
+  return { name: check.name, route: check.route, status, detail };
+}

@@ -1,0 +1,111 @@
+// `gov smoke` end to end through the real CLI: against a throw-away preview (no flags), against a
+// running preview, against a server with one route deliberately broken (that check fails by name,
+// exit 1), a customer-only token file, --grep, --json and usage errors.
+import t from 'tap';
+import { createAdaptorServer } from '@hono/node-server';
+import { readdirSync, writeFileSync } from 'node:fs';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { appDepsOf, openServiceDeps } from '../../src/deps.ts';
+import { createApp } from '../../src/server/create-app.ts';
+import { runGov, startPreview } from '../fixtures/spawn-preview.ts';
+import { tempDir, TOKENS } from '../fixtures/test-app.ts';
+
+const CLOSING = /^(\d+) passed, (\d+) failed$/;
+const lastLine = (text: string) => text.trimEnd().split('\n').pop() ?? '';
+const BROKEN_CHECK = 'tasks: GET /v1/tasks/{id} reads the projection';
+
+t.test('gov smoke with no flags runs a throw-away preview and passes', async (t) => {
+  const tmp = tempDir(t, 'gov-smoke-e2e-');
+  const res = await runGov(['smoke'], { env: { TMPDIR: tmp } });
+  t.equal(res.code, 0, res.stdout.split('\n').filter((l) => l.startsWith('✗')).join('\n') || res.stderr);
+  const closing = CLOSING.exec(lastLine(res.stdout));
+  t.ok(closing, `closing line: ${lastLine(res.stdout)}`);
+  t.ok(Number(closing?.[1]) > 100, `${closing?.[1]} checks passed`);
+  t.equal(closing?.[2], '0');
+  t.match(res.stdout, /^✓ public: GET \/health answers the sanitized status and route list$/m, 'one line per check');
+  t.match(res.stdout, /^✓ coverage: every listed route has a happy-path check$/m);
+  t.same(readdirSync(tmp).filter((f) => f.startsWith('gov-smoke-')), [], 'the throw-away data dir is removed');
+});
+
+t.test('against a running preview: run.json, --json, --grep, a customer-only token', async (t) => {
+  const dir = tempDir(t);
+  const p = await startPreview(dir);
+  t.teardown(() => p.child.kill('SIGKILL'));
+  const runFile = join(dir, 'run.json');
+
+  const full = await runGov(['smoke', '--base-url', p.baseUrl, '--token-file', runFile]);
+  t.equal(full.code, 0, full.stdout.split('\n').filter((l) => l.startsWith('✗')).join('\n') || full.stderr);
+  t.match(lastLine(full.stdout), CLOSING);
+
+  const json = await runGov(['smoke', '--base-url', p.baseUrl, '--token-file', runFile, '--json', '--grep', '^templates:']);
+  t.equal(json.code, 0, json.stderr);
+  const report = JSON.parse(json.stdout);
+  t.same(Object.keys(report), ['passed', 'failed', 'skipped', 'checks']);
+  t.ok(report.checks.length >= 5, `${report.checks.length} template checks`);
+  t.ok(report.checks.every((c: any) => /^templates:/.test(c.name)), '--grep selects by name');
+  t.same(Object.keys(report.checks[0]), ['name', 'route', 'status', 'detail']);
+  t.equal(report.passed, report.checks.filter((c: any) => c.status === 'passed').length);
+  t.equal(report.failed, 0);
+
+  const bare = join(dir, 'customer.token');
+  writeFileSync(bare, `${p.tokens.customer}\n`);
+  const customer = await runGov(['smoke', '--base-url', p.baseUrl, '--token-file', bare, '--json']);
+  t.equal(customer.code, 0, customer.stderr);
+  const partial = JSON.parse(customer.stdout);
+  const operatorChecks = partial.checks.filter((c: any) => c.detail === 'needs the operator token; the token file holds only a customer token');
+  t.ok(operatorChecks.length > 0 && operatorChecks.every((c: any) => c.status === 'skipped'), 'operator checks are skipped with the reason');
+  t.equal(partial.skipped, partial.checks.filter((c: any) => c.status === 'skipped').length);
+  t.ok(partial.passed > 50);
+});
+
+t.test('a server answering a wrong shape fails that check by name and exits 1', async (t) => {
+  const dataDir = tempDir(t);
+  const service = await openServiceDeps({ dataDir, warn: () => {} });
+  let port = 0;
+  const app = createApp(appDepsOf(service, { tokens: TOKENS, port: () => port, logError: () => {} }));
+  // The test build: GET /v1/tasks/{id} answers its projection without the required `title`.
+  const broken = async (req: Request) => {
+    const res = await app.fetch(req);
+    if (req.method !== 'GET' || !/^\/v1\/tasks\/[^/]+$/.test(new URL(req.url).pathname) || res.status !== 200) return res;
+    const { title: _title, ...body } = (await res.json()) as Record<string, unknown>;
+    return new Response(JSON.stringify(body), { status: 200, headers: res.headers });
+  };
+  const server = createAdaptorServer({ fetch: broken }) as Server;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  port = (server.address() as AddressInfo).port;
+  t.teardown(async () => {
+    await new Promise((resolve) => server.close(resolve));
+    await service.store.close();
+  });
+  const tokenFile = join(dataDir, 'run.json');
+  writeFileSync(tokenFile, JSON.stringify({ base_url: `http://127.0.0.1:${port}`, pid: process.pid, started_at: new Date(0).toISOString(), data_dir: dataDir, tokens: TOKENS }));
+
+  const json = await runGov(['smoke', '--base-url', `http://127.0.0.1:${port}`, '--token-file', tokenFile, '--json']);
+  t.equal(json.code, 1, 'exit 1 on a failure');
+  const report = JSON.parse(json.stdout);
+  const failed = report.checks.filter((c: any) => c.status === 'failed');
+  t.ok(failed.some((c: any) => c.name === BROKEN_CHECK), `${BROKEN_CHECK} failed`);
+  t.match(failed.find((c: any) => c.name === BROKEN_CHECK)?.detail, /title/, 'the detail names the missing member');
+  t.same([...new Set(failed.map((c: any) => c.route))], ['GET /v1/tasks/{task_id}'], 'only checks of the broken route fail');
+  t.equal(report.failed, failed.length);
+
+  const text = await runGov(['smoke', '--token-file', tokenFile, '--grep', 'reads the projection']);
+  t.equal(text.code, 1);
+  t.match(text.stdout, new RegExp(`^✗ ${BROKEN_CHECK.replace(/[{}]/g, '\\$&')} — .*title`, 'm'), 'the ✗ line names the check');
+  t.match(lastLine(text.stdout), /^\d+ passed, 1 failed$/);
+});
+
+t.test('usage errors exit 2', async (t) => {
+  const noToken = await runGov(['smoke', '--base-url', 'http://127.0.0.1:1']);
+  t.equal(noToken.code, 2);
+  t.match(noToken.stderr, /--token-file/);
+  const badGrep = await runGov(['smoke', '--grep', '(']);
+  t.equal(badGrep.code, 2);
+  t.match(badGrep.stderr, /regular expression/);
+  const help = await runGov(['smoke', '--help']);
+  t.equal(help.code, 0);
+  t.match(help.stdout, /--token-file/);
+  t.match(help.stdout, /Examples:/);
+});

@@ -1,0 +1,85 @@
+// access_policy=api_only_no_local_fallback, tested: with the API down every tool answers an error
+// naming the URL and how to start the preview; the front door reads run.json and nothing else of
+// the data dir, creates nothing there, and no front door module can reach the store.
+import t from 'tap';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { resolveConnection } from '../../src/frontdoor/connection-config.ts';
+import { connectMcp as connect, deadBaseUrl, TOOL_NAMES } from '../fixtures/mcp-harness.ts';
+import { tempDir } from '../fixtures/test-app.ts';
+
+const evidence = {
+  artifact_id: 'ci-run-91',
+  uri: 'https://ci.internal.test/runs/91/log',
+  evidence_type: 'log',
+  sha256: 'b'.repeat(64),
+  confidence: 'claimed',
+  redaction: 'none',
+  content_trust: 'trusted_internal',
+  captured_at: '2026-11-01T09:00:00Z',
+};
+const closeout = {
+  outcome: 'completed',
+  summary: 'Moved the invoice renderer to the new font pipeline and re-rendered the backlog.',
+  verification: ['Rendered 120 sample invoices and compared them pixel by pixel: no differences'],
+  evidence_refs: [evidence],
+  context_lines: ['The renderer loads fonts from the assets bucket under fonts/invoice-v2', 'Backlog re-rendering runs as the nightly invoice-backfill job'],
+  future_agent_traps: ['Clearing the font cache while the backfill job runs makes it fall back to serif'],
+};
+
+t.test('API down: every tool answers an error naming the URL and how to start the preview', async (t) => {
+  const baseUrl = await deadBaseUrl();
+  const { call } = await connect(t, { baseUrl });
+  const args: Record<string, Record<string, unknown>> = {
+    task_create: { title: 'x', session_id: 's-1' },
+    task_checkpoint: { task_id: 'task-1', progress: 'x' },
+    task_closeout: { task_id: 'task-1', ...closeout },
+    search_tasks: { q: 'x' },
+    task_timeline: { task_id: 'task-1' },
+    'service.risk.evaluate': { asset_id: 'asset-7', risk_inputs: { data_sensitivity: 1, decision_impact: 1, autonomy: 1, vendor_maturity: 1, prohibited_practice: 0 } },
+  };
+  for (const tool of TOOL_NAMES) {
+    const res = await call(tool, args[tool] ?? {});
+    t.equal(res.isError, true, tool);
+    t.match(res.structured, { status: null, body: null, error: { code: 'api_unreachable' }, base_url: baseUrl, access_policy: 'api_only_no_local_fallback' }, tool);
+    t.ok(res.text.includes(`not reachable at ${baseUrl}`), `${tool}: names the URL`);
+    t.match(res.text, /gov preview start/, `${tool}: says how to start it`);
+    t.match(res.text, /no local fallback/);
+  }
+});
+
+t.test('the front door reads run.json and nothing else of the data dir, and creates nothing there', async (t) => {
+  const dataDir = tempDir(t);
+  const deadUrl = await deadBaseUrl();
+  writeFileSync(join(dataDir, 'run.json'), JSON.stringify({ base_url: deadUrl, pid: 1, started_at: '2026-11-01T10:00:00Z', data_dir: dataDir, tokens: { customer: 'c-token-0123456789', operator: 'o-token-0123456789' } }));
+  const reads: string[] = [];
+  const readFile = (path: string) => {
+    reads.push(path);
+    return readFileSync(path, 'utf8');
+  };
+  const conn = resolveConnection({ dataDir }, { GOV_DATA_DIR: dataDir }, readFile);
+  t.same(reads, [join(dataDir, 'run.json')], 'only run.json was read');
+  t.same(conn, { baseUrl: deadUrl, token: 'c-token-0123456789', source: { baseUrl: join(dataDir, 'run.json'), token: join(dataDir, 'run.json') } }, 'the customer token, never the operator one');
+  const { call } = await connect(t, { baseUrl: conn.baseUrl, token: conn.token });
+  for (const tool of ['service_health', 'search_tasks', 'task_timeline']) {
+    const res = await call(tool, tool === 'search_tasks' ? { q: 'x' } : tool === 'task_timeline' ? { task_id: 'task-1' } : {});
+    t.equal(res.structured.error.code, 'api_unreachable', `${tool}: an error, not a local answer`);
+  }
+  t.same(readdirSync(dataDir), ['run.json'], 'no store, index, lock or log was created');
+  t.same(reads.length, 1, 'no further reads while serving');
+
+  const absent = join(dataDir, 'does-not-exist');
+  const flagged = resolveConnection({ dataDir: absent, baseUrl: deadUrl }, { GOV_TOKEN: 'env-token-0123' }, readFile);
+  t.same(flagged.source, { baseUrl: '--base-url', token: 'GOV_TOKEN' });
+  t.equal(reads.length, 1, 'with flags and env the data dir is not touched at all');
+});
+
+t.test('nothing in the front door or the client can reach the data dir on its own', async (t) => {
+  const files = ['src/frontdoor/build-server.ts', 'src/frontdoor/deref-schema.ts', 'src/frontdoor/tool-result.ts', 'src/frontdoor/connection-config.ts', 'src/frontdoor/stdio.ts', 'src/frontdoor/tools/tool-table.ts', 'src/client/client.ts', 'src/client/credentials.ts'];
+  t.same(readdirSync('src/frontdoor', { recursive: true }).filter((f) => String(f).endsWith('.ts')).map((f) => `src/frontdoor/${f}`).sort(), files.filter((f) => f.startsWith('src/frontdoor')).sort(), 'the list covers every front door module');
+  for (const file of files) {
+    const imports = [...readFileSync(file, 'utf8').matchAll(/from '([^']+)'/g)].map((m) => m[1]!);
+    const forbidden = imports.filter((spec) => /^(node:)?fs(\/promises)?$|better-sqlite3|proper-lockfile|\/store\/|\/deps\.ts$/.test(spec));
+    t.same(forbidden, [], `${file} imports no fs, store or composition root`);
+  }
+});

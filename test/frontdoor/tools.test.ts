@@ -1,0 +1,200 @@
+// The MCP front door in-process: a real SDK Client over InMemoryTransport, the real server, and a
+// real preview app listening on 127.0.0.1:0. Tool list and schemas, every happy path, the repair
+// flow of a failed closeout, problem bodies and argument errors, and the target risk tool.
+import t from 'tap';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import { schemaRegistry } from '../../src/deps.ts';
+import { connectMcp as connect, liveApi, TOOL_NAMES } from '../fixtures/mcp-harness.ts';
+import { assertSchema, SCOPE_A, SCOPE_B } from '../fixtures/test-app.ts';
+const POLICY = 'access_policy=api_only_no_local_fallback';
+
+const evidence = {
+  artifact_id: 'ci-run-91',
+  uri: 'https://ci.internal.test/runs/91/log',
+  evidence_type: 'log',
+  sha256: 'b'.repeat(64),
+  confidence: 'claimed',
+  redaction: 'none',
+  content_trust: 'trusted_internal',
+  captured_at: '2026-11-01T09:00:00Z',
+};
+const closeout = {
+  outcome: 'completed',
+  summary: 'Moved the invoice renderer to the new font pipeline and re-rendered the backlog.',
+  verification: ['Rendered 120 sample invoices and compared them pixel by pixel: no differences'],
+  evidence_refs: [evidence],
+  context_lines: ['The renderer loads fonts from the assets bucket under fonts/invoice-v2', 'Backlog re-rendering runs as the nightly invoice-backfill job'],
+  future_agent_traps: ['Clearing the font cache while the backfill job runs makes it fall back to serif'],
+};
+
+t.test('tools/list: exactly the contract tools, each with a self-contained object input schema', async (t) => {
+  const { baseUrl } = await liveApi(t);
+  const { mcp } = await connect(t, { baseUrl });
+  t.match(mcp.getInstructions(), new RegExp(POLICY), 'the instructions state the access policy');
+  const { tools } = await mcp.listTools();
+  t.same(tools.map((tool) => tool.name), TOOL_NAMES);
+  const ajv = new Ajv2020({ strict: true, strictRequired: false, allowUnionTypes: true, allErrors: true }); // the registry's options
+  (addFormatsModule as unknown as (a: Ajv2020) => void)(ajv);
+  for (const tool of tools) {
+    t.equal(tool.inputSchema.type, 'object', `${tool.name}: type object`);
+    t.equal((tool.inputSchema as any).additionalProperties, false, `${tool.name}: no unknown arguments`);
+    t.notMatch(JSON.stringify(tool.inputSchema), /"\$ref"/, `${tool.name}: every $ref inlined`);
+    t.doesNotThrow(() => ajv.compile(tool.inputSchema), `${tool.name}: compiles on its own, with no other document`);
+    t.ok(tool.description && tool.description.length > 20, `${tool.name}: described`);
+  }
+  const byName = new Map(tools.map((tool) => [tool.name, tool.inputSchema as any]));
+  const scopeArgs = ['tenant_id', 'workspace_id', 'project_id'];
+  // Body tools take exactly the request body's members, plus path parameters and scope.
+  for (const [tool, request, path] of [['task_create', 'task-create-request', []], ['task_checkpoint', 'checkpoint-request', ['task_id']], ['task_closeout', 'closeout-request', ['task_id']]] as const) {
+    const body = schemaRegistry().schemas.get(`https://schemas.gov.local/api/${request}.json`) as any;
+    t.same(Object.keys(byName.get(tool).properties).sort(), [...path, ...Object.keys(body.properties), ...scopeArgs].sort(), `${tool} arguments = body members + path + scope`);
+    t.same(byName.get(tool).required, [...path, ...body.required], `${tool}: required = path + body required`);
+  }
+  t.same(Object.keys(byName.get('search_tasks').properties).sort(), ['cursor', 'kind', 'limit', 'q', 'task_id', ...scopeArgs].sort());
+  t.same(Object.keys(byName.get('task_timeline').properties).sort(), ['after_seq', 'limit', 'task_id', ...scopeArgs].sort());
+  const risk = byName.get('service.risk.evaluate');
+  t.same(risk.required, ['asset_id', 'risk_inputs']);
+  t.same(risk.properties.risk_inputs.required, ['data_sensitivity', 'decision_impact', 'autonomy', 'vendor_maturity', 'prohibited_practice']);
+  for (const member of risk.properties.risk_inputs.required) t.equal(risk.properties.risk_inputs.properties[member].type, 'integer', member);
+  t.ok(ajv.validate(byName.get('task_closeout'), { task_id: 'task-1', ...closeout }), 'a good closeout fits the closeout tool schema');
+  t.notOk(ajv.validate(byName.get('task_closeout'), { task_id: 'task-1', ...closeout, evidence_refs: [{ ...evidence, sha256: 'XYZ' }] }), 'nested evidence rules survive inlining');
+});
+
+t.test('every happy path, against the live API', async (t) => {
+  const { baseUrl, service } = await liveApi(t);
+  const { call, client } = await connect(t, { baseUrl });
+
+  const health = await call('service_health');
+  t.equal(health.isError, false);
+  t.match(health.structured, { status: 200, access_policy: 'api_only_no_local_fallback', base_url: baseUrl });
+  assertSchema(t, 'api/health.json', health.structured.body);
+  t.match(health.text, new RegExp(POLICY));
+
+  for (const [tool, id] of [['task_template', 'task.create.v1'], ['lifecycle_template', 'checkpoint.write.v1'], ['closeout_template', 'task_closeout.v1']]) {
+    const res = await call(tool!);
+    t.equal(res.isError, false, tool);
+    t.equal(res.structured.status, 200);
+    t.equal(res.structured.body.template_id, id, `${tool} defaults to ${id}`);
+    assertSchema(t, 'api/template.json', res.structured.body);
+  }
+  t.equal((await call('task_template', { template_id: 'closeout' })).structured.body.template_id, 'task_closeout.v1', 'an alias works');
+
+  const created = await call('task_create', { task_id: 'task-1', title: 'Move the invoice renderer to the new font pipeline', session_id: 'sess-1' });
+  t.equal(created.isError, false, 'created');
+  t.equal(created.structured.status, 201);
+  assertSchema(t, 'api/task-write-response.json', created.structured.body);
+  t.match(created.structured.body.task, { task_id: 'task-1', status: 'open' });
+  t.same(JSON.parse(created.text), created.structured, 'the text is a JSON copy of the structured content');
+
+  const cp = await call('task_checkpoint', { task_id: 'task-1', progress: 'Fonts uploaded; kerning checked on the sample set', next_actions: ['Re-render the backlog'] });
+  t.equal(cp.structured.status, 201, 'checkpoint written');
+  t.equal(cp.structured.body.event.kind, 'task.checkpoint.written');
+
+  const found = await call('search_tasks', { q: 'kerning' });
+  t.equal(found.isError, false);
+  assertSchema(t, 'api/search-result.json', found.structured.body);
+  t.same(found.structured.body.results.map((r: any) => [r.task_id, r.kind]), [['task-1', 'task.checkpoint.written']]);
+
+  const closed = await call('task_closeout', { task_id: 'task-1', ...closeout });
+  t.equal(closed.structured.status, 201, 'closed');
+  t.match(closed.structured.body.task, { status: 'closed', outcome: 'completed' });
+
+  const timeline = await call('task_timeline', { task_id: 'task-1', limit: 2 });
+  assertSchema(t, 'api/timeline.json', timeline.structured.body);
+  t.same(timeline.structured.body.events.map((e: any) => e.kind), ['task.created', 'task.checkpoint.written']);
+  t.equal(timeline.structured.body.next_after_seq, 2);
+  const page2 = await call('task_timeline', { task_id: 'task-1', after_seq: 2 });
+  t.same(page2.structured.body.events.map((e: any) => e.kind), ['task.closed']);
+
+  t.equal(service.store.tail().seq, 3, 'three events, all written through the HTTP API');
+  const direct = await client.getTask('task-1', { scope: SCOPE_A });
+  t.equal(direct.body.status, 'closed', 'the API itself sees the closed task');
+
+  // Explicit scope arguments beat the defaults, and scopes never see each other.
+  const inB = await call('task_create', { ...SCOPE_B, task_id: 'task-b', title: 'A task of tenant B only', session_id: 'sess-b' });
+  t.equal(inB.structured.status, 201);
+  t.equal((await client.getTask('task-b', { scope: SCOPE_B })).status, 200);
+  const fromA = await call('task_timeline', { task_id: 'task-b' });
+  t.equal(fromA.isError, true);
+  t.equal(fromA.structured.body.code, 'task_not_found');
+});
+
+t.test('a failed closeout returns every repair prompt; following them closes the task', async (t) => {
+  const { baseUrl, service } = await liveApi(t);
+  const { call } = await connect(t, { baseUrl });
+  await call('task_create', { task_id: 'task-1', title: 'Move the invoice renderer to the new font pipeline', session_id: 'sess-1' });
+  const before = service.store.tail().seq;
+  const { context_lines: _c, future_agent_traps: _f, ...partial } = closeout;
+  const failed = await call('task_closeout', { task_id: 'task-1', ...partial, context_lines: ['TODO'], future_agent_traps: ['<a trap>'] });
+  t.equal(failed.isError, true);
+  t.equal(failed.structured.status, 422);
+  t.equal(failed.structured.error.code, 'validation_failed');
+  assertSchema(t, 'api/validation-result.json', failed.structured.body);
+  const body = failed.structured.body;
+  t.same([...body.missing_fields].sort(), ['context_lines', 'future_agent_traps']);
+  t.equal(body.repair_prompt.length, 2);
+  for (const prompt of body.repair_prompt) t.ok(failed.text.includes(`- ${prompt}`), `the text carries the prompt: ${prompt.slice(0, 40)}…`);
+  t.match(failed.text, /Missing or rejected fields: (context_lines, future_agent_traps|future_agent_traps, context_lines)\./);
+  t.match(failed.text, /call task_closeout again/);
+  t.equal(service.store.tail().seq, before, 'nothing written');
+
+  const fixed = await call('task_closeout', { task_id: 'task-1', ...closeout });
+  t.equal(fixed.isError, false, 'closed after following the prompts');
+  t.equal(fixed.structured.body.task.status, 'closed');
+});
+
+t.test('problem bodies and argument errors are isError results with the code and what to do', async (t) => {
+  const { baseUrl } = await liveApi(t);
+  let fetches = 0;
+  const counting: typeof fetch = (input, init) => {
+    fetches++;
+    return fetch(input, init);
+  };
+  const { call } = await connect(t, { baseUrl, fetch: counting });
+  const cases: [string, Record<string, unknown>, string, RegExp][] = [
+    ['task_checkpoint', { task_id: 'nope-1', progress: 'x' }, 'task_not_found', /task_create opens a new one/],
+    ['task_create', { title: 'Bad', session_id: 'sess-1', colour: 'red' }, 'validation_failed', /\/colour/],
+    ['task_timeline', { task_id: 'task-1', limit: 0 }, 'invalid_query', /limit/],
+    ['task_template', { template_id: 'no-such-template' }, 'template_not_found', /GET \/v1\/templates/],
+    ['task_create', { title: 'Bad scope', session_id: 'sess-1', tenant_id: '!' }, 'invalid_scope', /GOV_TENANT_ID/],
+  ];
+  for (const [tool, args, code, hint] of cases) {
+    const res = await call(tool, args);
+    t.equal(res.isError, true, `${tool} ${code}`);
+    t.equal(res.structured.body.code, code);
+    t.equal(res.structured.error.code, code);
+    t.match(res.text, new RegExp(`answered \\d{3} ${code}`));
+    t.match(res.text, hint);
+  }
+  const noScope = await connect(t, { baseUrl, scope: {} });
+  const missing = await noScope.call('task_create', { title: 'No scope anywhere', session_id: 'sess-1' });
+  t.equal(missing.structured.body.code, 'scope_required');
+  t.match(missing.text, /GOV_TENANT_ID, GOV_WORKSPACE_ID and GOV_PROJECT_ID/);
+  const wrongToken = await connect(t, { baseUrl, token: 'not-the-token' });
+  const denied = await wrongToken.call('search_tasks', { q: 'anything' });
+  t.equal(denied.structured.body.code, 'unauthorized');
+  t.match(denied.text, /restart gov mcp/);
+
+  const before = fetches;
+  for (const [tool, args, code] of [['search_tasks', { q: 'x', colour: 'red' }, 'unknown_argument'], ['task_timeline', {}, 'invalid_argument'], ['task_closeout', { task_id: 7 }, 'invalid_argument'], ['task_create', { title: 'x', session_id: 's-1', tenant_id: 5 }, 'invalid_argument']] as const) {
+    const res = await call(tool, args);
+    t.equal(res.isError, true, `${tool} ${code}`);
+    t.same(res.structured, { status: null, body: null, error: { code, message: res.structured.error.message } });
+  }
+  t.equal(fetches, before, 'arguments that cannot make a request are refused before any call');
+  await t.rejects(call('no_such_tool'), /Unknown tool/, 'an unknown tool is a protocol error');
+});
+
+t.test('service.risk.evaluate answers that its route is a target route, and nothing is recorded', async (t) => {
+  const { baseUrl, service } = await liveApi(t);
+  const { call } = await connect(t, { baseUrl });
+  const before = service.store.tail().seq;
+  const res = await call('service.risk.evaluate', { asset_id: 'asset-7', risk_inputs: { data_sensitivity: 3, decision_impact: 2, autonomy: 1, vendor_maturity: 2, prohibited_practice: 0 } });
+  t.equal(res.isError, true);
+  t.equal(res.structured.error.code, 'target_route_unavailable');
+  t.equal(res.structured.status, 404);
+  t.match(res.text, /POST \/v1\/risk\/evaluations is a target route/);
+  t.match(res.text, /not available in this preview yet/);
+  t.equal(service.store.tail().seq, before);
+});
