@@ -18,6 +18,7 @@ import { openStore, type Store } from './store/store.ts';
 export const PROJECT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export const SCHEMAS_DIR = join(PROJECT_ROOT, 'schemas');
 export const FIXTURES_DIR = join(PROJECT_ROOT, 'fixtures');
+export const DEFAULT_FORGE_DATA_PATH = join(FIXTURES_DIR, 'forge', 'default.json');
 
 export type PreviewConfig = {
   quota: { enabled: boolean; default_groups: string[]; default_total: number };

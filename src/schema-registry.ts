@@ -18,8 +18,10 @@ export type SchemaRegistry = {
   has(ref: string): boolean;
 };
 
-export function loadSchemaRegistry(dir: string): SchemaRegistry {
-  const ajv = new Ajv2020({ allErrors: true, strict: true, strictRequired: false, allowUnionTypes: true });
+export function loadSchemaRegistry(dir: string, options: { checkMetaSchema?: boolean } = {}): SchemaRegistry {
+  // Checking every schema against the 2020-12 meta-schema costs most of start-up; a test does it
+  // once (checkMetaSchema), and strict mode still refuses unknown keywords when a schema compiles.
+  const ajv = new Ajv2020({ allErrors: true, strict: true, strictRequired: false, allowUnionTypes: true, validateSchema: options.checkMetaSchema === true });
   const addFormats = addFormatsModule as unknown as (a: Ajv2020) => void;
   addFormats(ajv);
   const schemas = new Map<string, Record<string, unknown>>();

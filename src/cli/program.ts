@@ -3,16 +3,14 @@
 import { Command } from 'commander';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { mcpServe } from './commands/mcp.ts';
-import { previewStart, previewStatus, previewStop } from './commands/preview.ts';
-import { smokeCommand } from './commands/smoke.ts';
-import { quotaEvalExitCode, renderQuotaEval, runQuotaEval } from './commands/quota-eval.ts';
-import { packetVerify } from './commands/packet-verify.ts';
-import { eventsVerify, storeRebuildIndex } from './commands/store.ts';
 import type { CliIo, CommandResult } from './io.ts';
 import { render } from './render.ts';
 
 export type ProgramState = { exitCode: 0 | 1 };
+
+// Command modules load on use: `gov preview start` should not pay for the MCP SDK or the smoke suite.
+const preview = () => import('./commands/preview.ts');
+const store = () => import('./commands/store.ts');
 
 function examples(...lines: string[]): string {
   return `\nExamples:\n${lines.map((l) => `  $ ${l}`).join('\n')}\n`;
@@ -30,8 +28,8 @@ export function createProgram(io: CliIo, state: ProgramState): Command {
     state.exitCode = result.exitCode;
   };
 
-  const preview = program.command('preview').description('run the local preview server (loopback only)');
-  preview
+  const previewCmd = program.command('preview').description('run the local preview server (loopback only)');
+  previewCmd
     .command('start')
     .description('start the preview in the foreground; prints its base URL and credentials file, then one access line per request')
     .option('--port <n>', 'port to listen on (0 takes a free port)', '7337')
@@ -42,23 +40,23 @@ export function createProgram(io: CliIo, state: ProgramState): Command {
     .option('--json', 'print one JSON line {base_url, data_dir, run_file, pid} once listening')
     .addHelpText('after', examples('npx gov preview start', 'gov preview start --port 0 --data-dir /tmp/gov --json'))
     .action(async (opts) => {
-      const result = await previewStart(opts, io);
+      const result = await (await preview()).previewStart(opts, io);
       state.exitCode = result.exitCode;
     });
-  preview
+  previewCmd
     .command('status')
     .description('show whether a preview is running for the data dir, with its event count')
     .option('--data-dir <dir>', 'data dir (default .gov-preview/ or $GOV_DATA_DIR)')
     .option('--json', 'machine output')
     .addHelpText('after', examples('gov preview status', 'gov preview status --json'))
-    .action(async (opts) => finish(await previewStatus(opts, io), opts.json));
-  preview
+    .action(async (opts) => finish(await (await preview()).previewStatus(opts, io), opts.json));
+  previewCmd
     .command('stop')
     .description('stop the preview running for the data dir (SIGTERM; it finishes in-flight requests)')
     .option('--data-dir <dir>', 'data dir (default .gov-preview/ or $GOV_DATA_DIR)')
     .option('--json', 'machine output')
     .addHelpText('after', examples('gov preview stop'))
-    .action(async (opts) => finish(await previewStop(opts, io), opts.json));
+    .action(async (opts) => finish(await (await preview()).previewStop(opts, io), opts.json));
 
   program
     .command('events')
@@ -68,7 +66,7 @@ export function createProgram(io: CliIo, state: ProgramState): Command {
     .option('--data-dir <dir>', 'data dir (default .gov-preview/ or $GOV_DATA_DIR)')
     .option('--json', 'machine output')
     .addHelpText('after', examples('gov events verify', 'gov events verify --data-dir /tmp/gov --json'))
-    .action((opts) => finish(eventsVerify(opts, io), opts.json));
+    .action(async (opts) => finish((await store()).eventsVerify(opts, io), opts.json));
 
   program
     .command('store')
@@ -78,7 +76,7 @@ export function createProgram(io: CliIo, state: ProgramState): Command {
     .option('--data-dir <dir>', 'data dir (default .gov-preview/ or $GOV_DATA_DIR)')
     .option('--json', 'machine output')
     .addHelpText('after', examples('gov store rebuild-index --data-dir /tmp/gov'))
-    .action(async (opts) => finish(await storeRebuildIndex(opts, io), opts.json));
+    .action(async (opts) => finish(await (await store()).storeRebuildIndex(opts, io), opts.json));
 
   program
     .command('packet')
@@ -97,7 +95,7 @@ export function createProgram(io: CliIo, state: ProgramState): Command {
       'gov packet verify packet.json --keys keys.json --timeline timeline.json --receipt receipt.json',
       'gov packet verify packet.json --base-url http://127.0.0.1:7337 --token-file .gov-preview/run.json --json',
     ))
-    .action(async (file, opts) => finish(await packetVerify(file, opts, io), opts.json));
+    .action(async (file, opts) => finish(await (await import('./commands/packet-verify.ts')).packetVerify(file, opts, io), opts.json));
 
   program
     .command('mcp')
@@ -107,7 +105,7 @@ export function createProgram(io: CliIo, state: ProgramState): Command {
     .option('--data-dir <dir>', 'data dir whose run.json gives URL and token; nothing else in it is read (default .gov-preview/ or $GOV_DATA_DIR)')
     .addHelpText('after', examples('gov mcp', 'GOV_TENANT_ID=acme GOV_WORKSPACE_ID=ws-1 GOV_PROJECT_ID=proj-1 gov mcp --base-url http://127.0.0.1:7337 --token-file .gov-preview/run.json'))
     .action(async (opts) => {
-      state.exitCode = await mcpServe(opts, io);
+      state.exitCode = await (await import('./commands/mcp.ts')).mcpServe(opts, io);
     });
 
   program
@@ -127,7 +125,8 @@ export function createProgram(io: CliIo, state: ProgramState): Command {
       'gov quota eval --groups policy.json --usage forge.json --user alice --subject size:git:lfs --json',
       'gov quota eval --groups policy.json --usage usage.json --app-ini /etc/forgejo/app.ini',
     ))
-    .action((opts) => {
+    .action(async (opts) => {
+      const { quotaEvalExitCode, renderQuotaEval, runQuotaEval } = await import('./commands/quota-eval.ts');
       const result = runQuotaEval(opts, (path) => readFileSync(resolve(io.cwd, path), 'utf8'));
       finish({ exitCode: quotaEvalExitCode(result), json: result, text: renderQuotaEval(result) }, opts.json);
     });
@@ -144,7 +143,7 @@ export function createProgram(io: CliIo, state: ProgramState): Command {
       'gov smoke --base-url http://127.0.0.1:7337 --token-file .gov-preview/run.json',
       'gov smoke --grep "tasks|search" --json',
     ))
-    .action(async (opts) => finish(await smokeCommand(opts, io), opts.json));
+    .action(async (opts) => finish(await (await import('./commands/smoke.ts')).smokeCommand(opts, io), opts.json));
 
   return program;
 }

@@ -6,11 +6,13 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { isAppError } from '../../src/errors.ts';
 import { schemaRegistry } from '../../src/deps.ts';
-import { DEFAULT_FORGE_DATA_PATH, ensureForgeData, parseForgeDataText, readForgeDataFile } from '../../src/service/quota/forge-data.ts';
+import { DEFAULT_FORGE_DATA_PATH } from '../../src/deps.ts';
+import { ensureForgeData, parseForgeDataText, readForgeDataFile } from '../../src/service/quota/forge-data.ts';
 import { quotaApp } from '../fixtures/quota-app.ts';
 import { assertSchema, tempDir } from '../fixtures/test-app.ts';
 
 const fixture = JSON.parse(readFileSync(DEFAULT_FORGE_DATA_PATH, 'utf8'));
+const loadFixture = () => structuredClone(fixture);
 const small = { users: [{ login: 'zed', full_name: 'Zed' }], repos: [{ owner: 'zed', name: 'r', size: 4096, lfs_size: 1024 }] };
 
 t.test('the bundled fixture is loaded at the first start; GET reads it back', async (t) => {
@@ -69,10 +71,10 @@ t.test('PUT refuses a bad data set with a 400 that names the problem, and writes
 t.test('ensureForgeData: the fixture once, a given data set unless unchanged, bad files exit-2 errors', async (t) => {
   const dataDir = tempDir(t);
   const first = await quotaApp(t, { dataDir, forgeData: null });
-  t.equal(await ensureForgeData(first.service, null), 'loaded_fixture');
-  t.equal(await ensureForgeData(first.service, null), 'kept', 'a store with forge data keeps it');
-  t.equal(await ensureForgeData(first.service, small), 'loaded_file');
-  t.equal(await ensureForgeData(first.service, structuredClone(small)), 'unchanged', 'the same data again appends nothing');
+  t.equal(await ensureForgeData(first.service, null, loadFixture), 'loaded_fixture');
+  t.equal(await ensureForgeData(first.service, null, loadFixture), 'kept', 'a store with forge data keeps it');
+  t.equal(await ensureForgeData(first.service, small, loadFixture), 'loaded_file');
+  t.equal(await ensureForgeData(first.service, structuredClone(small), loadFixture), 'unchanged', 'the same data again appends nothing');
   t.same(first.eventsAfter(0).map((e) => e.payload.source), ['fixture', 'file']);
   await first.close();
   const second = await quotaApp(t, { dataDir });

@@ -4,7 +4,7 @@ import { createAdaptorServer } from '@hono/node-server';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { resolve } from 'node:path';
-import { appDepsOf, defaultDataDir, newTokens, openServiceDeps, readConfigFile, schemaRegistry } from '../../deps.ts';
+import { appDepsOf, DEFAULT_FORGE_DATA_PATH, defaultDataDir, newTokens, openServiceDeps, readConfigFile, schemaRegistry } from '../../deps.ts';
 import { ensureForgeData, readForgeDataFile } from '../../service/quota/forge-data.ts';
 import { AppError } from '../../errors.ts';
 import { createApp } from '../../server/create-app.ts';
@@ -38,7 +38,7 @@ export async function previewStart(options: StartOptions, io: CliIo): Promise<Co
   const forgeData = options.forgeData === undefined ? null : readForgeDataFile(resolve(io.cwd, options.forgeData), schemaRegistry());
   const service = await openServiceDeps({ dataDir, warn: (m) => io.stderr(`warning: ${m}\n`) });
   try {
-    await ensureForgeData(service, forgeData);
+    await ensureForgeData(service, forgeData, () => readForgeDataFile(DEFAULT_FORGE_DATA_PATH, schemaRegistry()));
   } catch (err) {
     await service.store.close();
     throw err;

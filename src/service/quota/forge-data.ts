@@ -2,7 +2,6 @@
 // the operator as one forge.data.replaced event, and loaded at start from --forge-data FILE or, on
 // a store that has none yet, from fixtures/forge/default.json.
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { canonicalJson, type Json } from '../../domain/canonical-json.ts';
 import { parseJsonInput } from '../../domain/quota/json-input.ts';
 import { quotaEvent, QUOTA_KINDS, type ForgeDataSource } from '../../domain/quota/quota-events.ts';
@@ -12,7 +11,6 @@ import type { SchemaRegistry } from '../../schema-registry.ts';
 import type { ServiceDeps } from '../deps.ts';
 import { quotaContext, type QuotaContext } from './quota-context.ts';
 
-export const DEFAULT_FORGE_DATA_PATH = fileURLToPath(new URL('../../../fixtures/forge/default.json', import.meta.url));
 const SCHEMA = 'quota/forge-data.json';
 
 /** A data set sent to PUT /admin/forge/data: a bad shape or an unknown reference is a 400 naming it. */
@@ -66,7 +64,8 @@ export type EnsureOutcome = 'loaded_file' | 'unchanged' | 'loaded_fixture' | 'ke
 export async function ensureForgeData(
   deps: ServiceDeps,
   data: ForgeData | null,
-  loadDefault: () => ForgeData = () => readForgeDataFile(DEFAULT_FORGE_DATA_PATH, deps.registry),
+  /** The bundled data set (the composition root knows where fixtures/ is). */
+  loadDefault: () => ForgeData,
 ): Promise<EnsureOutcome> {
   // The configuration does not matter for loading data; evaluation is not involved here.
   const ctx = quotaContext(deps, { enabled: true, default_groups: [], default_total: -1 });
