@@ -7,26 +7,9 @@ import addFormatsModule from 'ajv-formats';
 import { schemaRegistry } from '../../src/deps.ts';
 import { connectMcp as connect, liveApi, TOOL_NAMES } from '../fixtures/mcp-harness.ts';
 import { assertSchema, SCOPE_A, SCOPE_B } from '../fixtures/test-app.ts';
+import { closeout, evidence } from '../fixtures/bodies.ts';
 const POLICY = 'access_policy=api_only_no_local_fallback';
 
-const evidence = {
-  artifact_id: 'ci-run-91',
-  uri: 'https://ci.internal.test/runs/91/log',
-  evidence_type: 'log',
-  sha256: 'b'.repeat(64),
-  confidence: 'claimed',
-  redaction: 'none',
-  content_trust: 'trusted_internal',
-  captured_at: '2026-11-01T09:00:00Z',
-};
-const closeout = {
-  outcome: 'completed',
-  summary: 'Moved the invoice renderer to the new font pipeline and re-rendered the backlog.',
-  verification: ['Rendered 120 sample invoices and compared them pixel by pixel: no differences'],
-  evidence_refs: [evidence],
-  context_lines: ['The renderer loads fonts from the assets bucket under fonts/invoice-v2', 'Backlog re-rendering runs as the nightly invoice-backfill job'],
-  future_agent_traps: ['Clearing the font cache while the backfill job runs makes it fall back to serif'],
-};
 
 t.test('tools/list: exactly the contract tools, each with a self-contained object input schema', async (t) => {
   const { baseUrl } = await liveApi(t);
