@@ -5,7 +5,7 @@
 import { mkdtempSync, rmSync, statfsSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ROOT } from './bench/processes.ts';
+import { govEntry, ROOT } from './bench/processes.ts';
 import { renderTable, rowsForJson, summarize, writeResults, type SectionResult } from './bench/report.ts';
 import { createContext, type Section } from './bench/section.ts';
 import { appendsSection } from './bench/sections/appends.ts';
@@ -70,7 +70,7 @@ async function main(): Promise<number> {
   const path = writeResults(join(ROOT, 'bench', 'results'), startedAt, {
     started_at: startedAt.toISOString(),
     duration_s: (performance.now() - clock) / 1000,
-    machine: { node: process.version, platform: process.platform, arch: process.arch, cpus: cpu.length, cpu_model: cpu[0]?.model ?? 'unknown', work_dir_fs_magic: `0x${fsType.toString(16)}` },
+    machine: { node: process.version, platform: process.platform, arch: process.arch, cpus: cpu.length, cpu_model: cpu[0]?.model ?? 'unknown', work_dir_fs_magic: `0x${fsType.toString(16)}`, gov_entry: govEntry() },
     load_average_1m: { before: loadBefore, after: loadavg()[0]! },
     summary,
     sections: results.map((s) => ({ ...s, rows: rowsForJson(s.rows) })),

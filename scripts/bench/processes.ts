@@ -3,13 +3,31 @@
 // pid if the bench itself fails; a server's stderr (one access line per request) goes to a file so
 // a slow reader can never block the server's event loop on a full pipe.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, openSync, readFileSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const GOV_BIN = join(ROOT, 'bin', 'gov.js');
 const NOOP_SERVER = join(ROOT, 'scripts', 'bench', 'noop-server.ts');
+
+/**
+ * Which code `bin/gov.js` runs: the esbuild bundle dist/gov.mjs while it is newer than every file
+ * under src/, else the sources through tsx (the same rule as bin/gov.js). Cold start differs a lot.
+ */
+export function govEntry(): 'bundle' | 'tsx' {
+  const bundle = join(ROOT, 'dist', 'gov.mjs');
+  return existsSync(bundle) && statSync(bundle).mtimeMs >= newestMtime(join(ROOT, 'src')) ? 'bundle' : 'tsx';
+}
+
+function newestMtime(dir: string): number {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    newest = Math.max(newest, entry.isDirectory() ? newestMtime(path) : statSync(path).mtimeMs);
+  }
+  return newest;
+}
 
 const live = new Set<ChildProcess>();
 process.on('exit', () => {

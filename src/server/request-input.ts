@@ -15,6 +15,9 @@ export async function readJsonBody(c: Context): Promise<unknown> {
   }
   const declared = Number(c.req.header('content-length') ?? NaN);
   if (Number.isFinite(declared) && declared > MAX_BODY_BYTES) throw tooLarge();
+  // With a declared length (enforced by the HTTP parser) the body is read in one go, which skips
+  // building a web Request; a chunked body is streamed so the limit holds while it arrives.
+  if (Number.isFinite(declared)) return parseJson(Buffer.from(await c.req.arrayBuffer()).toString('utf8'));
   const body = c.req.raw.body;
   const chunks: Uint8Array[] = [];
   let total = 0;
@@ -31,7 +34,10 @@ export async function readJsonBody(c: Context): Promise<unknown> {
       chunks.push(value);
     }
   }
-  const text = Buffer.concat(chunks).toString('utf8');
+  return parseJson(Buffer.concat(chunks).toString('utf8'));
+}
+
+function parseJson(text: string): unknown {
   try {
     return JSON.parse(text);
   } catch (err) {

@@ -3,8 +3,7 @@
 // next single write + fsync, and no promise resolves before the fsync that made its lines durable.
 import { closeSync, fstatSync, ftruncateSync, fsyncSync, openSync, readSync } from 'node:fs';
 import { fdatasync, write } from 'node:fs';
-import { canonicalJson } from '../domain/canonical-json.ts';
-import { eventHash } from '../domain/event-hash.ts';
+import { canonicalJson, sha256Hex } from '../domain/canonical-json.ts';
 import type { EventDraft, StoredEvent } from '../domain/event.ts';
 import { AppError } from '../errors.ts';
 
@@ -45,7 +44,7 @@ export function openEventLog(options: EventLogOptions): EventLog {
   let failed: AppError | null = null;
   let closed = false;
 
-  const seal = (pending: PendingEvent, seq: number, prevHash: string, recordedAt: string, unit?: StoredEvent['unit']): StoredEvent => {
+  const seal = (pending: PendingEvent, seq: number, prevHash: string, recordedAt: string, unit?: StoredEvent['unit']): { event: StoredEvent; line: string } => {
     const event: Record<string, unknown> = {
       schema_version: 'service.event.v1',
       event_id: pending.event_id,
@@ -67,8 +66,12 @@ export function openEventLog(options: EventLogOptions): EventLog {
     if (pending.occurred_at !== undefined) event.occurred_at = pending.occurred_at;
     if (pending.evidence_refs !== undefined) event.evidence_refs = pending.evidence_refs;
     if (unit !== undefined) event.unit = unit;
-    event.event_hash = eventHash(event);
-    return event as StoredEvent;
+    // One canonicalization serves both the hash and the line: the hash covers the canonical event
+    // without event_hash, and the line is that text with event_hash spliced in at its sorted place.
+    const unhashed = canonicalJson(event);
+    const hash = `sha256:${sha256Hex(unhashed)}`;
+    event.event_hash = hash;
+    return { event: event as StoredEvent, line: spliceEventHash(unhashed, hash) };
   };
 
   const flush = async (): Promise<void> => {
@@ -88,12 +91,13 @@ export function openEventLog(options: EventLogOptions): EventLog {
       for (const item of batch) {
         try {
           const events: StoredEvent[] = [];
+          const unitLines: string[] = [];
           item.unit.forEach((pending, index) => {
             const unit = item.unit.length > 1 ? { index, size: item.unit.length } : undefined;
-            const event = seal(pending, seq + 1 + index, index === 0 ? prev : events[index - 1]!.event_hash, recordedAt, unit);
-            events.push(event);
+            const sealedOne = seal(pending, seq + 1 + index, index === 0 ? prev : events[index - 1]!.event_hash, recordedAt, unit);
+            events.push(sealedOne.event);
+            unitLines.push(sealedOne.line);
           });
-          const unitLines = events.map((e) => canonicalJson(e));
           seq += events.length;
           prev = events[events.length - 1]!.event_hash;
           sealed.push(events);
@@ -170,6 +174,18 @@ export function openEventLog(options: EventLogOptions): EventLog {
       closeSync(fd);
     },
   };
+}
+
+/**
+ * Inserts `"event_hash":"…",` into the canonical text of an event without it. RFC 8785 sorts members
+ * by UTF-16 code units, so event_hash comes right before event_id, which every event has; the only
+ * member that can sort before event_id is actor, whose members are id and type, and a string value
+ * cannot contain an unescaped `"event_id":`, so the first occurrence is the top-level member.
+ */
+export function spliceEventHash(unhashed: string, hash: string): string {
+  const at = unhashed.indexOf('"event_id":');
+  if (at < 0) throw new Error('an event without event_id cannot be sealed');
+  return `${unhashed.slice(0, at)}"event_hash":${JSON.stringify(hash)},${unhashed.slice(at)}`;
 }
 
 function writeAll(fd: number, buffer: Buffer, position: number): Promise<void> {

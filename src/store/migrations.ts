@@ -39,7 +39,7 @@ export const MIGRATIONS: string[] = [
     request_sha256 TEXT,
     PRIMARY KEY (tenant_id, key)
   );
-  CREATE VIRTUAL TABLE search USING fts5(scope_tok, body, tokenize = 'unicode61');
+  CREATE VIRTUAL TABLE search USING fts5(scope_tok, body, tokenize = 'unicode61', detail = 'column');
   `,
   // 2: forge quota state (projections/quota.ts): rules, groups, their links, memberships, forge data.
   // Every row keeps the seq of the event that made it, which is also the listing order.

@@ -11,8 +11,8 @@ export type Queries = ReturnType<typeof createQueries>;
 
 export function createQueries(db: Database.Database) {
   const task = db.prepare<[string, string], { state: string }>('SELECT state FROM tasks WHERE scope = ? AND task_id = ?');
-  const timeline = db.prepare<[string, string, number, number], { line: string }>(
-    'SELECT line FROM events WHERE scope = ? AND task_id = ? AND seq > ? ORDER BY seq LIMIT ?',
+  const timeline = db.prepare<[string, string, number, number], { seq: number; line: string }>(
+    'SELECT seq, line FROM events WHERE scope = ? AND task_id = ? AND seq > ? ORDER BY seq LIMIT ?',
   );
   const taskEventsUpTo = db.prepare<[string, string, number], { line: string }>(
     'SELECT line FROM events WHERE scope = ? AND task_id = ? AND seq <= ? ORDER BY seq',
@@ -50,6 +50,10 @@ export function createQueries(db: Database.Database) {
     },
     timeline(scope: Scope, taskId: string, afterSeq: number, limit: number): StoredEvent[] {
       return parse(timeline.all(scopeKey(scope), taskId, afterSeq, limit));
+    },
+    /** The stored canonical lines themselves, for answers that embed events without re-encoding them. */
+    timelineLines(scope: Scope, taskId: string, afterSeq: number, limit: number): Array<{ seq: number; line: string }> {
+      return timeline.all(scopeKey(scope), taskId, afterSeq, limit);
     },
     taskEventsUpTo(scope: Scope, taskId: string, seq: number): StoredEvent[] {
       return parse(taskEventsUpTo.all(scopeKey(scope), taskId, seq));

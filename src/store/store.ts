@@ -149,10 +149,13 @@ export function rebuildIndex(dataDir: string, tail: LogTail, projections: Projec
   removeIndexFiles(indexPath);
   const index = openIndexDb(indexPath, projections);
   try {
+    // A fresh index that a crash would simply rebuild again: no journal, no syncs while replaying.
+    index.db.pragma('journal_mode = OFF');
     index.db.pragma('synchronous = OFF');
+    index.db.pragma('cache_size = -65536');
     catchUp(index, logPathOf(dataDir), 0, tail);
     index.db.pragma('synchronous = NORMAL');
-    index.db.pragma('wal_checkpoint(TRUNCATE)');
+    index.db.pragma('journal_mode = WAL');
     return index;
   } catch (err) {
     index.close();

@@ -250,3 +250,19 @@ t.test('a torn unit never leaves a partial file behind after truncation', async 
   const empty = await open(t, dir);
   t.equal(empty.store.tail().seq, 0, 'an empty log is a fresh store');
 });
+
+t.test('the spliced line equals the canonical form of the sealed event', async (t) => {
+  const dir = tempDir(t);
+  const { store } = await open(t, dir);
+  const tricky = [
+    pending({ actor: { type: 'agent', id: 'agent-7' } }),
+    pending({ payload: { note: 'a string with "event_id": inside and \u00e9 and \ud83d\ude00', event_id: 'nested' } }),
+    pending({ session_id: 'sess-1', occurred_at: '2026-11-01T09:00:00Z', evidence_refs: [{ artifact_id: 'a1', uri: 'x:y', evidence_type: 'log', etag: 'e', confidence: 'claimed', redaction: 'none', content_trust: 'trusted_internal', captured_at: '2026-11-01T09:00:00Z' }] }),
+  ];
+  await store.append(tricky);
+  for (const raw of readFileSync(logPathOf(dir), 'utf8').split('\n').filter(Boolean)) {
+    const event = JSON.parse(raw);
+    t.equal(raw, canonicalJson(event), 'canonical line');
+    t.equal(event.event_hash, eventHash(event), 'hash recomputes');
+  }
+});

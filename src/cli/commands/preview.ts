@@ -45,7 +45,7 @@ export async function previewStart(options: StartOptions, io: CliIo): Promise<Co
   }
   const tokens = newTokens();
   let boundPort = port;
-  const access = (line: string) => (options.json ? io.stderr : io.stdout)(`${line}\n`);
+  const access = batchedLines(options.json ? io.stderr : io.stdout);
   const app = createApp(appDepsOf(service, { tokens, port: () => boundPort, access, config }));
   const server = createAdaptorServer({ fetch: app.fetch }) as Server;
   try {
@@ -122,6 +122,24 @@ export async function previewStop(options: { dataDir?: string }, io: CliIo): Pro
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new AppError('stop_timeout', `Process ${run.pid} did not stop within 15 s; stop it with kill ${run.pid}.`);
+}
+
+/**
+ * Access lines are collected and written once per event-loop turn: stdout and stderr are
+ * synchronous on files and pipes, and a write per request would cost more than the request.
+ */
+function batchedLines(write: (text: string) => void): (line: string) => void {
+  let pending: string[] = [];
+  return (line) => {
+    if (pending.length === 0) {
+      setImmediate(() => {
+        const text = pending.join('');
+        pending = [];
+        write(text);
+      });
+    }
+    pending.push(`${line}\n`);
+  };
 }
 
 function alive(pid: number): boolean {

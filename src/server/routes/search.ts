@@ -45,9 +45,13 @@ export function searchRoutes(deps: ServiceDeps): Hono<AppEnv> {
   return app;
 }
 
-/** Every word becomes a quoted FTS5 string (no operators reach FTS5 from the caller); all must match. */
+/**
+ * Every word becomes a quoted FTS5 string (no operators reach FTS5 from the caller); all must match.
+ * Words split where the unicode61 tokenizer splits (anything but letters and digits), so each is a
+ * single token: the index keeps no token positions (detail=column), which makes it small and fast to build.
+ */
 export function toMatchExpression(q: string): string {
-  const words = q.match(/[\p{L}\p{N}_]+/gu) ?? [];
+  const words = q.match(/[\p{L}\p{N}]+/gu) ?? [];
   return words.slice(0, 16).map((w) => `"${w}"`).join(' AND ');
 }
 

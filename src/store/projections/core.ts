@@ -15,8 +15,16 @@ export function scopeKey(scope: Scope): string {
 
 /** A single FTS token standing for the scope, so the scope filter runs inside the FTS index. */
 export function scopeToken(scope: Scope): string {
-  return `s${createHash('sha256').update(scopeKey(scope)).digest('hex').slice(0, 24)}`;
+  const key = scopeKey(scope);
+  let token = tokens.get(key);
+  if (token === undefined) {
+    token = `s${createHash('sha256').update(key).digest('hex').slice(0, 24)}`;
+    if (tokens.size > 10_000) tokens.clear();
+    tokens.set(key, token);
+  }
+  return token;
 }
+const tokens = new Map<string, string>();
 
 export function prepareCoreProjections(db: Database.Database): Apply {
   const insertEvent = db.prepare(
