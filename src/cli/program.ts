@@ -128,7 +128,7 @@ export function createProgram(io: CliIo, state: ProgramState): Command {
     .action(async (opts) => {
       const { quotaEvalExitCode, renderQuotaEval, runQuotaEval } = await import('./commands/quota-eval.ts');
       const result = runQuotaEval(opts, (path) => readFileSync(resolve(io.cwd, path), 'utf8'));
-      finish({ exitCode: quotaEvalExitCode(result), json: result, text: renderQuotaEval(result) }, opts.json);
+      finish({ exitCode: quotaEvalExitCode(result), json: result, text: opts.json ? '' : renderQuotaEval(result) }, opts.json);
     });
 
   program

@@ -8,6 +8,7 @@ import { acquireDataDirLock, type DataDirLock } from './data-dir-lock.ts';
 import { openEventLog, readLastLine, truncateDurably, type EventLog, type LogTail, type PendingEvent } from './event-log.ts';
 import { openIndexDb, readLogLines, removeIndexFiles, type IndexDb, type ProjectionFactory } from './index-db.ts';
 import { createKeyedMutex, type KeyedMutex } from './keyed-mutex.ts';
+import { EVENT_INDEXES } from './migrations.ts';
 import { EXTRA_PROJECTIONS } from './projections/registry.ts';
 
 export type Store = {
@@ -153,7 +154,13 @@ export function rebuildIndex(dataDir: string, tail: LogTail, projections: Projec
     index.db.pragma('journal_mode = OFF');
     index.db.pragma('synchronous = OFF');
     index.db.pragma('cache_size = -65536');
+    for (const [name] of EVENT_INDEXES) index.db.exec(`DROP INDEX ${name}`);
     catchUp(index, logPathOf(dataDir), 0, tail);
+    try {
+      for (const [, ddl] of EVENT_INDEXES) index.db.exec(ddl);
+    } catch (cause) {
+      throw new AppError('store_corrupt', 'Two events of the log share one event_id; the log was changed by hand. Run gov events verify.', { cause });
+    }
     index.db.pragma('synchronous = NORMAL');
     index.db.pragma('journal_mode = WAL');
     return index;

@@ -2,7 +2,7 @@
 // section 6). Computes a result (pure apart from the injected readFile), renders it, picks the exit.
 import { AppError, isAppError } from '../../errors.ts';
 import { parseAppIni } from '../../domain/quota/app-ini.ts';
-import { evaluateOverall, evaluateSubject, groupListFor, type GroupListSource, type QuotaDecision } from '../../domain/quota/evaluate.ts';
+import { evaluateOwner, groupListResolver, type GroupListSource, type QuotaDecision } from '../../domain/quota/evaluate.ts';
 import { parsePolicyFile } from '../../domain/quota/policy-file.ts';
 import { isSubject, SEED_SUBJECTS, zeroPrimitives, type Subject } from '../../domain/quota/subjects.ts';
 import { parseUsageFile, type UsageOwner } from '../../domain/quota/usage-file.ts';
@@ -25,12 +25,19 @@ export type QuotaEvalOwner = {
   group_source: GroupListSource;
   group_list: string[];
   used: QuotaUsed;
-  overall: QuotaDecision;
+  overall: EvalDecision;
   /** Every seed subject, or only the one asked with --subject. */
-  subjects: QuotaDecision[];
+  subjects: EvalDecision[];
   /** Overall and every subject hold; with --subject, the asked subject holds. */
   within: boolean;
 };
+
+/**
+ * A decision as reported: whether it holds, why, and the deciding group, rule, sum and limit. The
+ * per-group detail (every rule's sum) is kept only when one owner is evaluated (--user): for a whole
+ * forge it would multiply the output by the number of rules.
+ */
+export type EvalDecision = Omit<QuotaDecision, 'groups'> & { groups?: QuotaDecision['groups'] };
 
 export type QuotaEvalResult = {
   config: { enabled: boolean; default_groups: string[]; default_total: number; source: 'policy' | 'app_ini' };
@@ -82,13 +89,20 @@ export function runQuotaEval(opts: QuotaEvalOptions, readFile: (path: string) =>
     keys = [wanted];
   }
 
-  const groupConfig = { assignments: policy.assignments, groups: policy.groups, defaultGroups: config.default_groups, defaultTotal: config.default_total };
+  const groupListOf = groupListResolver({ assignments: policy.assignments, groups: policy.groups, defaultGroups: config.default_groups, defaultTotal: config.default_total });
   const evalOptions = { enabled: config.enabled };
+  const detailed = keys.length === 1;
+  const report = (d: QuotaDecision): EvalDecision => {
+    if (detailed) return d;
+    const { groups: _groups, ...compact } = d;
+    return compact;
+  };
   const evaluated = keys.map((key): QuotaEvalOwner => {
     const o = owners.get(key)!;
-    const list = groupListFor(o.login, groupConfig);
-    const overall = evaluateOverall(list.groups, o.usage, evalOptions);
-    const subjects = (subject === null ? SEED_SUBJECTS : [subject]).map((s) => evaluateSubject(list.groups, o.usage, s, evalOptions));
+    const list = groupListOf(o.login);
+    const decisions = evaluateOwner(list.groups, o.usage, subject === null ? SEED_SUBJECTS : [subject], evalOptions);
+    const overall = report(decisions.overall);
+    const subjects = decisions.subjects.map(report);
     return {
       owner: o.login,
       kind: o.kind,
@@ -158,7 +172,7 @@ export function renderQuotaEval(result: QuotaEvalResult): string {
   return `${out.join('\n')}\n`;
 }
 
-function row(d: QuotaDecision): string[] {
+function row(d: EvalDecision): string[] {
   const standing = d.within ? 'within' : d.reason === 'over_quota' ? 'OVER' : 'NOT WITHIN';
   const k = d.deciding;
   const human = k === null ? '-' : `${humanBytes(k.sum)} / ${limitText(k.limit)}`;

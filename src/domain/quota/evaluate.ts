@@ -51,22 +51,39 @@ export type GroupListConfig = {
  * groups that exist; if none of those either, the built-in group (never listed by the API).
  */
 export function groupListFor(user: string, config: GroupListConfig): { source: GroupListSource; groups: QuotaGroup[] } {
+  return groupListResolver(config)(user);
+}
+
+/** groupListFor for many users of one configuration: the name look-ups are built once. */
+export function groupListResolver(config: GroupListConfig): (user: string) => { source: GroupListSource; groups: QuotaGroup[] } {
   const byName = new Map(config.groups.map((g) => [g.name, g]));
   const pick = (names: readonly string[]) =>
     [...new Set(names)].map((n) => byName.get(n)).filter((g): g is QuotaGroup => g !== undefined);
-  const wanted = user.toLowerCase();
-  const assignedNames = Object.entries(config.assignments)
-    .filter(([name]) => name.toLowerCase() === wanted)
-    .flatMap(([, names]) => names);
-  const assigned = pick(assignedNames);
-  if (assigned.length > 0) return { source: 'assigned', groups: assigned };
+  const assignedByUser = new Map<string, string[]>();
+  for (const [name, names] of Object.entries(config.assignments)) {
+    const key = name.toLowerCase();
+    assignedByUser.set(key, [...(assignedByUser.get(key) ?? []), ...names]);
+  }
   const defaults = pick(config.defaultGroups);
-  if (defaults.length > 0) return { source: 'default_groups', groups: defaults };
   const builtin: QuotaGroup = {
     name: BUILTIN_DEFAULT_GROUP,
     rules: [{ name: BUILTIN_DEFAULT_RULE, limit: config.defaultTotal, subjects: ['size:all'] }],
   };
-  return { source: 'builtin_default', groups: [builtin] };
+  return (user) => {
+    const assigned = pick(assignedByUser.get(user.toLowerCase()) ?? []);
+    if (assigned.length > 0) return { source: 'assigned', groups: assigned };
+    if (defaults.length > 0) return { source: 'default_groups', groups: defaults };
+    return { source: 'builtin_default', groups: [builtin] };
+  };
+}
+
+/** Overall standing and the standing for each subject of one owner, sharing the rule sums. */
+export function evaluateOwner(groupList: readonly QuotaGroup[], usage: Primitives, subjects: readonly Subject[], options: EvaluateOptions = {}): { overall: QuotaDecision; subjects: QuotaDecision[] } {
+  const standings: Standings = new Map();
+  return {
+    overall: decide(groupList, usage, undefined, options, standings),
+    subjects: subjects.map((s) => decide(groupList, usage, s, options, standings)),
+  };
 }
 
 /** Standing with no subject named (the seed): a group stands when all its rules stand. */
@@ -87,9 +104,9 @@ export function evaluateSubject(groupList: readonly QuotaGroup[], usage: Primiti
   return decide(groupList, usage, subject, options);
 }
 
-function decide(groupList: readonly QuotaGroup[], usage: Primitives, subject: Subject | undefined, options: EvaluateOptions): QuotaDecision {
-  const relevantTo = subject === undefined ? undefined : new Set([canonicalSubject(subject), ...ancestorsOf(subject)]);
-  const groups = groupList.map((g) => groupOutcome(g, usage, relevantTo));
+function decide(groupList: readonly QuotaGroup[], usage: Primitives, subject: Subject | undefined, options: EvaluateOptions, standings: Standings = new Map()): QuotaDecision {
+  const relevantTo = subject === undefined ? undefined : relevantSubjects(subject);
+  const groups = groupList.map((g) => groupOutcome(g, usage, relevantTo, standings));
   const base = subject === undefined ? {} : { subject };
   if (options.enabled === false) return { within: true, ...base, deciding: null, groups, reason: 'quota_disabled' };
   if (subject !== undefined && isWikiSubject(subject)) return { within: true, ...base, deciding: null, groups, reason: 'wiki_untracked' };
@@ -105,8 +122,16 @@ function decide(groupList: readonly QuotaGroup[], usage: Primitives, subject: Su
   return { within: false, ...base, deciding: null, groups, reason: 'no_relevant_rule' };
 }
 
-function groupOutcome(group: QuotaGroup, usage: Primitives, relevantTo: ReadonlySet<Subject> | undefined): GroupOutcome {
-  const rules = group.rules.map((rule) => ruleOutcome(rule, usage, relevantTo));
+// The subjects whose rules govern a subject (itself and its ancestors): a fixed tree, so built once.
+const RELEVANT = new Map<Subject, ReadonlySet<Subject>>();
+function relevantSubjects(subject: Subject): ReadonlySet<Subject> {
+  let set = RELEVANT.get(subject);
+  if (!set) RELEVANT.set(subject, (set = new Set([canonicalSubject(subject), ...ancestorsOf(subject)])));
+  return set;
+}
+
+function groupOutcome(group: QuotaGroup, usage: Primitives, relevantTo: ReadonlySet<Subject> | undefined, standings: Standings): GroupOutcome {
+  const rules = group.rules.map((rule) => ruleOutcome(rule, usage, relevantTo, standings));
   const relevant = rules.filter((r) => r.relevant);
   // Overall, every rule is relevant and an empty group stands (the seed: "all its rules stand").
   // For a subject, a group with no relevant rule does not stand (Forgejo: no match, no allow).
@@ -114,12 +139,30 @@ function groupOutcome(group: QuotaGroup, usage: Primitives, relevantTo: Readonly
   return { name: group.name, stands, rules };
 }
 
-function ruleOutcome(rule: QuotaRule, usage: Primitives, relevantTo: ReadonlySet<Subject> | undefined): RuleOutcome {
-  // Summed in BigInt so that repeated large subjects compare exactly; every subject as listed.
-  const sum = rule.subjects.reduce((acc, s) => acc + BigInt(usageOf(s, usage)), 0n);
-  const stands = rule.limit === UNLIMITED || sum < BigInt(rule.limit);
+function ruleOutcome(rule: QuotaRule, usage: Primitives, relevantTo: ReadonlySet<Subject> | undefined, standings: Standings): RuleOutcome {
+  const standing = ruleStanding(rule, usage, standings);
   const relevant = relevantTo === undefined || rule.subjects.some((s) => relevantTo.has(canonicalSubject(s)));
-  return { name: rule.name, limit: rule.limit, subjects: [...rule.subjects], sum: Number(sum), stands, relevant };
+  // An owner's outcome of a rule has only two forms (relevant or not): build each once.
+  const slot = relevant ? 'relevantOutcome' : 'otherOutcome';
+  return (standing[slot] ??= { name: rule.name, limit: rule.limit, subjects: rule.subjects, sum: standing.sum, stands: standing.stands, relevant });
+}
+
+/** Rule standings of one owner's usage: a rule's sum does not depend on the subject asked. */
+type Standing = { sum: number; stands: boolean; relevantOutcome?: RuleOutcome; otherOutcome?: RuleOutcome };
+type Standings = Map<QuotaRule, Standing>;
+
+function ruleStanding(rule: QuotaRule, usage: Primitives, perUsage: Standings): Standing {
+  let standing = perUsage.get(rule);
+  if (!standing) {
+    // Every subject as listed. Summed exactly: past 2^53 a Number sum could round across the limit.
+    let sum = 0;
+    for (const s of rule.subjects) sum += usageOf(s, usage);
+    const exact = Number.isSafeInteger(sum) ? null : rule.subjects.reduce((acc, s) => acc + BigInt(usageOf(s, usage)), 0n);
+    const stands = rule.limit === UNLIMITED || (exact === null ? sum < rule.limit : exact < BigInt(rule.limit));
+    standing = { sum: exact === null ? sum : Number(exact), stands };
+    perUsage.set(rule, standing);
+  }
+  return standing;
 }
 
 /** The relevant rule of a standing group with the least headroom; an unlimited rule only if all are. */

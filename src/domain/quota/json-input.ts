@@ -23,13 +23,21 @@ export function badInputFile(fileName: string, pointer: string, reason: string, 
 export function parseJsonInput(text: string, fileName: string): JsonInput {
   // A byte-order mark is refused by JSON.parse but harmless; editors on some systems write one.
   const body = text.startsWith('\uFEFF') ? text.slice(1) : text;
-  const lines = new Map<string, number>();
-  const scan = scanJson(body, lines);
+  // The position scanner runs only when its answer is needed (a problem to report): on a large,
+  // valid file it would cost more than the evaluation itself.
+  let lines: Map<string, number> | null = null;
+  const scanned = () => {
+    if (lines === null) {
+      lines = new Map<string, number>();
+      scanJson(body, lines);
+    }
+    return lines;
+  };
   let value: unknown;
   try {
     value = JSON.parse(body);
   } catch (err) {
-    const where = scan ?? { offset: -1, reason: (err as Error).message };
+    const where = scanJson(body, new Map()) ?? { offset: -1, reason: (err as Error).message };
     const line = where.offset < 0 ? undefined : lineAt(body, where.offset);
     const column = where.offset < 0 ? undefined : where.offset - body.lastIndexOf('\n', where.offset - 1);
     const at = line === undefined ? '' : `:${line}:${column}`;
@@ -41,8 +49,9 @@ export function parseJsonInput(text: string, fileName: string): JsonInput {
   }
   // A missing member has no line of its own: the object that lacks it gives the line.
   const lineOf = (pointer: string): number | undefined => {
+    const known = scanned();
     for (let p = pointer; ; p = p.slice(0, p.lastIndexOf('/'))) {
-      const line = lines.get(p);
+      const line = known.get(p);
       if (line !== undefined || p === '') return line;
     }
   };
