@@ -1,6 +1,6 @@
 // What a user or organisation asks about its own quota: usage and groups, a check for one subject,
 // and the items that use space (largest first), all evaluated with the engine of domain/quota.
-import { evaluateSubject, groupListFor, type GroupListSource, type QuotaGroup } from '../../domain/quota/evaluate.ts';
+import { evaluateSubject, type GroupListSource, type QuotaGroup } from '../../domain/quota/evaluate.ts';
 import { isSubject } from '../../domain/quota/subjects.ts';
 import { userKey } from '../../domain/quota/quota-events.ts';
 import type { ForgeArtifact, ForgeAttachment, ForgePackage, ForgeRepo } from '../../domain/quota/usage.ts';
@@ -11,12 +11,7 @@ import type { QuotaContext } from './quota-context.ts';
 
 /** The owner's group list: assigned groups, else the existing default groups, else the built-in one. */
 export function groupListOf(ctx: QuotaContext, owner: ForgeOwnerView): { source: GroupListSource; groups: QuotaGroup[] } {
-  return groupListFor(owner.login, {
-    assignments: ctx.q.assignments(),
-    groups: ctx.q.groups(),
-    defaultGroups: ctx.config.default_groups,
-    defaultTotal: ctx.config.default_total,
-  });
+  return ctx.groupLists()(owner.login);
 }
 
 /** Quota info; the built-in default group is never listed (the forge lists no group then). */
