@@ -48,8 +48,9 @@ export function templateRegistry(): TemplateRegistry {
   return templatesCache;
 }
 
-export function defaultDataDir(env: NodeJS.ProcessEnv, cwd: string): string {
-  return resolve(cwd, env.GOV_DATA_DIR ?? '.gov-preview');
+/** --data-dir, else $GOV_DATA_DIR, else .gov-preview/ — relative to the working directory. */
+export function resolveDataDir(option: string | undefined, env: NodeJS.ProcessEnv, cwd: string): string {
+  return resolve(cwd, option ?? env.GOV_DATA_DIR ?? '.gov-preview');
 }
 
 export function readConfigFile(path: string | undefined): PreviewConfig {

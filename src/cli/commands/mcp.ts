@@ -3,7 +3,7 @@
 // command prints nothing else there; its one start-up line goes to stderr.
 import { readFileSync } from 'node:fs';
 import { createClient } from '../../client/client.ts';
-import { defaultDataDir, schemaRegistry } from '../../deps.ts';
+import { resolveDataDir, schemaRegistry } from '../../deps.ts';
 import { buildMcpServer } from '../../frontdoor/build-server.ts';
 import { resolveConnection, scopeFromEnv } from '../../frontdoor/connection-config.ts';
 import { serveStdio, type StdioStreams } from '../../frontdoor/stdio.ts';
@@ -13,7 +13,7 @@ import type { CliIo } from '../io.ts';
 export type McpOptions = { baseUrl?: string; tokenFile?: string; dataDir?: string };
 
 export async function mcpServe(options: McpOptions, io: CliIo, streams?: StdioStreams): Promise<0> {
-  const dataDir = options.dataDir ? defaultDataDir({ GOV_DATA_DIR: options.dataDir }, io.cwd) : defaultDataDir(io.env, io.cwd);
+  const dataDir = resolveDataDir(options.dataDir, io.env, io.cwd);
   const conn = resolveConnection({ baseUrl: options.baseUrl, tokenFile: options.tokenFile, dataDir }, io.env, (path) => readFileSync(path, 'utf8'));
   const client = createClient({ baseUrl: conn.baseUrl, token: conn.token });
   const server = buildMcpServer({

@@ -4,7 +4,7 @@ import { createAdaptorServer } from '@hono/node-server';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { resolve } from 'node:path';
-import { appDepsOf, DEFAULT_FORGE_DATA_PATH, defaultDataDir, newTokens, openServiceDeps, readConfigFile, schemaRegistry } from '../../deps.ts';
+import { appDepsOf, DEFAULT_FORGE_DATA_PATH, resolveDataDir, newTokens, openServiceDeps, readConfigFile, schemaRegistry } from '../../deps.ts';
 import { ensureForgeData, readForgeDataFile } from '../../service/quota/forge-data.ts';
 import { AppError } from '../../errors.ts';
 import { createApp } from '../../server/create-app.ts';
@@ -32,7 +32,7 @@ export function parseHost(raw: string | undefined): string {
 export async function previewStart(options: StartOptions, io: CliIo): Promise<CommandResult> {
   const port = parsePort(options.port);
   const host = parseHost(options.host);
-  const dataDir = options.dataDir ? defaultDataDir({ GOV_DATA_DIR: options.dataDir }, io.cwd) : defaultDataDir(io.env, io.cwd);
+  const dataDir = resolveDataDir(options.dataDir, io.env, io.cwd);
   // Both files are checked before the data dir is locked, so a bad file exits 2 and holds nothing.
   const config = readConfigFile(options.config === undefined ? undefined : resolve(io.cwd, options.config));
   const forgeData = options.forgeData === undefined ? null : readForgeDataFile(resolve(io.cwd, options.forgeData), schemaRegistry());
@@ -77,7 +77,7 @@ export async function previewStart(options: StartOptions, io: CliIo): Promise<Co
 }
 
 export async function previewStatus(options: { dataDir?: string }, io: CliIo): Promise<CommandResult> {
-  const dataDir = options.dataDir ? defaultDataDir({ GOV_DATA_DIR: options.dataDir }, io.cwd) : defaultDataDir(io.env, io.cwd);
+  const dataDir = resolveDataDir(options.dataDir, io.env, io.cwd);
   let run;
   try {
     run = readRunFile(dataDir);
@@ -103,7 +103,7 @@ export async function previewStatus(options: { dataDir?: string }, io: CliIo): P
 }
 
 export async function previewStop(options: { dataDir?: string }, io: CliIo): Promise<CommandResult> {
-  const dataDir = options.dataDir ? defaultDataDir({ GOV_DATA_DIR: options.dataDir }, io.cwd) : defaultDataDir(io.env, io.cwd);
+  const dataDir = resolveDataDir(options.dataDir, io.env, io.cwd);
   let run;
   try {
     run = readRunFile(dataDir);

@@ -1,12 +1,12 @@
 // `gov events verify` and `gov store rebuild-index`: the offline checks and repair of a data dir.
-import { defaultDataDir } from '../../deps.ts';
+import { resolveDataDir } from '../../deps.ts';
 import { acquireDataDirLock } from '../../store/data-dir-lock.ts';
 import { logPathOf, rebuildIndex, recoverTail } from '../../store/store.ts';
 import { verifyLog } from '../../store/verify-log.ts';
 import type { CliIo, CommandResult } from '../io.ts';
 
 export function dataDirOf(option: string | undefined, io: CliIo): string {
-  return option ? defaultDataDir({ GOV_DATA_DIR: option }, io.cwd) : defaultDataDir(io.env, io.cwd);
+  return resolveDataDir(option, io.env, io.cwd);
 }
 
 export function eventsVerify(options: { dataDir?: string }, io: CliIo): CommandResult {
