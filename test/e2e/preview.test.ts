@@ -21,6 +21,9 @@ t.test('start on port 0, health, a write, status, stop', async (t) => {
   t.teardown(() => p.child.kill('SIGKILL'));
   t.match(p.baseUrl, /^http:\/\/127\.0\.0\.1:\d+$/);
   t.equal(statSync(join(dir, 'run.json')).mode & 0o777, 0o600, 'run.json is 0600');
+  for (const key of ['ed25519.pem', 'ecdsa-p256.pem', 'hmac-sha256.key']) {
+    t.equal(statSync(join(dir, 'keys', key)).mode & 0o777, 0o600, `keys/${key} is 0600, made on first start`);
+  }
   const health = await (await fetch(`${p.baseUrl}/health`)).json();
   t.equal(health.status, 'ok');
   const res = await post(p, note('first durable note'), 'k1');

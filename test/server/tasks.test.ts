@@ -129,6 +129,21 @@ t.test('scope: tenant A and tenant B each have a task-1 and never see each other
   t.equal((await call('/v1/tasks/task-1')).json.status, 'open', 'nothing closed across scopes');
 });
 
+t.test('evidence attached through the raw door appears in the timeline and in search', async (t) => {
+  const { call } = await withTask(t);
+  const attached = await call('/v1/events', {
+    body: rawEvent(SCOPE_A, { kind: 'evidence.attached', task_id: 'task-1', payload: { note: 'signed exporter manifest' }, evidence_refs: [{ ...evidence, artifact_id: 'manifest-9', uri: 'https://artifacts.internal.test/exporter/manifest-nine.json' }] }),
+    idempotencyKey: 'attach-9',
+  });
+  t.equal(attached.status, 201);
+  const timeline = await call('/v1/tasks/task-1/timeline');
+  t.same(timeline.json.events.map((e: any) => e.kind), ['task.created', 'evidence.attached']);
+  const byUri = await call('/v1/search?q=manifest%20nine');
+  t.same(byUri.json.results.map((r: any) => [r.kind, r.task_id]), [['evidence.attached', 'task-1']], 'found by a word of its uri');
+  const byNote = await call('/v1/search?q=exporter%20manifest&kind=evidence.attached');
+  t.equal(byNote.json.results.length, 1);
+});
+
 t.test('timeline paging and search', async (t) => {
   const { call } = await withTask(t);
   for (let i = 0; i < 5; i++) await call('/v1/tasks/task-1/checkpoints', { body: { progress: `step ${i} of the quartz migration` } });
