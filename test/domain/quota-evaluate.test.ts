@@ -5,8 +5,10 @@ import {
   BUILTIN_DEFAULT_GROUP,
   BUILTIN_DEFAULT_RULE,
   evaluateOverall,
+  evaluateOwner,
   evaluateSubject,
   groupListFor,
+  type QuotaDecision,
   type QuotaGroup,
   type QuotaRule,
 } from '../../src/domain/quota/evaluate.ts';
@@ -433,4 +435,32 @@ t.test('group list of a user', async (t) => {
   const unlimited = groupListFor('alice', { ...config, defaultGroups: [], defaultTotal: -1 });
   t.equal(evaluateOverall(unlimited.groups, used({ reposPublic: Number.MAX_SAFE_INTEGER })).within, true, 'built-in -1 is unlimited');
   t.same(groupListFor('nobody', { assignments: {}, groups: [], defaultGroups: [], defaultTotal: -1 }).source, 'builtin_default');
+});
+
+t.test('evaluateOwner without detail decides exactly as with it, and as evaluateSubject', async (t) => {
+  const rules = [
+    { name: 'all-10k', limit: 10_000, subjects: ['size:all'] as Subject[] },
+    { name: 'lfs-1k', limit: 1_000, subjects: ['size:git:lfs'] as Subject[] },
+    { name: 'repos-unlimited', limit: -1, subjects: ['size:repos:all'] as Subject[] },
+    { name: 'assets-zero', limit: 0, subjects: ['size:assets:artifacts', 'size:assets:packages:all'] as Subject[] },
+  ];
+  const lists = [
+    [],
+    [{ name: 'a', rules: [rules[0]!, rules[1]!] }],
+    [{ name: 'a', rules: [rules[3]!] }, { name: 'b', rules: [rules[2]!, rules[1]!] }],
+    [{ name: 'empty', rules: [] }, { name: 'c', rules: rules }],
+  ];
+  const usages = [used({}), used({ reposPublic: 5_000, gitLfs: 999 }), used({ reposPrivate: 20_000, gitLfs: 1_000, artifacts: 1 })];
+  const subjects = SUBJECTS.filter((s) => s !== 'none');
+  for (const list of lists) {
+    for (const usage of usages) {
+      const detailed = evaluateOwner(list, usage, subjects);
+      const lean = evaluateOwner(list, usage, subjects, { detail: false });
+      const strip = ({ groups: _g, ...rest }: QuotaDecision) => rest;
+      t.same(strip(lean.overall), strip(detailed.overall));
+      t.same(lean.subjects.map(strip), detailed.subjects.map(strip));
+      t.same(detailed.subjects, subjects.map((s) => evaluateSubject(list, usage, s)), 'one owner at a time gives the same decisions');
+      t.same(lean.overall.groups, [], 'no per-group detail was built');
+    }
+  }
 });

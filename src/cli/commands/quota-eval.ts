@@ -100,7 +100,7 @@ export function runQuotaEval(opts: QuotaEvalOptions, readFile: (path: string) =>
   const evaluated = keys.map((key): QuotaEvalOwner => {
     const o = owners.get(key)!;
     const list = groupListOf(o.login);
-    const decisions = evaluateOwner(list.groups, o.usage, subject === null ? SEED_SUBJECTS : [subject], evalOptions);
+    const decisions = evaluateOwner(list.groups, o.usage, subject === null ? SEED_SUBJECTS : [subject], { ...evalOptions, detail: detailed });
     const overall = report(decisions.overall);
     const subjects = decisions.subjects.map(report);
     return {

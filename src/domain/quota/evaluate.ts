@@ -78,11 +78,17 @@ export function groupListResolver(config: GroupListConfig): (user: string) => { 
 }
 
 /** Overall standing and the standing for each subject of one owner, sharing the rule sums. */
-export function evaluateOwner(groupList: readonly QuotaGroup[], usage: Primitives, subjects: readonly Subject[], options: EvaluateOptions = {}): { overall: QuotaDecision; subjects: QuotaDecision[] } {
+export function evaluateOwner(
+  groupList: readonly QuotaGroup[],
+  usage: Primitives,
+  subjects: readonly Subject[],
+  options: EvaluateOptions & { detail?: boolean } = {},
+): { overall: QuotaDecision; subjects: QuotaDecision[] } {
   const standings: Standings = new Map();
+  const detail = options.detail !== false;
   return {
-    overall: decide(groupList, usage, undefined, options, standings),
-    subjects: subjects.map((s) => decide(groupList, usage, s, options, standings)),
+    overall: decide(groupList, usage, undefined, options, standings, detail),
+    subjects: subjects.map((s) => decide(groupList, usage, s, options, standings, detail)),
   };
 }
 
@@ -104,22 +110,41 @@ export function evaluateSubject(groupList: readonly QuotaGroup[], usage: Primiti
   return decide(groupList, usage, subject, options);
 }
 
-function decide(groupList: readonly QuotaGroup[], usage: Primitives, subject: Subject | undefined, options: EvaluateOptions, standings: Standings = new Map()): QuotaDecision {
+function decide(groupList: readonly QuotaGroup[], usage: Primitives, subject: Subject | undefined, options: EvaluateOptions, standings: Standings = new Map(), detail = true): QuotaDecision {
   const relevantTo = subject === undefined ? undefined : relevantSubjects(subject);
-  const groups = groupList.map((g) => groupOutcome(g, usage, relevantTo, standings));
+  const outcome = (rule: QuotaRule) => ruleOutcome(rule, usage, relevantTo, standings);
+  // The per-group detail is built only when asked for; the decision itself walks the rules directly.
+  const groups: GroupOutcome[] = detail ? groupList.map((g) => ({ name: g.name, stands: groupStands(g, outcome, relevantTo), rules: g.rules.map(outcome) })) : [];
   const base = subject === undefined ? {} : { subject };
   if (options.enabled === false) return { within: true, ...base, deciding: null, groups, reason: 'quota_disabled' };
   if (subject !== undefined && isWikiSubject(subject)) return { within: true, ...base, deciding: null, groups, reason: 'wiki_untracked' };
-  if (groups.length === 0) return { within: false, ...base, deciding: null, groups, reason: 'no_groups' };
-  const standing = groups.find((g) => g.stands);
-  if (standing) return { within: true, ...base, deciding: tightest(standing), groups, reason: 'group_stands' };
-  for (const g of groups) {
-    const failing = g.rules.find((r) => r.relevant && !r.stands);
-    if (failing) {
-      return { within: false, ...base, deciding: { group: g.name, rule: failing.name, sum: failing.sum, limit: failing.limit }, groups, reason: 'over_quota' };
+  if (groupList.length === 0) return { within: false, ...base, deciding: null, groups, reason: 'no_groups' };
+  const standing = groupList.find((g) => groupStands(g, outcome, relevantTo));
+  if (standing) return { within: true, ...base, deciding: tightest(standing.name, standing.rules.map(outcome)), groups, reason: 'group_stands' };
+  for (const g of groupList) {
+    for (const rule of g.rules) {
+      const r = outcome(rule);
+      if (r.relevant && !r.stands) {
+        return { within: false, ...base, deciding: { group: g.name, rule: r.name, sum: r.sum, limit: r.limit }, groups, reason: 'over_quota' };
+      }
     }
   }
   return { within: false, ...base, deciding: null, groups, reason: 'no_relevant_rule' };
+}
+
+/**
+ * Overall, every rule is relevant and an empty group stands (the seed: "all its rules stand").
+ * For a subject, a group with no relevant rule does not stand (Forgejo: no match, no allow).
+ */
+function groupStands(group: QuotaGroup, outcome: (rule: QuotaRule) => RuleOutcome, relevantTo: ReadonlySet<Subject> | undefined): boolean {
+  let relevant = 0;
+  for (const rule of group.rules) {
+    const r = outcome(rule);
+    if (!r.relevant) continue;
+    relevant++;
+    if (!r.stands) return false;
+  }
+  return relevantTo === undefined || relevant > 0;
 }
 
 // The subjects whose rules govern a subject (itself and its ancestors): a fixed tree, so built once.
@@ -128,15 +153,6 @@ function relevantSubjects(subject: Subject): ReadonlySet<Subject> {
   let set = RELEVANT.get(subject);
   if (!set) RELEVANT.set(subject, (set = new Set([canonicalSubject(subject), ...ancestorsOf(subject)])));
   return set;
-}
-
-function groupOutcome(group: QuotaGroup, usage: Primitives, relevantTo: ReadonlySet<Subject> | undefined, standings: Standings): GroupOutcome {
-  const rules = group.rules.map((rule) => ruleOutcome(rule, usage, relevantTo, standings));
-  const relevant = rules.filter((r) => r.relevant);
-  // Overall, every rule is relevant and an empty group stands (the seed: "all its rules stand").
-  // For a subject, a group with no relevant rule does not stand (Forgejo: no match, no allow).
-  const stands = relevantTo === undefined ? rules.every((r) => r.stands) : relevant.length > 0 && relevant.every((r) => r.stands);
-  return { name: group.name, stands, rules };
 }
 
 function ruleOutcome(rule: QuotaRule, usage: Primitives, relevantTo: ReadonlySet<Subject> | undefined, standings: Standings): RuleOutcome {
@@ -166,14 +182,14 @@ function ruleStanding(rule: QuotaRule, usage: Primitives, perUsage: Standings): 
 }
 
 /** The relevant rule of a standing group with the least headroom; an unlimited rule only if all are. */
-function tightest(group: GroupOutcome): Deciding {
-  const relevant = group.rules.filter((r) => r.relevant);
+function tightest(group: string, rules: readonly RuleOutcome[]): Deciding {
+  const relevant = rules.filter((r) => r.relevant);
   let best: RuleOutcome | undefined;
   for (const r of relevant) {
     if (r.limit === UNLIMITED) continue;
     if (best === undefined || r.limit - r.sum < best.limit - best.sum) best = r;
   }
   best ??= relevant[0];
-  if (best === undefined) return { group: group.name, rule: null, sum: 0, limit: UNLIMITED };
-  return { group: group.name, rule: best.name, sum: best.sum, limit: best.limit };
+  if (best === undefined) return { group, rule: null, sum: 0, limit: UNLIMITED };
+  return { group, rule: best.name, sum: best.sum, limit: best.limit };
 }
