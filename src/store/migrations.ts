@@ -37,13 +37,13 @@ export const MIGRATIONS: string[] = [
     packet_id TEXT NOT NULL,
     seq INTEGER NOT NULL,
     PRIMARY KEY (scope, packet_id)
-  );
+  ) WITHOUT ROWID;
   CREATE TABLE tasks (
     scope TEXT NOT NULL,
     task_id TEXT NOT NULL,
     state TEXT NOT NULL,
     PRIMARY KEY (scope, task_id)
-  );
+  ) WITHOUT ROWID;
   CREATE TABLE idempotency (
     tenant_id TEXT NOT NULL,
     key TEXT NOT NULL,
@@ -51,7 +51,7 @@ export const MIGRATIONS: string[] = [
     size INTEGER NOT NULL,
     request_sha256 TEXT,
     PRIMARY KEY (tenant_id, key)
-  );
+  ) WITHOUT ROWID;
   CREATE VIRTUAL TABLE search USING fts5(scope_tok, body, tokenize = 'unicode61', detail = 'column');
   `,
   // 2: forge quota state (projections/quota.ts): rules, groups, their links, memberships, forge data.
