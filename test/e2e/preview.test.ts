@@ -131,3 +131,26 @@ t.test('idempotency keys survive a restart and an index rebuild', async (t) => {
   second.child.kill('SIGTERM');
   await second.exited;
 });
+
+t.test('--forge-data and --config: a bad file exits 2 before locking, a good one is loaded', async (t) => {
+  const dir = tempDir(t);
+  const { writeFileSync } = await import('node:fs');
+  writeFileSync(join(dir, 'bad-forge.json'), JSON.stringify({ repos: [{ owner: 'nobody', name: 'x', private: false, size: 1, lfs_size: 0 }] }));
+  const bad = await runGov(['preview', 'start', '--port', '0', '--data-dir', join(dir, 'data'), '--forge-data', join(dir, 'bad-forge.json')]);
+  t.equal(bad.code, 2);
+  t.match(bad.stderr, /bad-forge\.json/);
+  t.notOk(existsSync(join(dir, 'data', 'writer.lock')), 'nothing was locked');
+  writeFileSync(join(dir, 'bad-config.json'), JSON.stringify({ quota: { enabled: 'yes' } }));
+  const badConfig = await runGov(['preview', 'start', '--port', '0', '--data-dir', join(dir, 'data'), '--config', join(dir, 'bad-config.json')]);
+  t.equal(badConfig.code, 2);
+
+  const forge = { users: [{ login: 'zoe', full_name: 'Zoe Z.', is_admin: false }], repos: [{ owner: 'zoe', name: 'app', private: true, size: 2048, lfs_size: 0 }] };
+  writeFileSync(join(dir, 'forge.json'), JSON.stringify(forge));
+  const p = await startPreview(join(dir, 'data'), ['--forge-data', join(dir, 'forge.json')]);
+  t.teardown(() => p.child.kill('SIGKILL'));
+  const res = await fetch(`${p.baseUrl}/admin/forge/data`, { headers: { Authorization: `Bearer ${p.tokens.operator}` } });
+  t.equal(res.status, 200);
+  t.match(await res.json(), { users: [{ login: 'zoe' }], repos: [{ owner: 'zoe', name: 'app' }] });
+  p.child.kill('SIGTERM');
+  await p.exited;
+});
