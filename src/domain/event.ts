@@ -43,7 +43,7 @@ export type StoredEvent = Scope & {
   occurred_at?: string;
   recorded_at: string;
   idempotency_key: string | null;
-  /** sha256 URI of the canonical request that derived this event, so a replay can be compared. */
+  /** sha256 URI of the canonical keyed request that derived this event (replays compare it); null without a key. */
   request_sha256: string | null;
   /** Present on every event of a multi-event unit: its place in the unit (recovery keeps units whole). */
   unit?: { index: number; size: number };
@@ -52,6 +52,11 @@ export type StoredEvent = Scope & {
   prev_hash: string;
   event_hash: string;
 };
+
+/** The seed's `id`: 2 to 128 characters, ^[A-Za-z0-9][A-Za-z0-9_.:-]*$ (schemas/common/types.json). */
+export function isId(value: string): boolean {
+  return value.length >= 2 && value.length <= 128 && /^[A-Za-z0-9][A-Za-z0-9_.:-]*$/.test(value);
+}
 
 export const ZERO_HASH = `sha256:${'0'.repeat(64)}`;
 
@@ -75,8 +80,4 @@ export function classifyKind(kind: string): KindClass {
   if (EXT_KIND.test(kind)) return 'extension';
   if (RESERVED_EXACT.has(kind) || RESERVED_PREFIXES.some((p) => kind.startsWith(p))) return 'reserved';
   return 'unknown';
-}
-
-export function scopeOf(e: Scope): Scope {
-  return { tenant_id: e.tenant_id, workspace_id: e.workspace_id, project_id: e.project_id };
 }

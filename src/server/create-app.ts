@@ -32,9 +32,6 @@ export type AppDeps = ServiceDeps & {
   config: PreviewConfig;
 };
 
-/** POSTs that compute an answer and write nothing: not customer writes, so either token may call them. */
-const READ_ONLY_POSTS = ['/v1/templates/validate', '/v1/signatures/verify'];
-
 export function routeTable(): RouteSpec[] {
   return [...GOVERNANCE_ROUTES, ...QUOTA_ROUTES];
 }
@@ -50,7 +47,10 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.route('/', eventsPreflight());
 
   app.use('/v1/*', requireAuth(deps.tokens));
-  app.on(['POST', 'PUT', 'PATCH', 'DELETE'], '/v1/*', requireCustomerWrite(READ_ONLY_POSTS));
+  // POSTs the route table marks as reads (they compute an answer and write nothing) are not
+  // customer writes, so either token may call them.
+  const readOnlyPosts = routes.filter((r) => r.method === 'POST' && r.access === 'read').map((r) => r.path);
+  app.on(['POST', 'PUT', 'PATCH', 'DELETE'], '/v1/*', requireCustomerWrite(readOnlyPosts));
 
   app.route('/', templateRoutes(deps));
   app.route('/', eventRoutes(deps));

@@ -1,12 +1,11 @@
 // Reading what a request carries: the JSON body (content type, 1 MiB limit, our own parser, so a
 // missing content type is a 415 and not a silent {}), the scope headers, and the Idempotency-Key.
 import type { Context } from 'hono';
-import type { Scope } from '../domain/event.ts';
+import { isId, type Scope } from '../domain/event.ts';
 import { QUOTA_SCOPE } from '../domain/quota/quota-events.ts';
 import { AppError } from '../errors.ts';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
-const ID = /^[A-Za-z0-9][A-Za-z0-9_.:-]*$/;
 
 export async function readJsonBody(c: Context): Promise<unknown> {
   const type = c.req.header('content-type') ?? '';
@@ -73,8 +72,14 @@ export function readScope(c: Context): Scope {
   return scope as Scope;
 }
 
-export function isId(value: string): boolean {
-  return value.length >= 2 && value.length <= 128 && ID.test(value);
+/** A query parameter as an integer from min to max (default when absent), else 400 invalid_query. */
+export function intParam(raw: string | undefined, name: string, min: number, max: number, fallback: number): number {
+  if (raw === undefined) return fallback;
+  const value = Number(raw);
+  if (!/^\d+$/.test(raw) || !Number.isSafeInteger(value) || value < min || value > max) {
+    throw new AppError('invalid_query', `The query parameter ${name} must be an integer from ${min} to ${max}.`, { details: [{ pointer: `/query/${name}`, detail: `integer ${min}–${max}` }] });
+  }
+  return value;
 }
 
 export function readIdempotencyKey(c: Context, required: boolean): string | null {

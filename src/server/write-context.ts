@@ -13,7 +13,8 @@ export function writeContextOf(c: Context<AppEnv>, body: unknown, idempotencyReq
     scope,
     transport: c.get('transport') ?? 'customer',
     idempotencyKey,
-    requestSha256: canonicalSha256Uri({ method: c.req.method, path: c.req.path, scope, body: body as never }),
+    // Only a keyed request can be replayed, so only its fingerprint is worth the canonicalization.
+    requestSha256: idempotencyKey === null ? null : canonicalSha256Uri({ method: c.req.method, path: c.req.path, scope, body: body as never }),
   };
 }
 

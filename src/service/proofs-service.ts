@@ -1,7 +1,7 @@
 // Claim boundary evaluation and Proof Packet assembly over event truth, with the confusion guard:
 // a request naming a task or session outside the caller's scope is blocked, assembles nothing, and
 // leaves an access.logged (outcome denied) in the caller's scope.
-import { CLAIM_BOUNDARY_NON_CLAIMS, DEFAULT_STALE_AFTER_DAYS, decisionIdFor, evaluateClaimBoundary, type ClaimDecision, type ClaimInput } from '../domain/claim-boundary.ts';
+import { DEFAULT_STALE_AFTER_DAYS, decisionIdFor, evaluateClaimBoundary, type ClaimDecision, type ClaimInput } from '../domain/claim-boundary.ts';
 import type { Json } from '../domain/canonical-json.ts';
 import type { Scope, StoredEvent } from '../domain/event.ts';
 import { assemblePacketBody, sealPacket } from '../domain/packet-assembly.ts';
@@ -15,11 +15,9 @@ import type { ServiceDeps } from './deps.ts';
 import { idempotentWrite } from './idempotency.ts';
 import type { WriteContext } from './write-context.ts';
 
-export type ProofDeps = ServiceDeps;
-
 type EvaluateRequest = { task_ids: string[]; claims: ClaimInput[]; as_of?: string; stale_after_days?: number };
 
-export async function evaluateClaims(deps: ProofDeps, ctx: WriteContext, body: unknown): Promise<{ replayed: boolean; decision: ClaimDecision }> {
+export async function evaluateClaims(deps: ServiceDeps, ctx: WriteContext, body: unknown): Promise<{ replayed: boolean; decision: ClaimDecision }> {
   deps.registry.assert('api/claim-evaluate-request.json', body, 'claim evaluation request');
   const req = body as EvaluateRequest;
   await guardScope(deps, ctx, { taskIds: req.task_ids, sessionIds: [], resource: 'claim_boundary' });
@@ -34,7 +32,7 @@ export async function evaluateClaims(deps: ProofDeps, ctx: WriteContext, body: u
   return { replayed: outcome.replayed, decision: outcome.events[0]!.payload.decision as unknown as ClaimDecision };
 }
 
-export async function assemblePacket(deps: ProofDeps, ctx: WriteContext, body: unknown): Promise<{ replayed: boolean; packet: ProofPacket }> {
+export async function assemblePacket(deps: ServiceDeps, ctx: WriteContext, body: unknown): Promise<{ replayed: boolean; packet: ProofPacket }> {
   deps.registry.assert('api/proof-packet-request.json', body, 'proof packet request');
   const req = body as ProofPacketRequest;
   await guardScope(deps, ctx, { taskIds: req.task_ids, sessionIds: req.session_ids ?? [], resource: 'proof_packet' });
@@ -108,4 +106,3 @@ async function guardScope(deps: ServiceDeps, ctx: WriteContext, ask: { taskIds: 
   throw new AppError('not_found_in_scope', `No ${first.type} ${first.id} in this tenant, workspace and project; a packet or claim evaluation can only name tasks and sessions of the caller's own scope. Nothing was assembled; the attempt is in the access log.`);
 }
 
-export { CLAIM_BOUNDARY_NON_CLAIMS };

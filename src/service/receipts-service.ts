@@ -1,5 +1,6 @@
 // Receipts, keys, signature verification and the DSSE attestation: everything a stranger needs to
 // check a packet, served from event truth and the preview's public keys.
+import { CLAIM_BOUNDARY_NON_CLAIMS } from '../domain/claim-boundary.ts';
 import { attestPacket, type DsseEnvelope } from '../domain/dsse.ts';
 import { inclusionProof, leafHash, rootFromLeafHashes } from '../domain/merkle.ts';
 import { hashBytes } from '../domain/packet-hash.ts';
@@ -9,7 +10,7 @@ import { formatCheckpoint, signNote } from '../domain/signed-note.ts';
 import { AppError } from '../errors.ts';
 import type { KeyRing } from '../store/keys.ts';
 import type { ServiceDeps } from './deps.ts';
-import { CLAIM_BOUNDARY_NON_CLAIMS, findPacketEvent, type ProofDeps } from './proofs-service.ts';
+import { findPacketEvent } from './proofs-service.ts';
 
 export function publicKeys(keys: KeyRing) {
   return {
@@ -21,7 +22,7 @@ export function publicKeys(keys: KeyRing) {
  * The receipt of a receipted packet: the receipted event, its RFC 9162 inclusion proof in the
  * current log, and a C2SP checkpoint of that log signed as a C2SP note with the ed25519 key.
  */
-export function getReceipt(deps: ProofDeps, scope: Scope, receiptId: string): Receipt {
+export function getReceipt(deps: ServiceDeps, scope: Scope, receiptId: string): Receipt {
   const event = deps.queries.eventById(receiptId);
   if (!event || event.kind !== 'proof_packet.receipted' || !sameScope(event, scope)) {
     throw new AppError('not_found', `No receipt ${receiptId} in this tenant, workspace and project.`);
@@ -42,7 +43,7 @@ export function getReceipt(deps: ProofDeps, scope: Scope, receiptId: string): Re
 }
 
 /** POST /v1/signatures/verify: hash, signature, hash chain (recomputed from the timeline) and receipt. */
-export function verifySignatures(deps: ProofDeps, scope: Scope, body: unknown): PacketVerification & { non_claims: string[] } {
+export function verifySignatures(deps: ServiceDeps, scope: Scope, body: unknown): PacketVerification & { non_claims: string[] } {
   deps.registry.assert('api/signature-verify-request.json', body, 'signature verification request');
   const packet = (body as { packet: Record<string, unknown> & Scope & { task_ids: string[]; integrity: { receipt_id?: string } } }).packet;
   if (!sameScope(packet, scope)) {
@@ -69,7 +70,7 @@ export function verifySignatures(deps: ProofDeps, scope: Scope, body: unknown): 
   return { ...result, non_claims: [...CLAIM_BOUNDARY_NON_CLAIMS] };
 }
 
-export function packetAttestation(deps: ProofDeps, scope: Scope, packetId: string): DsseEnvelope {
+export function packetAttestation(deps: ServiceDeps, scope: Scope, packetId: string): DsseEnvelope {
   const packet = findPacketEvent(deps, scope, packetId).payload.packet as Record<string, unknown>;
   return attestPacket(packet, { keyid: deps.keys.ed25519.keyId, privateKey: deps.keys.ed25519.privateKey });
 }

@@ -6,6 +6,9 @@ export type WriteContext = {
   scope: Scope;
   transport: 'customer' | 'operator';
   idempotencyKey: string | null;
-  /** sha256 URI of the canonical {method, path, scope, body} of the request. */
-  requestSha256: string;
+  /**
+   * sha256 URI of the canonical {method, path, scope, body} of the request, which a replay with the
+   * same Idempotency-Key is compared against; null when the request carries no key.
+   */
+  requestSha256: string | null;
 };

@@ -4,8 +4,6 @@
 
 export type KeyedMutex = {
   run<T>(keys: string[], fn: () => Promise<T>): Promise<T>;
-  /** True while some holder or waiter exists for the key (used to answer "in flight"). */
-  busy(key: string): boolean;
 };
 
 export function createKeyedMutex(): KeyedMutex {
@@ -36,6 +34,5 @@ export function createKeyedMutex(): KeyedMutex {
         for (const release of releases.reverse()) release();
       }
     },
-    busy: (key) => tails.has(key),
   };
 }

@@ -24,8 +24,6 @@ export type StoreOptions = {
   dataDir: string;
   clock: () => Date;
   warn: (message: string) => void;
-  /** Take the data-dir lock (the preview does; read-only commands on a stopped store also do). */
-  lock?: boolean;
 };
 
 export function logPathOf(dataDir: string): string {
@@ -39,7 +37,7 @@ export function indexPathOf(dataDir: string): string {
 export async function openStore(options: StoreOptions): Promise<Store> {
   const { dataDir, warn } = options;
   mkdirSync(dataDir, { recursive: true });
-  const lock: DataDirLock | null = options.lock === false ? null : await acquireDataDirLock(dataDir, warn);
+  const lock: DataDirLock = await acquireDataDirLock(dataDir, warn);
   try {
     const logPath = logPathOf(dataDir);
     if (!existsSync(logPath)) writeFileSync(logPath, '');
@@ -60,11 +58,11 @@ export async function openStore(options: StoreOptions): Promise<Store> {
       async close() {
         await log.close();
         index.close();
-        await lock?.release();
+        await lock.release();
       },
     };
   } catch (err) {
-    await lock?.release();
+    await lock.release();
     throw err;
   }
 }

@@ -28,6 +28,10 @@ t.test('start on port 0, health, a write, status, stop', async (t) => {
   t.equal(health.status, 'ok');
   const res = await post(p, note('first durable note'), 'k1');
   t.equal(res.status, 201);
+  // Over real HTTP the body has a Content-Length: the 1 MiB limit is enforced before reading it.
+  const huge = await post(p, note('x'.repeat(1024 * 1024)), 'k-huge');
+  t.equal(huge.status, 413);
+  t.equal((await huge.json()).code, 'payload_too_large');
   const status = await runGov(['preview', 'status', '--data-dir', dir, '--json']);
   t.equal(status.code, 0);
   // A fresh preview records the forge data set it loads (fixtures/forge/default.json), then our write.

@@ -2,15 +2,11 @@
 // running preview, against a server with one route deliberately broken (that check fails by name,
 // exit 1), a customer-only token file, --grep, --json and usage errors.
 import t from 'tap';
-import { createAdaptorServer } from '@hono/node-server';
 import { readdirSync, writeFileSync } from 'node:fs';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { appDepsOf, openServiceDeps } from '../../src/deps.ts';
-import { createApp } from '../../src/server/create-app.ts';
+import { serveApp } from '../fixtures/served-app.ts';
 import { runGov, startPreview } from '../fixtures/spawn-preview.ts';
-import { tempDir, TOKENS } from '../fixtures/test-app.ts';
+import { tempDir } from '../fixtures/test-app.ts';
 
 const CLOSING = /^(\d+) passed, (\d+) failed$/;
 const lastLine = (text: string) => text.trimEnd().split('\n').pop() ?? '';
@@ -61,28 +57,15 @@ t.test('against a running preview: run.json, --json, --grep, a customer-only tok
 });
 
 t.test('a server answering a wrong shape fails that check by name and exits 1', async (t) => {
-  const dataDir = tempDir(t);
-  const service = await openServiceDeps({ dataDir, warn: () => {} });
-  let port = 0;
-  const app = createApp(appDepsOf(service, { tokens: TOKENS, port: () => port, logError: () => {} }));
   // The test build: GET /v1/tasks/{id} answers its projection without the required `title`.
-  const broken = async (req: Request) => {
-    const res = await app.fetch(req);
+  const { baseUrl, tokenFile } = await serveApp(t, (fetch) => async (req) => {
+    const res = await fetch(req);
     if (req.method !== 'GET' || !/^\/v1\/tasks\/[^/]+$/.test(new URL(req.url).pathname) || res.status !== 200) return res;
     const { title: _title, ...body } = (await res.json()) as Record<string, unknown>;
     return new Response(JSON.stringify(body), { status: 200, headers: res.headers });
-  };
-  const server = createAdaptorServer({ fetch: broken }) as Server;
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  port = (server.address() as AddressInfo).port;
-  t.teardown(async () => {
-    await new Promise((resolve) => server.close(resolve));
-    await service.store.close();
   });
-  const tokenFile = join(dataDir, 'run.json');
-  writeFileSync(tokenFile, JSON.stringify({ base_url: `http://127.0.0.1:${port}`, pid: process.pid, started_at: new Date(0).toISOString(), data_dir: dataDir, tokens: TOKENS }));
 
-  const json = await runGov(['smoke', '--base-url', `http://127.0.0.1:${port}`, '--token-file', tokenFile, '--json']);
+  const json = await runGov(['smoke', '--base-url', baseUrl, '--token-file', tokenFile, '--json']);
   t.equal(json.code, 1, 'exit 1 on a failure');
   const report = JSON.parse(json.stdout);
   const failed = report.checks.filter((c: any) => c.status === 'failed');

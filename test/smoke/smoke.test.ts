@@ -1,24 +1,21 @@
 // The smoke suite's parts in-process: check names, --grep selection with its set-up, the coverage
 // rule, response validation against a served document, token files, the rendered report and the
 // progress line (only when stderr is a terminal).
-import t, { type Test } from 'tap';
-import { createAdaptorServer } from '@hono/node-server';
+import t from 'tap';
 import { writeFileSync } from 'node:fs';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { renderSmoke, smokeCommand } from '../../src/cli/commands/smoke.ts';
 import type { CliIo } from '../../src/cli/io.ts';
-import { appDepsOf, openServiceDeps, schemaRegistry } from '../../src/deps.ts';
-import { createApp, routeTable } from '../../src/server/create-app.ts';
+import { schemaRegistry } from '../../src/deps.ts';
+import { routeTable } from '../../src/server/create-app.ts';
 import { buildOpenApi } from '../../src/server/openapi.ts';
-import { QUOTA_ROUTES } from '../../src/server/quota-route-table.ts';
 import { createResponseValidator } from '../../src/smoke/response-validator.ts';
 import { coverageOutcome, selectChecks, smokeSuite } from '../../src/smoke/runner.ts';
 import { readSmokeTokenFile } from '../../src/smoke/target.ts';
+import { serveApp } from '../fixtures/served-app.ts';
 import { tempDir, TOKENS } from '../fixtures/test-app.ts';
 
-const allRoutes = [...routeTable(), ...QUOTA_ROUTES.filter((q) => !routeTable().some((r) => r.method === q.method && r.path === q.path))];
+const allRoutes = routeTable();
 const listed = allRoutes.map((r) => ({ method: r.method, path: r.path }));
 const doc = buildOpenApi(allRoutes, schemaRegistry());
 
@@ -86,25 +83,9 @@ t.test('the rendered report: one line per check and exactly "N passed, N failed"
   t.equal(text, '✓ a\n✗ b — expected 200, got 500\n- c — skipped: the server does not list GET /x\n(1 skipped)\n1 passed, 1 failed\n');
 });
 
-async function servedApp(t: Test) {
-  const dataDir = tempDir(t);
-  const service = await openServiceDeps({ dataDir, warn: () => {} });
-  let port = 0;
-  const app = createApp(appDepsOf(service, { tokens: TOKENS, port: () => port, logError: () => {} }));
-  const server = createAdaptorServer({ fetch: app.fetch }) as Server;
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  port = (server.address() as AddressInfo).port;
-  t.teardown(async () => {
-    await new Promise((resolve) => server.close(resolve));
-    await service.store.close();
-  });
-  const tokenFile = join(dataDir, 'run.json');
-  writeFileSync(tokenFile, JSON.stringify({ base_url: `http://127.0.0.1:${port}`, tokens: TOKENS }));
-  return tokenFile;
-}
 
 t.test('a progress line on stderr only when stderr is a terminal', async (t) => {
-  const tokenFile = await servedApp(t);
+  const { tokenFile } = await serveApp(t);
   for (const isTty of [true, false]) {
     let stderr = '';
     const io: CliIo = { stdout: () => {}, stderr: (s) => (stderr += s), env: {}, cwd: process.cwd(), isTty, onStopSignal: () => {} };

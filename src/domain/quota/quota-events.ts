@@ -48,12 +48,6 @@ export function quotaEvent<K extends QuotaKind>(kind: K, payload: QuotaPayloads[
   return { kind, payload };
 }
 
-const KIND_SET: ReadonlySet<string> = new Set(Object.values(QUOTA_KINDS));
-
-export function isQuotaKind(kind: string): kind is QuotaKind {
-  return KIND_SET.has(kind);
-}
-
 /** Usernames and logins compare case-insensitively (as Forgejo compares lower names). */
 export function userKey(login: string): string {
   return login.toLowerCase();

@@ -41,12 +41,3 @@ export function requireCustomerWrite(readOnlyPaths: string[] = []): MiddlewareHa
     await next();
   };
 }
-
-export function requireOperator(): MiddlewareHandler<AppEnv> {
-  return async (c, next) => {
-    if (c.get('transport') !== 'operator') {
-      throw new AppError('customer_transport_rejected', 'This route needs the operator token.');
-    }
-    await next();
-  };
-}

@@ -1,12 +1,13 @@
 // Claim boundaries, Proof Packets, receipts, keys, signature verification and attestations.
 import { Hono } from 'hono';
-import { assemblePacket, evaluateClaims, findPacketEvent, type ProofDeps } from '../../service/proofs-service.ts';
+import type { ServiceDeps } from '../../service/deps.ts';
+import { assemblePacket, evaluateClaims, findPacketEvent } from '../../service/proofs-service.ts';
 import { getReceipt, packetAttestation, packetManifest, publicKeys, verifySignatures } from '../../service/receipts-service.ts';
 import type { AppEnv } from '../env.ts';
 import { readJsonBody, readScope, requirePathId } from '../request-input.ts';
 import { writeContextOf, writeResponse } from '../write-context.ts';
 
-export function proofRoutes(deps: ProofDeps): Hono<AppEnv> {
+export function proofRoutes(deps: ServiceDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   app.post('/v1/claim-boundaries/evaluate', async (c) => {
     readScope(c);

@@ -1,10 +1,9 @@
 // Task reads: the projection and the timeline (event truth, cursor paging by after_seq).
 import { Hono } from 'hono';
-import { AppError } from '../../errors.ts';
 import type { ServiceDeps } from '../../service/deps.ts';
 import { findTask } from '../../service/write-checks.ts';
 import type { AppEnv } from '../env.ts';
-import { readScope, requirePathId } from '../request-input.ts';
+import { intParam, readScope, requirePathId } from '../request-input.ts';
 
 export function taskReadRoutes(deps: ServiceDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
@@ -30,13 +29,4 @@ export function taskReadRoutes(deps: ServiceDeps): Hono<AppEnv> {
     return c.body(text, 200, { 'Content-Type': 'application/json' });
   });
   return app;
-}
-
-export function intParam(raw: string | undefined, name: string, min: number, max: number, fallback: number): number {
-  if (raw === undefined) return fallback;
-  const value = Number(raw);
-  if (!/^\d+$/.test(raw) || !Number.isSafeInteger(value) || value < min || value > max) {
-    throw new AppError('invalid_query', `The query parameter ${name} must be an integer from ${min} to ${max}.`, { details: [{ pointer: `/query/${name}`, detail: `integer ${min}–${max}` }] });
-  }
-  return value;
 }
