@@ -1,6 +1,9 @@
 // `npm run bench`: runs the named benchmark sections in order on a temporary on-disk work dir,
 // prints the table (figure, value, target, pass/miss) on stdout and progress on stderr, and writes
 // every figure to bench/results/<ISO time>.json. Usage: npm run bench [-- --only appends,search] [-- --keep]
+// GOV_BENCH_QUICK=1 shortens every timed run (appends: 400 ms per level, a 1 s open loop; the other
+// sections run fixed counts) to try the bench's code fast; its figures mean nothing, and its results
+// file says `"quick": true`.
 // Sections are listed below; a new one is a module in scripts/bench/sections/ exporting a Section.
 import { mkdtempSync, rmSync, statfsSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -54,7 +57,9 @@ async function main(): Promise<number> {
   const loadBefore = loadavg()[0]!;
   // The figures assume an otherwise idle machine; say so when it is not (other test runs, builds).
   if (loadBefore > 0.5 * cpus().length) progress(`warning: the 1-minute load average is ${loadBefore.toFixed(2)} on ${cpus().length} cores; figures will be low and noisy`);
-  const ctx = createContext(workDir, progress);
+  const quick = process.env.GOV_BENCH_QUICK === '1';
+  if (quick) progress('GOV_BENCH_QUICK=1: shortened runs, to try the bench itself; the figures mean nothing');
+  const ctx = createContext(workDir, progress, quick);
   const results: SectionResult[] = [];
   for (const section of SECTIONS.filter((s) => only === null || only.has(s.name))) {
     const began = performance.now();
@@ -71,6 +76,7 @@ async function main(): Promise<number> {
   const cpu = cpus();
   const path = writeResults(join(ROOT, 'bench', 'results'), startedAt, {
     started_at: startedAt.toISOString(),
+    quick,
     duration_s: (performance.now() - clock) / 1000,
     machine: { node: process.version, platform: process.platform, arch: process.arch, cpus: cpu.length, cpu_model: cpu[0]?.model ?? 'unknown', work_dir_fs_magic: `0x${fsType.toString(16)}`, gov_entry: govEntry() },
     load_average_1m: { before: loadBefore, after: loadavg()[0]! },

@@ -1,16 +1,20 @@
 // The baseline for the durable-append figures: the same framework and adapter as the preview
-// (Hono on @hono/node-server), one POST route that reads and parses the JSON body and answers 201
-// with it, nothing durable. Prints one JSON line with its base URL once listening on 127.0.0.1.
+// (Hono on @hono/node-server), the POST routes the bench writes to, each reading and parsing the JSON
+// body and answering 201 with it, nothing durable. Prints one JSON line with its base URL once
+// listening on 127.0.0.1.
 import { createAdaptorServer } from '@hono/node-server';
-import { Hono } from 'hono';
+import { Hono, type Context } from 'hono';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 const app = new Hono();
-app.post('/v1/events', async (c) => {
+const echo = async (c: Context) => {
   const body = JSON.parse(await c.req.text()) as unknown;
   return c.json({ event: body }, 201);
-});
+};
+app.post('/v1/events', echo);
+// A routed path with a parameter, as the preview's checkpoint route is, so the baseline pays the same routing.
+app.post('/v1/tasks/:task_id/checkpoints', echo);
 app.get('/health', (c) => c.json({ status: 'ok' }));
 
 const server = createAdaptorServer({ fetch: app.fetch }) as Server;

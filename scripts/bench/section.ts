@@ -21,6 +21,8 @@ export type BenchContext = {
   /** A fresh directory under the run's on-disk work dir. */
   newDir(name: string): string;
   progress(message: string): void;
+  /** GOV_BENCH_QUICK=1: every duration shortened so the bench's code can be tried fast; the figures mean nothing. */
+  quick: boolean;
   /** Builds a fixture once per run (e.g. the 100k-event data dir) and hands the same value to every section. */
   shared<T>(key: string, build: () => Promise<T>): Promise<T>;
 };
@@ -32,11 +34,12 @@ export function passes(row: Row): boolean | null {
   return row.target.op === '>=' ? row.value >= row.target.value : row.value < row.target.value;
 }
 
-export function createContext(workDir: string, progress: (m: string) => void): BenchContext {
+export function createContext(workDir: string, progress: (m: string) => void, quick = false): BenchContext {
   const memo = new Map<string, Promise<unknown>>();
   return {
     newDir: (name) => mkdtempSync(join(workDir, `${name}-`)),
     progress,
+    quick,
     shared<T>(key: string, build: () => Promise<T>): Promise<T> {
       let value = memo.get(key);
       if (!value) {
