@@ -133,14 +133,18 @@ export function createProgram(io: CliIo, state: ProgramState): Command {
 
   program
     .command('smoke')
-    .description('run the smoke suite: a happy-path call per listed route (body validated against the server\'s own /openapi.json), negative calls, quota evaluation cases; starts a throw-away preview unless --base-url is given; exit 1 on any failure')
+    .description('run the smoke suite: a happy-path call per listed route (body validated against the server\'s own /openapi.json), negative calls, quota evaluation cases; starts a throw-away preview unless --base-url is given, where it leaves the user\'s data alone; exit 1 on any failure')
     .option('--base-url <url>', 'smoke a running server instead of a throw-away preview')
     .option('--token-file <file>', 'its run.json (both tokens), or a file holding only the customer token (operator checks are then skipped)')
+    .option('--read-only', 'against --base-url: reads and shape checks only, no write request at all')
+    .option('--allow-forge-writes', 'against --base-url: also write the forge quota rules, groups and data set (restored at the end); by default smoke writes only in its own smoke-<run id> tenants')
     .option('--grep <pattern>', 'run only the checks whose name matches this regular expression (case-insensitive)')
-    .option('--json', 'print one report {passed, failed, skipped, checks:[{name, route, status, detail}]}')
+    .option('--json', 'print one report {passed, failed, skipped, checks:[{name, route, status, detail}], run_id, writes}')
     .addHelpText('after', examples(
       'gov smoke',
       'gov smoke --base-url http://127.0.0.1:7337 --token-file .gov-preview/run.json',
+      'gov smoke --base-url http://127.0.0.1:7337 --token-file .gov-preview/run.json --read-only',
+      'gov smoke --base-url http://127.0.0.1:7337 --token-file .gov-preview/run.json --allow-forge-writes',
       'gov smoke --grep "tasks|search" --json',
     ))
     .action(async (opts) => finish(await (await import('./commands/smoke.ts')).smokeCommand(opts, io), opts.json));

@@ -22,12 +22,49 @@ export type SmokeCheck = {
   always?: boolean;
   /** Checks that share state (a task, a packet, the quota policy); set by the suite. */
   family?: string;
+  /**
+   * What the check (with the set-up it relies on) writes, when its route and `needs` do not say it
+   * (a read that only makes sense after a forge write, for instance). See `checkReach`.
+   */
+  writes?: WriteReach;
   run: (ctx: SmokeCtx) => Promise<void | Skip>;
 };
 
+/**
+ * How far a run may write, in order: nothing (`--read-only`), only in the run's own `smoke-<run id>`
+ * tenants (the default against a server smoke did not start), or also the forge's shared state —
+ * quota rules, groups, assignments and the forge data set, restored at the end
+ * (`--allow-forge-writes`, and the throw-away preview).
+ */
+export type WriteReach = 'none' | 'smoke_tenant' | 'forge';
+const REACH_ORDER: WriteReach[] = ['none', 'smoke_tenant', 'forge'];
+
+export function reachAllows(allowed: WriteReach, needed: WriteReach): boolean {
+  return REACH_ORDER.indexOf(needed) <= REACH_ORDER.indexOf(allowed);
+}
+
+/** POSTs under /v1/ that compute an answer and write nothing (contract section 6). */
+export const COMPUTE_ONLY = new Set(['POST /v1/templates/validate', 'POST /v1/signatures/verify']);
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/** What a request on this route may write: /v1/ writes land in the caller's scope, the rest is forge state. */
+export function routeReach(route: string): WriteReach {
+  const [method = '', path = ''] = route.split(' ');
+  if (SAFE_METHODS.has(method) || COMPUTE_ONLY.has(`${method} ${path}`)) return 'none';
+  return path.startsWith('/v1/') ? 'smoke_tenant' : 'forge';
+}
+
+/** A check reaches as far as its route, the set-up routes it needs, or its declared `writes` (which only widens). */
+export function checkReach(check: Pick<SmokeCheck, 'route' | 'needs' | 'writes'>): WriteReach {
+  const reaches = [...[check.route, ...(check.needs ?? [])].map(routeReach), check.writes ?? 'none'];
+  return REACH_ORDER[Math.max(...reaches.map((r) => REACH_ORDER.indexOf(r)))]!;
+}
+
 export type CheckStatus = 'passed' | 'failed' | 'skipped';
 export type CheckOutcome = { name: string; route: string; status: CheckStatus; detail: string };
-export type SmokeReport = { passed: number; failed: number; skipped: number; checks: CheckOutcome[] };
+export type SmokeCounts = { passed: number; failed: number; skipped: number; checks: CheckOutcome[] };
+/** The counts, the run id (its tenants are `smoke-<run_id>…`) and how far the run was allowed to write. */
+export type SmokeReport = SmokeCounts & { run_id: string; writes: WriteReach };
 
 /** A check's expectation did not hold; `message` is the one-line detail printed after the name. */
 export class SmokeFailure extends Error {
@@ -62,7 +99,7 @@ export function routeKey(route: string): string {
   return route.replace(/\{[^}]*\}/g, '{}');
 }
 
-export function summarize(checks: CheckOutcome[]): SmokeReport {
+export function summarize(checks: CheckOutcome[]): SmokeCounts {
   const count = (s: CheckStatus) => checks.filter((c) => c.status === s).length;
   return { passed: count('passed'), failed: count('failed'), skipped: count('skipped'), checks };
 }

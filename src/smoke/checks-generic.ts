@@ -2,13 +2,11 @@
 // document alone: no token (401), a token it never issued (401), the wrong transport (403: the
 // operator on a /v1/ write, the customer on /admin/ and the forge's user routes), missing scope
 // headers (400) and a malformed JSON body (400).
-import { check, negative, type SmokeCheck } from './check.ts';
+import { check, COMPUTE_ONLY, negative, type SmokeCheck } from './check.ts';
 import type { SmokeCtx } from './context.ts';
 
 export type ListedRoute = { method: string; path: string };
 
-/** POSTs under /v1/ that compute an answer and write nothing (contract section 6): not customer writes. */
-const COMPUTE_ONLY = new Set(['POST /v1/templates/validate', 'POST /v1/signatures/verify']);
 const PUBLIC = new Set(['GET /health', 'GET /openapi.json', 'OPTIONS /v1/events']);
 const FORGE_USER = /^(\/api\/v1)?\/(user|orgs)(\/|$)/;
 

@@ -10,7 +10,9 @@ export function quotaAdminChecks(prefix: string): SmokeCheck[] {
   const r = (method: string, path: string) => `${method} ${prefix}${path}`;
   const side = prefix === '' ? 'a' : 'b';
   const names = (ctx: SmokeCtx) => ({ rule: `smk-${ctx.runId}-${side}-rule`, inGroup: `smk-${ctx.runId}-${side}-rule2`, group: `smk-${ctx.runId}-${side}-group`, user: quotaNames(ctx.runId).carol });
-  const op = { operator: true };
+  // The round creates, reads back and deletes its own rules and groups: every step, reads included,
+  // belongs to a forge write.
+  const op = { operator: true, writes: 'forge' } as const;
   type Step = {
     route: string;
     status: number;

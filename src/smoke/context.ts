@@ -1,8 +1,8 @@
 // What a smoke check works with: the target, its tokens, one call helper that fills a route's
-// placeholders and picks token and scope, and `expect`, which checks a status and validates the
-// body against the server's own OpenAPI document.
+// placeholders, picks token and scope and refuses any write the run does not allow, and `expect`,
+// which checks a status and validates the body against the server's own OpenAPI document.
 import { createClient, type ApiResult, type ClientScope, type GovClient, type QueryValue } from '../client/client.ts';
-import { brief, check, fail, routeKey } from './check.ts';
+import { brief, check, fail, reachAllows, routeKey, routeReach, type WriteReach } from './check.ts';
 import type { ResponseValidator } from './response-validator.ts';
 
 export type SmokeTarget = { baseUrl: string; tokens: { customer: string; operator: string | null } };
@@ -30,8 +30,12 @@ export type SmokeCtx = {
   target: SmokeTarget;
   /** Random per run, so names never collide with data already on a running server. */
   runId: string;
+  /** How far this run may write; `call` refuses anything further (a check that tries fails). */
+  reach: WriteReach;
+  /** The run's own tenants: `smoke-<run id>`, `smoke-<run id>-b`, and `-c`, which is never written. */
   scopeA: ClientScope;
   scopeB: ClientScope;
+  scopeC: ClientScope;
   /** Known-good values for placeholders, keyed by the path segment before them ("tasks" → a task id). */
   samples: Map<string, string>;
   validator: ResponseValidator | null;
@@ -44,9 +48,14 @@ export type SmokeCtx = {
 
 export const MISSING_NAME = 'smoke-nothing-here';
 
-export function createSmokeCtx(target: SmokeTarget, runId: string, validator: ResponseValidator | null, listed: Set<string>): SmokeCtx {
+/** Whether a tenant id belongs to the run (`smoke-<run id>` or `smoke-<run id>-<suffix>`). */
+export function isRunTenant(tenant: unknown, runId: string): boolean {
+  return typeof tenant === 'string' && (tenant === `smoke-${runId}` || tenant.startsWith(`smoke-${runId}-`));
+}
+
+export function createSmokeCtx(target: SmokeTarget, runId: string, validator: ResponseValidator | null, listed: Set<string>, reach: WriteReach = 'forge'): SmokeCtx {
   const client: GovClient = createClient({ baseUrl: target.baseUrl, token: null });
-  const scope = (tenant: string): ClientScope => ({ tenant_id: `smoke-${tenant}-${runId}`, workspace_id: 'ws-smoke', project_id: 'proj-smoke' });
+  const scope = (suffix: string): ClientScope => ({ tenant_id: `smoke-${runId}${suffix}`, workspace_id: 'ws-smoke', project_id: 'proj-smoke' });
   const samples = new Map<string, string>();
   const tokenOf = (role: Role): string | null => {
     if (role === 'customer') return target.tokens.customer;
@@ -57,19 +66,23 @@ export function createSmokeCtx(target: SmokeTarget, runId: string, validator: Re
   const ctx: SmokeCtx = {
     target,
     runId,
-    scopeA: scope('a'),
-    scopeB: scope('b'),
+    reach,
+    scopeA: scope(''),
+    scopeB: scope('-b'),
+    scopeC: scope('-c'),
     samples,
     validator,
     listed,
     async call(route, o = {}) {
       const [method, template] = route.split(' ') as [string, string];
       const path = fillPath(template, o.params ?? {}, samples);
+      const scope = o.scope === undefined ? (template.startsWith('/v1/') ? ctx.scopeA : null) : o.scope;
+      refuseForeignWrite(route, reach, runId, scope, o.body);
       const headers: Record<string, string> = { ...o.headers };
       if (o.sudo !== undefined) headers.Sudo = o.sudo;
       const res = await client.request(method, path, {
         token: tokenOf(o.as ?? 'customer'),
-        scope: o.scope === undefined ? (template.startsWith('/v1/') ? ctx.scopeA : null) : o.scope,
+        scope,
         headers,
         ...(o.body !== undefined ? { body: o.body } : {}),
         ...(o.rawBody !== undefined ? { rawBody: o.rawBody } : {}),
@@ -99,6 +112,23 @@ export function createSmokeCtx(target: SmokeTarget, runId: string, validator: Re
     },
   };
   return ctx;
+}
+
+/**
+ * The last line of defence behind the runner's skipping: a request that could write beyond the
+ * run's reach is never sent — a write the run does not allow, or a /v1/ write whose scope header or
+ * body names a tenant that is not the run's own (the user's data stays untouched).
+ */
+function refuseForeignWrite(route: string, allowed: WriteReach, runId: string, scope: ClientScope | null, body: unknown): void {
+  const needed = routeReach(route);
+  if (!reachAllows(allowed, needed)) {
+    fail(`smoke refused to send ${route}: it may write ${needed === 'forge' ? "the forge's shared state" : 'data'}, which this run does not allow`);
+  }
+  if (needed !== 'smoke_tenant') return;
+  const bodyTenant = body !== null && typeof body === 'object' ? (body as { tenant_id?: unknown }).tenant_id : undefined;
+  for (const tenant of [scope?.tenant_id, bodyTenant]) {
+    if (tenant !== undefined && !isRunTenant(tenant, runId)) fail(`smoke refused to send ${route} for tenant ${brief(tenant, 60)}: it writes only in its own smoke-${runId} tenants`);
+  }
 }
 
 /** Fills each {placeholder}: an explicit value, else the sample for the segment before it, else a name nothing has. */

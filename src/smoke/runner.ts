@@ -1,12 +1,14 @@
 // Runs the smoke suite against one target: reads its /health route list and its own /openapi.json,
-// runs every check family in order (skipping, with the reason, what the server does not list or
-// what needs a token the caller lacks), then the coverage rule, and returns the report.
+// runs every check family in order (skipping, with the reason, what the server does not list, what
+// needs a token the caller lacks, or what writes further than the run may), then the coverage
+// rule, and returns the report.
 import { createClient } from '../client/client.ts';
 import { AppError } from '../errors.ts';
-import { routeKey, SmokeFailure, summarize, type CheckOutcome, type SmokeCheck, type SmokeReport } from './check.ts';
+import { checkReach, reachAllows, routeKey, SmokeFailure, summarize, type CheckOutcome, type SmokeCheck, type SmokeReport, type WriteReach } from './check.ts';
 import { genericChecks, type ListedRoute } from './checks-generic.ts';
 import { proofChecks } from './checks-proofs.ts';
 import { publicChecks } from './checks-public.ts';
+import { readChecks } from './checks-reads.ts';
 import { quotaAdminChecks } from './checks-quota-admin.ts';
 import { quotaEvalChecks } from './checks-quota-eval.ts';
 import { quotaReadChecks } from './checks-quota-reads.ts';
@@ -19,6 +21,8 @@ import { createResponseValidator, type ResponseValidator } from './response-vali
 
 export type RunOptions = {
   runId: string;
+  /** How far the run may write (default 'forge': everything, as against the throw-away preview). */
+  reach?: WriteReach;
   grep?: RegExp;
   /** Called before each check runs (the CLI draws its progress line with it). */
   progress?: (done: number, total: number, name: string) => void;
@@ -36,6 +40,7 @@ export function smokeSuite(routes: ListedRoute[], doc: Record<string, any> | nul
   return [
     ...family('public', publicChecks()),
     ...family('templates', templateChecks()),
+    ...family('reads', readChecks()),
     ...family('events', eventChecks()),
     ...family('tasks', [...taskChecks(), ...taskReadChecks(), ...proofChecks()]),
     ...family('quota', [
@@ -69,7 +74,7 @@ export async function runSmoke(target: SmokeTarget, options: RunOptions): Promis
     validator = null; // the public check on /openapi.json reports the broken document
   }
   const listed = new Set(routes.map((r) => routeKey(`${r.method} ${r.path}`)));
-  const ctx = createSmokeCtx(target, options.runId, validator, listed);
+  const ctx = createSmokeCtx(target, options.runId, validator, listed, options.reach ?? 'forge');
   const suite = smokeSuite(routes, doc);
   const selected = selectChecks(suite, options.grep);
   const outcomes: CheckOutcome[] = [];
@@ -79,7 +84,7 @@ export async function runSmoke(target: SmokeTarget, options: RunOptions): Promis
   }
   // Coverage is a property of the whole suite, so a --grep run (a part of it) does not judge it.
   if (!options.grep) outcomes.push(coverageOutcome(suite, routes));
-  return summarize(outcomes);
+  return { ...summarize(outcomes), run_id: options.runId, writes: ctx.reach };
 }
 
 async function runOne(ctx: SmokeCtx, check: SmokeCheck): Promise<CheckOutcome> {
@@ -89,6 +94,8 @@ async function runOne(ctx: SmokeCtx, check: SmokeCheck): Promise<CheckOutcome> {
   if (check.operator && ctx.target.tokens.operator === null) {
     return outcome(check, 'skipped', 'needs the operator token; the token file holds only a customer token');
   }
+  const reach = checkReach(check);
+  if (!reachAllows(ctx.reach, reach)) return outcome(check, 'skipped', ctx.reach === 'none' ? READ_ONLY_SKIP : FORGE_SKIP);
   try {
     const result = await check.run(ctx);
     return result ? outcome(check, 'skipped', result.skip) : outcome(check, 'passed', '');
@@ -105,6 +112,9 @@ export function coverageOutcome(suite: SmokeCheck[], routes: ListedRoute[]): Che
   const detail = missing.length === 0 ? '' : `no happy-path check for ${missing.join(', ')}`;
   return { name: COVERAGE_CHECK, route: '*', status: missing.length === 0 ? 'passed' : 'failed', detail };
 }
+
+export const READ_ONLY_SKIP = '--read-only: the check sends a write';
+export const FORGE_SKIP = "writes the forge's quota rules, groups or data set; --allow-forge-writes includes it (restored at the end)";
 
 function outcome(check: SmokeCheck, status: CheckOutcome['status'], detail: string): CheckOutcome {
   return { name: check.name, route: check.route, status, detail };

@@ -1,5 +1,5 @@
 // `gov smoke` end to end through the real CLI: against a throw-away preview (no flags), against a
-// running preview, against a server with one route deliberately broken (that check fails by name,
+// running preview (--allow-forge-writes, --read-only), against a server with one route deliberately broken (that check fails by name,
 // exit 1), a customer-only token file, --grep, --json and usage errors.
 import t from 'tap';
 import { readdirSync, writeFileSync } from 'node:fs';
@@ -31,14 +31,26 @@ t.test('against a running preview: run.json, --json, --grep, a customer-only tok
   t.teardown(() => p.child.kill('SIGKILL'));
   const runFile = join(dir, 'run.json');
 
-  const full = await runGov(['smoke', '--base-url', p.baseUrl, '--token-file', runFile]);
+  const eventCount = async () => {
+    const res = await fetch(`${p.baseUrl}/health`, { headers: { Authorization: `Bearer ${p.tokens.operator}` } });
+    return ((await res.json()) as { detail: { event_count: number } }).detail.event_count;
+  };
+  const full = await runGov(['smoke', '--base-url', p.baseUrl, '--token-file', runFile, '--allow-forge-writes']);
   t.equal(full.code, 0, full.stdout.split('\n').filter((l) => l.startsWith('✗')).join('\n') || full.stderr);
   t.match(lastLine(full.stdout), CLOSING);
+  t.notMatch(full.stdout, /skipped/, '--allow-forge-writes runs every check');
+
+  const before = await eventCount();
+  const readOnly = await runGov(['smoke', '--base-url', p.baseUrl, '--token-file', runFile, '--read-only']);
+  t.equal(readOnly.code, 0, readOnly.stdout.split('\n').filter((l) => l.startsWith('✗')).join('\n') || readOnly.stderr);
+  t.match(readOnly.stdout, /^\(read-only: no write was sent\)$/m);
+  t.equal(await eventCount(), before, '--read-only appends no event');
 
   const json = await runGov(['smoke', '--base-url', p.baseUrl, '--token-file', runFile, '--json', '--grep', '^templates:']);
   t.equal(json.code, 0, json.stderr);
   const report = JSON.parse(json.stdout);
-  t.same(Object.keys(report), ['passed', 'failed', 'skipped', 'checks']);
+  t.same(Object.keys(report), ['passed', 'failed', 'skipped', 'checks', 'run_id', 'writes']);
+  t.equal(report.writes, 'smoke_tenant', 'by default only the run\'s own tenants are written');
   t.ok(report.checks.length >= 5, `${report.checks.length} template checks`);
   t.ok(report.checks.every((c: any) => /^templates:/.test(c.name)), '--grep selects by name');
   t.same(Object.keys(report.checks[0]), ['name', 'route', 'status', 'detail']);
@@ -90,5 +102,10 @@ t.test('usage errors exit 2', async (t) => {
   const help = await runGov(['smoke', '--help']);
   t.equal(help.code, 0);
   t.match(help.stdout, /--token-file/);
+  t.match(help.stdout, /--read-only/);
+  t.match(help.stdout, /--allow-forge-writes/);
+  const both = await runGov(['smoke', '--token-file', 'x', '--read-only', '--allow-forge-writes']);
+  t.equal(both.code, 2);
+  t.match(both.stderr, /--read-only/);
   t.match(help.stdout, /Examples:/);
 });

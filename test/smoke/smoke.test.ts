@@ -1,19 +1,23 @@
 // The smoke suite's parts in-process: check names, --grep selection with its set-up, the coverage
-// rule, response validation against a served document, token files, the rendered report and the
-// progress line (only when stderr is a terminal).
-import t from 'tap';
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+// rule, response validation against a served document, token files, the rendered report, the
+// progress line (only when stderr is a terminal), and what each mode writes into a served app.
+import t, { type Test } from 'tap';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { dirname, join } from 'node:path';
 import { renderSmoke, smokeCommand } from '../../src/cli/commands/smoke.ts';
 import type { CliIo } from '../../src/cli/io.ts';
 import { schemaRegistry } from '../../src/deps.ts';
 import { routeTable } from '../../src/server/create-app.ts';
 import { buildOpenApi } from '../../src/server/openapi.ts';
 import { createResponseValidator } from '../../src/smoke/response-validator.ts';
-import { coverageOutcome, selectChecks, smokeSuite } from '../../src/smoke/runner.ts';
+import type { SmokeReport, WriteReach } from '../../src/smoke/check.ts';
+import { createSmokeCtx, isRunTenant } from '../../src/smoke/context.ts';
+import { coverageOutcome, FORGE_SKIP, READ_ONLY_SKIP, selectChecks, smokeSuite } from '../../src/smoke/runner.ts';
 import { readSmokeTokenFile } from '../../src/smoke/target.ts';
 import { serveApp } from '../fixtures/served-app.ts';
-import { tempDir, TOKENS } from '../fixtures/test-app.ts';
+import { SCOPE_A, tempDir, TOKENS } from '../fixtures/test-app.ts';
 
 const allRoutes = routeTable();
 const listed = allRoutes.map((r) => ({ method: r.method, path: r.path }));
@@ -73,14 +77,14 @@ t.test('token files: a run.json gives both tokens, a bare token only the custome
 
 t.test('the rendered report: one line per check and exactly "N passed, N failed" last', async (t) => {
   const text = renderSmoke({
-    passed: 1, failed: 1, skipped: 1,
+    passed: 1, failed: 1, skipped: 1, run_id: '0a1b2c3d', writes: 'smoke_tenant',
     checks: [
       { name: 'a', route: 'GET /health', status: 'passed', detail: '' },
       { name: 'b', route: 'GET /health', status: 'failed', detail: 'expected 200, got 500' },
       { name: 'c', route: 'GET /x', status: 'skipped', detail: 'the server does not list GET /x' },
     ],
   });
-  t.equal(text, '✓ a\n✗ b — expected 200, got 500\n- c — skipped: the server does not list GET /x\n(1 skipped)\n1 passed, 1 failed\n');
+  t.equal(text, '✓ a\n✗ b — expected 200, got 500\n- c — skipped: the server does not list GET /x\n(1 skipped)\n(writes: only in tenants smoke-0a1b2c3d…; forge quota state and data set untouched)\n1 passed, 1 failed\n');
 });
 
 
@@ -98,4 +102,86 @@ t.test('a progress line on stderr only when stderr is a terminal', async (t) => 
       t.equal(stderr, '', 'nothing on stderr when it is not a terminal');
     }
   }
+});
+
+/** Runs the whole suite in-process against a served app and returns the report and the events it appended. */
+async function smokeServed(t: Test, options: { readOnly?: boolean; allowForgeWrites?: boolean }) {
+  const { baseUrl, tokenFile, service } = await serveApp(t);
+  const forgeData = async () => (await fetch(`${baseUrl}/admin/forge/data`, { headers: { Authorization: `Bearer ${TOKENS.operator}` } })).json();
+  const dataBefore = await forgeData();
+  const before = service.store.tail().seq;
+  const io: CliIo = { stdout: () => {}, stderr: () => {}, env: {}, cwd: process.cwd(), isTty: false, onStopSignal: () => {} };
+  const result = await smokeCommand({ tokenFile, ...options }, io);
+  const report = result.json as SmokeReport;
+  const after = service.store.tail().seq;
+  // Read from the log itself: what was appended, whatever the index says.
+  const events = readFileSync(join(dirname(tokenFile), 'events.jsonl'), 'utf8').split('\n').filter((l) => l !== '')
+    .map((l) => JSON.parse(l) as { seq: number; kind: string; tenant_id: string }).filter((e) => e.seq > before);
+  const failed = report.checks.filter((c) => c.status === 'failed').map((c) => `${c.name} — ${c.detail}`);
+  return { report, result, failed, events, before, after, dataBefore, dataAfter: await forgeData() };
+}
+
+t.test('--read-only against a served app sends no write: not one event is appended', async (t) => {
+  const run = await smokeServed(t, { readOnly: true });
+  t.same(run.failed, [], 'every check that runs passes');
+  t.equal(run.result.exitCode, 0);
+  t.equal(run.after, run.before, 'the index seq is unchanged');
+  t.equal(run.report.writes, 'none');
+  t.ok(run.report.passed >= 40, `${run.report.passed} read and shape checks ran`);
+  const skippedForWrites = run.report.checks.filter((c) => c.detail === READ_ONLY_SKIP);
+  t.ok(skippedForWrites.length > 50, `${skippedForWrites.length} writing checks skipped, with the reason`);
+  t.ok(run.report.checks.some((c) => c.name === 'reads: GET /admin/forge/data answers the data set' && c.status === 'passed'), 'shape checks run');
+});
+
+t.test('by default against a served app: writes only in the run\'s smoke tenants, never forge state', async (t) => {
+  const run = await smokeServed(t, {});
+  t.same(run.failed, [], 'every check that runs passes');
+  t.equal(run.report.writes, 'smoke_tenant');
+  t.match(run.report.run_id, /^[0-9a-f]{8}$/);
+  t.ok(run.events.length > 10, `${run.events.length} events written`);
+  const foreign = run.events.filter((e) => e.tenant_id !== `smoke-${run.report.run_id}` && !e.tenant_id.startsWith(`smoke-${run.report.run_id}-`));
+  t.same(foreign.map((e) => `${e.kind} in ${e.tenant_id}`), [], 'every event is in a tenant of the run');
+  t.same(run.events.filter((e) => /^(forge|quota)\./.test(e.kind)).map((e) => e.kind), [], 'no forge data replacement, no quota policy write');
+  t.same(run.dataAfter, run.dataBefore);
+  t.ok(run.report.checks.filter((c) => c.detail === FORGE_SKIP).length > 50, 'the forge writing checks are skipped with the reason');
+});
+
+t.test('--allow-forge-writes: the forge checks run too, and the forge data set is restored', async (t) => {
+  const run = await smokeServed(t, { allowForgeWrites: true });
+  t.same(run.failed, [], 'every check passes');
+  t.equal(run.report.writes, 'forge');
+  t.equal(run.report.skipped, 0, 'nothing is skipped');
+  const kinds = new Set(run.events.map((e) => e.kind));
+  t.ok(kinds.has('forge.data.replaced'), 'the forge data set was replaced');
+  t.ok(kinds.has('quota.group.created'), 'quota groups were written');
+  t.same(run.dataAfter, run.dataBefore, 'and restored');
+});
+
+t.test('--read-only and --allow-forge-writes together are a usage error', async (t) => {
+  const io: CliIo = { stdout: () => {}, stderr: () => {}, env: {}, cwd: process.cwd(), isTty: false, onStopSignal: () => {} };
+  await t.rejects(smokeCommand({ tokenFile: 'unused', readOnly: true, allowForgeWrites: true }, io), { code: 'usage_error' });
+});
+
+t.test('the call helper refuses, unsent, a write beyond the run\'s reach or outside its tenants', async (t) => {
+  let sent = 0;
+  const server = createServer((_req, res) => {
+    sent++;
+    res.end('{}');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => server.close());
+  const target = { baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, tokens: TOKENS };
+  const ctx = (reach: WriteReach) => createSmokeCtx(target, 'abcd1234', null, new Set(), reach);
+  const scoped = ctx('smoke_tenant');
+  await t.rejects(scoped.call('PUT /admin/forge/data', { as: 'operator', body: {} }), /refused/, 'a forge write');
+  await t.rejects(scoped.call('POST /v1/tasks', { scope: SCOPE_A, body: {} }), /refused.*tenant-a/, 'a write in the user\'s tenant');
+  await t.rejects(scoped.call('POST /v1/events', { body: { tenant_id: 'tenant-a' } }), /refused/, 'a body naming the user\'s tenant');
+  await t.rejects(ctx('none').call('POST /v1/tasks', { body: {} }), /refused/, 'any write when read-only');
+  t.equal(sent, 0, 'none of them reached the server');
+  await scoped.call('POST /v1/tasks', { body: {} });
+  await ctx('none').call('POST /v1/templates/validate', { body: {} });
+  await ctx('none').call('GET /v1/search', {});
+  t.equal(sent, 3, 'writes in the run\'s tenant, compute-only POSTs and reads are sent');
+  t.ok(isRunTenant('smoke-abcd1234', 'abcd1234') && isRunTenant('smoke-abcd1234-b', 'abcd1234'));
+  t.notOk(isRunTenant('smoke-abcd12345', 'abcd1234') || isRunTenant('tenant-a', 'abcd1234'));
 });

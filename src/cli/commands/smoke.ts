@@ -1,18 +1,21 @@
-// `gov smoke` (contract section 12): the smoke suite against a throw-away preview (no flags) or a
-// running server (--base-url/--token-file). One line per check, the closing line "N passed, N
-// failed", a progress line on stderr when it is a terminal; exit 1 when anything failed.
+// `gov smoke` (contract section 12): the smoke suite against a throw-away preview (no flags; every
+// check) or a running server (--base-url/--token-file), where it writes only in its own smoke-<run
+// id> tenants unless --allow-forge-writes or --read-only says otherwise. One line per check, the
+// closing line "N passed, N failed", a progress line on stderr when it is a terminal; exit 1 when
+// anything failed.
 import { randomBytes } from 'node:crypto';
 import { AppError } from '../../errors.ts';
-import type { SmokeReport } from '../../smoke/check.ts';
+import type { SmokeReport, WriteReach } from '../../smoke/check.ts';
 import type { SmokeTarget } from '../../smoke/context.ts';
 import { runSmoke } from '../../smoke/runner.ts';
 import { readSmokeTokenFile, startThrowawayPreview, type ThrowawayPreview } from '../../smoke/target.ts';
 import type { CliIo, CommandResult } from '../io.ts';
 
-export type SmokeOptions = { baseUrl?: string; tokenFile?: string; json?: boolean; grep?: string };
+export type SmokeOptions = { baseUrl?: string; tokenFile?: string; json?: boolean; grep?: string; readOnly?: boolean; allowForgeWrites?: boolean };
 
 export async function smokeCommand(options: SmokeOptions, io: CliIo): Promise<CommandResult> {
   const grep = parseGrep(options.grep);
+  if (options.readOnly && options.allowForgeWrites) throw new AppError('usage_error', '--read-only sends no write at all, so it cannot be combined with --allow-forge-writes; pick one.');
   let preview: ThrowawayPreview | null = null;
   let target: SmokeTarget;
   if (options.baseUrl !== undefined || options.tokenFile !== undefined) {
@@ -26,6 +29,9 @@ export async function smokeCommand(options: SmokeOptions, io: CliIo): Promise<Co
     preview = await startThrowawayPreview();
     target = preview.target;
   }
+  // A server smoke did not start holds someone's data: by default only the run's own tenants are
+  // written and the forge's shared state (quota policy, forge data set) is left alone.
+  const reach: WriteReach = options.readOnly ? 'none' : preview !== null || options.allowForgeWrites ? 'forge' : 'smoke_tenant';
 
   let interrupted = false;
   io.onStopSignal(() => {
@@ -34,7 +40,7 @@ export async function smokeCommand(options: SmokeOptions, io: CliIo): Promise<Co
   const progress = io.isTty ? (done: number, total: number, name: string) => io.stderr(`\r\x1b[K[${done + 1}/${total}] ${name.slice(0, 100)}`) : undefined;
   let report: SmokeReport;
   try {
-    report = await runSmoke(target, { runId: randomBytes(4).toString('hex'), ...(grep ? { grep } : {}), ...(progress ? { progress } : {}), interrupted: () => interrupted });
+    report = await runSmoke(target, { runId: randomBytes(4).toString('hex'), reach, ...(grep ? { grep } : {}), ...(progress ? { progress } : {}), interrupted: () => interrupted });
   } finally {
     if (progress) io.stderr('\r\x1b[K');
     await preview?.stop();
@@ -52,12 +58,19 @@ function parseGrep(pattern: string | undefined): RegExp | undefined {
   }
 }
 
-/** ✓ name; ✗ name — detail; skipped checks with their reason; then exactly "N passed, N failed". */
+const WROTE: Record<WriteReach, (runId: string) => string> = {
+  none: () => 'read-only: no write was sent',
+  smoke_tenant: (id) => `writes: only in tenants smoke-${id}…; forge quota state and data set untouched`,
+  forge: (id) => `writes: tenants smoke-${id}…, and the forge quota state and data set (restored)`,
+};
+
+/** ✓ name; ✗ name — detail; skipped checks with their reason; what was written; then exactly "N passed, N failed". */
 export function renderSmoke(report: SmokeReport): string {
   const lines = report.checks.map((c) =>
     c.status === 'passed' ? `✓ ${c.name}` : c.status === 'failed' ? `✗ ${c.name} — ${c.detail}` : `- ${c.name} — skipped: ${c.detail}`,
   );
   if (report.skipped > 0) lines.push(`(${report.skipped} skipped)`);
+  lines.push(`(${WROTE[report.writes](report.run_id)})`);
   lines.push(`${report.passed} passed, ${report.failed} failed`);
   return `${lines.join('\n')}\n`;
 }
