@@ -4,54 +4,90 @@
 import canonicalizeRaw from 'canonicalize';
 import { createHash } from 'node:crypto';
 import { AppError } from '../errors.ts';
+import { pointerOf, tooDeep } from './json-depth.ts';
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
-export function assertPlainJson(value: unknown, pointer = '', ancestors: object[] = []): asserts value is Json {
-  if (value === null || typeof value === 'boolean') return;
-  if (typeof value === 'string') {
-    if (hasLoneSurrogate(value)) refuse(pointer, 'a string holds a lone UTF-16 surrogate');
-    return;
-  }
-  if (typeof value === 'number') {
-    if (!Number.isFinite(value)) refuse(pointer, `the number ${value} has no JSON form`);
-    return;
-  }
-  // A cycle would otherwise overflow the stack with a RangeError instead of a refusal.
-  if (typeof value === 'object' && ancestors.includes(value)) refuse(pointer, 'the value contains a cycle');
-  if (Array.isArray(value)) {
-    const inner = [...ancestors, value];
-    for (let i = 0; i < value.length; i++) {
-      if (!(i in value)) refuse(`${pointer}/${i}`, 'an array has a hole');
-      assertPlainJson(value[i], `${pointer}/${i}`, inner);
+/**
+ * How deep a value may nest for canonicalization: the `canonicalize` package recurses once per
+ * level, and a few thousand levels exhaust the stack (fewer on a cold start or a smaller stack).
+ * Far above what the API lets in (a 64-level body inside an event or a packet), far below that.
+ */
+export const MAX_CANONICAL_NESTING = 256;
+
+/** A value on the walk: its parent and member name give its pointer when a refusal needs one. */
+type Node = { value: unknown; parent: Node | null; key: string; depth: number };
+/** Visit a node (after checking how it was reached), or leave a container after its members. */
+type Step = { enter: Node; hole: boolean; badKey: boolean } | { leave: Node };
+
+/**
+ * Refuses (`not_plain_json`) anything JSON.parse could not have produced. The walk keeps its own
+ * stack, so any depth is checked without a RangeError; `limit` (default none) refuses deeper
+ * values with `json_too_deep`. Refusals come in document order, as a recursive walk would give.
+ */
+export function assertPlainJson(value: unknown, limit = Number.POSITIVE_INFINITY): asserts value is Json {
+  // The containers on the path from the root to the current node: a repeat is a cycle.
+  const onPath = new Set<object>();
+  const steps: Step[] = [{ enter: { value, parent: null, key: '', depth: 0 }, hole: false, badKey: false }];
+  while (steps.length > 0) {
+    const step = steps.pop()!;
+    if ('leave' in step) {
+      const node = step.leave;
+      onPath.delete(node.value as object);
+      // Named members on an array are dropped by serialisation: refuse rather than hash less than given.
+      if (Array.isArray(node.value)) {
+        const keys = Object.keys(node.value);
+        if (keys.length !== node.value.length) {
+          const named = keys.find((key) => !/^(0|[1-9][0-9]*)$/.test(key)) ?? '';
+          refuse(pointerOf({ parent: node, key: named }), 'an array carries a named member');
+        }
+      }
+      continue;
     }
-    // Named members on an array are dropped by serialisation: refuse rather than hash less than given.
-    const keys = Object.keys(value);
-    if (keys.length !== value.length) {
-      const named = keys.find((key) => !/^(0|[1-9][0-9]*)$/.test(key)) ?? '';
-      refuse(`${pointer}/${named}`, 'an array carries a named member');
+    const node = step.enter;
+    if (step.hole) refuse(pointerOf(node), 'an array has a hole');
+    if (step.badKey) refuse(pointerOf(node), 'a member name holds a lone UTF-16 surrogate');
+    const v = node.value;
+    if (v === null || typeof v === 'boolean') continue;
+    if (typeof v === 'string') {
+      if (hasLoneSurrogate(v)) refuse(pointerOf(node), 'a string holds a lone UTF-16 surrogate');
+      continue;
     }
-    return;
+    if (typeof v === 'number') {
+      if (!Number.isFinite(v)) refuse(pointerOf(node), `the number ${v} has no JSON form`);
+      continue;
+    }
+    if (typeof v !== 'object') refuse(pointerOf(node), `a value of type ${typeof v} is not JSON`);
+    if (onPath.has(v)) refuse(pointerOf(node), 'the value contains a cycle');
+    if (!Array.isArray(v)) {
+      const proto = Object.getPrototypeOf(v);
+      if (proto !== Object.prototype && proto !== null) {
+        refuse(pointerOf(node), `a ${proto?.constructor?.name ?? 'non-plain'} object is not plain JSON`);
+      }
+    }
+    if (node.depth > limit) throw tooDeep('value to canonicalize', limit, pointerOf(node));
+    onPath.add(v);
+    steps.push({ leave: node });
+    const depth = node.depth + 1;
+    // Members are pushed last first, so that they are checked first to last.
+    if (Array.isArray(v)) {
+      for (let i = v.length - 1; i >= 0; i--) steps.push({ enter: { value: v[i], parent: node, key: String(i), depth }, hole: !(i in v), badKey: false });
+    } else {
+      const entries = Object.entries(v as Record<string, unknown>);
+      for (let i = entries.length - 1; i >= 0; i--) {
+        const [key, member] = entries[i]!;
+        steps.push({ enter: { value: member, parent: node, key, depth }, hole: false, badKey: hasLoneSurrogate(key) });
+      }
+    }
   }
-  if (typeof value === 'object') {
-    const proto = Object.getPrototypeOf(value);
-    if (proto !== Object.prototype && proto !== null) {
-      refuse(pointer, `a ${proto?.constructor?.name ?? 'non-plain'} object is not plain JSON`);
-    }
-    const inner = [...ancestors, value];
-    for (const [key, member] of Object.entries(value as Record<string, unknown>)) {
-      const at = `${pointer}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`;
-      if (hasLoneSurrogate(key)) refuse(at, 'a member name holds a lone UTF-16 surrogate');
-      assertPlainJson(member, at, inner);
-    }
-    return;
-  }
-  refuse(pointer, `a value of type ${typeof value} is not JSON`);
 }
 
-/** RFC 8785 canonical form of a plain JSON value; throws `not_plain_json` for anything else. */
+/**
+ * RFC 8785 canonical form of a plain JSON value; throws `not_plain_json` for anything else and
+ * `json_too_deep` past MAX_CANONICAL_NESTING (the serialiser recurses).
+ */
 export function canonicalJson(value: unknown): string {
-  assertPlainJson(value);
+  assertPlainJson(value, MAX_CANONICAL_NESTING);
   const text = canonicalizeRaw(value);
   if (text === undefined) refuse('', 'the value has no canonical form');
   return text;

@@ -94,12 +94,21 @@ function prefilledVerified(t: SmartTemplate): string[] {
   return hits;
 }
 
-/** Calls `visit` with every string inside `value` and its JSON pointer (RFC 6901). */
+/**
+ * Calls `visit` with every string inside `value` and its JSON pointer (RFC 6901), in document
+ * order. Payloads are caller data, so the walk keeps its own stack: any depth, no RangeError.
+ */
 export function eachString(value: unknown, pointer: string, visit: (text: string, pointer: string) => void): void {
-  if (typeof value === 'string') visit(value, pointer);
-  else if (Array.isArray(value)) value.forEach((item, i) => eachString(item, `${pointer}/${i}`, visit));
-  else if (value !== null && typeof value === 'object') {
-    for (const [key, item] of Object.entries(value)) eachString(item, `${pointer}/${escapePointer(key)}`, visit);
+  const stack: [unknown, string][] = [[value, pointer]];
+  while (stack.length > 0) {
+    const [item, at] = stack.pop()!;
+    if (typeof item === 'string') visit(item, at);
+    else if (Array.isArray(item)) {
+      for (let i = item.length - 1; i >= 0; i--) stack.push([item[i], `${at}/${i}`]);
+    } else if (item !== null && typeof item === 'object') {
+      const entries = Object.entries(item);
+      for (let i = entries.length - 1; i >= 0; i--) stack.push([entries[i]![1], `${at}/${escapePointer(entries[i]![0])}`]);
+    }
   }
 }
 

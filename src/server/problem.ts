@@ -5,6 +5,7 @@ import { AppError, type ErrorDetail } from '../errors.ts';
 
 const STATUS: Record<string, [number, string]> = {
   malformed_json: [400, 'Malformed JSON'],
+  json_too_deep: [400, 'JSON nested too deeply'],
   scope_required: [400, 'Scope required'],
   invalid_scope: [400, 'Invalid scope'],
   idempotency_key_required: [400, 'Idempotency-Key required'],

@@ -1,7 +1,9 @@
 // Reading what a request carries: the JSON body (content type, 1 MiB limit, our own parser, so a
-// missing content type is a 415 and not a silent {}), the scope headers, and the Idempotency-Key.
+// missing content type is a 415 and not a silent {}; at most 64 levels of nesting), the scope
+// headers, and the Idempotency-Key.
 import type { Context } from 'hono';
 import { isId, type Scope } from '../domain/event.ts';
+import { assertNesting, MAX_BODY_NESTING } from '../domain/json-depth.ts';
 import { QUOTA_SCOPE } from '../domain/quota/quota-events.ts';
 import { AppError } from '../errors.ts';
 
@@ -37,11 +39,16 @@ export async function readJsonBody(c: Context): Promise<unknown> {
 }
 
 function parseJson(text: string): unknown {
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    // V8's JSON.parse does not recurse, so any depth parses; what comes after (schema validation,
+    // canonicalization, JSON.stringify) does, hence the explicit limit right here.
+    value = JSON.parse(text);
   } catch (err) {
     throw new AppError('malformed_json', `The body is not valid JSON (${(err as Error).message}); send one JSON object.`);
   }
+  assertNesting(value, MAX_BODY_NESTING, 'body');
+  return value;
 }
 
 function tooLarge(): AppError {

@@ -2,6 +2,7 @@
 // a small scanner maps each pointer to its line and locates syntax errors itself, because V8's
 // JSON.parse messages do not always carry a position. JSON.parse still produces the value.
 import { AppError } from '../../errors.ts';
+import { findTooDeep, MAX_BODY_NESTING } from '../json-depth.ts';
 
 export type JsonInput = {
   fileName: string;
@@ -46,6 +47,13 @@ export function parseJsonInput(text: string, fileName: string): JsonInput {
       extra: { file: fileName, pointer: '', ...(line === undefined ? {} : { line, column }) },
       cause: err,
     });
+  }
+  // The scanner below recurses once per level, so depth is bounded as for request bodies; no
+  // input file has a reason to nest this deep.
+  const deep = findTooDeep(value, MAX_BODY_NESTING);
+  if (deep !== null) {
+    const where = scanJson(body, new Map());
+    throw badInputFile(fileName, deep, `nested deeper than ${MAX_BODY_NESTING} levels`, where === undefined ? undefined : lineAt(body, where.offset));
   }
   // A missing member has no line of its own: the object that lacks it gives the line.
   const lineOf = (pointer: string): number | undefined => {
@@ -133,10 +141,11 @@ function scanJson(text: string, lines: Map<string, number>): SyntaxProblem | und
     i++;
     return out;
   };
-  const value = (pointer: string): void => {
+  const value = (pointer: string, depth: number): void => {
     ws();
     offsets.set(pointer, offsets.get(pointer) ?? i);
     const c = text[i];
+    if ((c === '{' || c === '[') && depth > MAX_BODY_NESTING) stop(`nested deeper than ${MAX_BODY_NESTING} levels`);
     if (c === '{') {
       i++;
       ws();
@@ -150,7 +159,7 @@ function scanJson(text: string, lines: Map<string, number>): SyntaxProblem | und
         ws();
         if (text[i] !== ':') stop(`expected ":" after a member name, ${describe()}`);
         i++;
-        value(child);
+        value(child, depth + 1);
         offsets.set(child, keyAt); // a member's line is its name's line
         ws();
         if (text[i] === ',') { i++; continue; }
@@ -163,7 +172,7 @@ function scanJson(text: string, lines: Map<string, number>): SyntaxProblem | und
       ws();
       if (text[i] === ']') return void i++;
       for (let n = 0; ; n++) {
-        value(`${pointer}/${n}`);
+        value(`${pointer}/${n}`, depth + 1);
         ws();
         if (text[i] === ',') { i++; continue; }
         if (text[i] === ']') return void i++;
@@ -177,7 +186,7 @@ function scanJson(text: string, lines: Map<string, number>): SyntaxProblem | und
     i += literal[0].length;
   };
   try {
-    value('');
+    value('', 0);
     ws();
     if (i < text.length) stop(`unexpected content after the JSON value, ${describe()}`);
   } catch (err) {

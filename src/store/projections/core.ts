@@ -68,8 +68,15 @@ export function searchText(event: StoredEvent): string {
   return parts.join('\n');
 }
 
+/** Every string inside a payload, in document order; its own stack, so any depth (caller data). */
 function collectStrings(value: unknown, out: string[]): void {
-  if (typeof value === 'string') out.push(value);
-  else if (Array.isArray(value)) for (const item of value) collectStrings(item, out);
-  else if (value !== null && typeof value === 'object') for (const item of Object.values(value)) collectStrings(item, out);
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const item = stack.pop();
+    if (typeof item === 'string') out.push(item);
+    else if (item !== null && typeof item === 'object') {
+      const members = Array.isArray(item) ? item : Object.values(item);
+      for (let i = members.length - 1; i >= 0; i--) stack.push(members[i]);
+    }
+  }
 }
