@@ -79,12 +79,14 @@ export type ServiceDepsOptions = {
   clock?: () => Date;
   newId?: (prefix: string) => string;
   warn?: (message: string) => void;
+  /** Called once per written batch of the log (tests count group commits with it). */
+  onBatch?: (units: number, events: number) => void;
 };
 
 export async function openServiceDeps(options: ServiceDepsOptions): Promise<ServiceDeps> {
   const warn = options.warn ?? ((m: string) => process.stderr.write(`warning: ${m}\n`));
   const clock = options.clock ?? (() => new Date());
-  const store: Store = await openStore({ dataDir: options.dataDir, clock, warn });
+  const store: Store = await openStore({ dataDir: options.dataDir, clock, warn, ...(options.onBatch ? { onBatch: options.onBatch } : {}) });
   return {
     store,
     queries: createQueries(store.index.db),

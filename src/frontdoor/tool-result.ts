@@ -25,7 +25,8 @@ const HINTS: Record<string, string> = {
   validation_failed: 'Fix the arguments at the pointers listed and call the tool again.',
   invalid_query: 'Fix the argument named in the pointer and call the tool again.',
   json_too_deep: 'An argument nests arrays and objects more than 64 levels deep; flatten it (the pointer names the first level too deep) and call the tool again.',
-  idempotency_request_in_flight: 'The same write is still running; wait for it and read the task with task_timeline.',
+  precondition_failed: 'The task changed since it was read: read it again (task_timeline) and decide again before writing.',
+  write_conflict: 'Other writes kept changing what this call depends on; call the tool again.',
   invalid_argument: 'Fix the argument and call the tool again.',
   unknown_argument: 'Leave the argument out; the tool\'s input schema lists every argument it takes.',
 };

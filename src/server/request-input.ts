@@ -105,3 +105,19 @@ export function requirePathId(value: string, name: string): string {
   if (!isId(value)) throw new AppError('not_found', `No ${name} ${JSON.stringify(value)} exists here (ids are 2–128 characters of letters, digits, _ . : -).`);
   return value;
 }
+
+/**
+ * The version a conditional write names: one strong ETag as a read answered it (`"42"`), or null
+ * without the header or with `*` (the routes that take If-Match already require the aggregate).
+ */
+export function readIfMatch(c: Context): number | null {
+  const raw = c.req.header('if-match');
+  if (raw === undefined) return null;
+  const value = raw.trim();
+  if (value === '*') return null;
+  const match = /^"(\d{1,15})"$/.exec(value);
+  if (!match) {
+    throw new AppError('invalid_if_match', 'If-Match takes one ETag exactly as a read answered it, e.g. If-Match: "42" (or *); weak ETags and lists are not accepted.', { details: [{ pointer: '/headers/If-Match', detail: 'one strong ETag' }] });
+  }
+  return Number(match[1]);
+}

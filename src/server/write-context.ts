@@ -1,10 +1,11 @@
-// Builds a service WriteContext from a request: scope headers, transport, Idempotency-Key and the
-// canonical fingerprint of method, path, scope and body that a replay is compared against.
+// Builds a service WriteContext from a request: scope headers, transport, Idempotency-Key, If-Match
+// and the canonical fingerprint of method, path, scope and body that a replay is compared against;
+// and the write answer, which embeds stored event lines as they are.
 import type { Context } from 'hono';
 import { canonicalSha256Uri } from '../domain/canonical-json.ts';
 import type { WriteContext } from '../service/write-context.ts';
 import type { AppEnv } from './env.ts';
-import { readIdempotencyKey, readScope } from './request-input.ts';
+import { readIdempotencyKey, readIfMatch, readScope } from './request-input.ts';
 
 export function writeContextOf(c: Context<AppEnv>, body: unknown, idempotencyRequired = false): WriteContext {
   const scope = readScope(c);
@@ -15,11 +16,28 @@ export function writeContextOf(c: Context<AppEnv>, body: unknown, idempotencyReq
     idempotencyKey,
     // Only a keyed request can be replayed, so only its fingerprint is worth the canonicalization.
     requestSha256: idempotencyKey === null ? null : canonicalSha256Uri({ method: c.req.method, path: c.req.path, scope, body: body as never }),
+    ifMatch: readIfMatch(c),
   };
 }
 
-/** 201 for a new write, 200 with Idempotent-Replayed: true for a replay (IETF draft). */
-export function writeResponse(c: Context<AppEnv>, replayed: boolean, body: unknown): Response {
+/** JSON text placed into an answer as it is: a stored event line is already canonical JSON. */
+export class RawJson {
+  constructor(readonly text: string) {}
+}
+
+/**
+ * 201 for a new write, 200 with Idempotent-Replayed: true for a replay (IETF draft). Members that
+ * are RawJson are embedded without parsing and encoding them again, so the first answer and every
+ * replay carry the stored bytes. `version` is the written aggregate's new version (its ETag).
+ */
+export function writeResponse(c: Context<AppEnv>, replayed: boolean, body: Record<string, unknown>, version?: number): Response {
   if (replayed) c.header('Idempotent-Replayed', 'true');
-  return c.json(body as object, replayed ? 200 : 201);
+  if (version !== undefined) c.header('ETag', etagOf(version));
+  const members = Object.entries(body).map(([key, value]) => `${JSON.stringify(key)}:${value instanceof RawJson ? value.text : JSON.stringify(value)}`);
+  return c.body(`{${members.join(',')}}`, replayed ? 200 : 201, { 'Content-Type': 'application/json' });
+}
+
+/** A strong entity tag for an aggregate version (the seq of its last event). */
+export function etagOf(version: number): string {
+  return `"${version}"`;
 }

@@ -10,9 +10,11 @@ import type { ProofPacket, ProofPacketRequest } from '../domain/proof-packet.ts'
 import { signPacketHash } from '../domain/signing.ts';
 import { AppError } from '../errors.ts';
 import type { PendingEvent } from '../store/event-log.ts';
+import type { Expectation } from '../store/expectations.ts';
 import type { KeyRing } from '../store/keys.ts';
 import type { ServiceDeps } from './deps.ts';
-import { idempotentWrite } from './idempotency.ts';
+import { committedReplay } from './idempotency.ts';
+import { retryOnConflict, writeConflict } from './optimistic.ts';
 import type { WriteContext } from './write-context.ts';
 
 type EvaluateRequest = { task_ids: string[]; claims: ClaimInput[]; as_of?: string; stale_after_days?: number };
@@ -21,24 +23,26 @@ export async function evaluateClaims(deps: ServiceDeps, ctx: WriteContext, body:
   deps.registry.assert('api/claim-evaluate-request.json', body, 'claim evaluation request');
   const req = body as EvaluateRequest;
   await guardScope(deps, ctx, { taskIds: req.task_ids, sessionIds: [], resource: 'claim_boundary' });
-  const asOf = req.as_of ?? deps.clock().toISOString();
   const staleAfterDays = req.stale_after_days ?? DEFAULT_STALE_AFTER_DAYS;
-  const outcome = await idempotentWrite(deps.store, deps.queries, ctx, [], async () => {
-    const events = snapshot(deps, ctx.scope, req.task_ids, asOf);
+  const result = committedReplay(deps, ctx) ?? await retryOnConflict(() => {
+    const asOf = req.as_of ?? deps.clock().toISOString();
+    const { events, expect } = snapshot(deps, ctx.scope, req.task_ids, asOf);
     const decisionId = decisionIdFor({ scope: { ...ctx.scope }, request: req, as_of: asOf, hash_chain_root: hashChainRoot(events.map((e) => e.event_hash)) });
     const decision = evaluateClaimBoundary({ claims: req.claims, events, asOf, staleAfterDays, decisionId, evaluatedAt: asOf });
-    return deps.store.append([pending(deps, ctx, 'claim_boundary.evaluated', { request: req as unknown as Json, as_of: asOf, stale_after_days: staleAfterDays, decision: decision as unknown as Json })]);
+    return deps.store.append([pending(deps, ctx, 'claim_boundary.evaluated', { request: req as unknown as Json, as_of: asOf, stale_after_days: staleAfterDays, decision: decision as unknown as Json })], expect);
   });
-  return { replayed: outcome.replayed, decision: outcome.events[0]!.payload.decision as unknown as ClaimDecision };
+  // The stored canonical form, so a replay answers the same bytes.
+  const stored = JSON.parse(result.lines[0]!) as StoredEvent;
+  return { replayed: result.replayed, decision: stored.payload.decision as unknown as ClaimDecision };
 }
 
 export async function assemblePacket(deps: ServiceDeps, ctx: WriteContext, body: unknown): Promise<{ replayed: boolean; packet: ProofPacket }> {
   deps.registry.assert('api/proof-packet-request.json', body, 'proof packet request');
   const req = body as ProofPacketRequest;
   await guardScope(deps, ctx, { taskIds: req.task_ids, sessionIds: req.session_ids ?? [], resource: 'proof_packet' });
-  const asOf = req.as_of ?? deps.clock().toISOString();
-  const outcome = await idempotentWrite(deps.store, deps.queries, ctx, [], async () => {
-    const events = snapshot(deps, ctx.scope, req.task_ids, asOf);
+  const result = committedReplay(deps, ctx) ?? await retryOnConflict(() => {
+    const asOf = req.as_of ?? deps.clock().toISOString();
+    const { events, expect } = snapshot(deps, ctx.scope, req.task_ids, asOf);
     const accessLogIds = deps.queries.eventsOfKind(ctx.scope, 'access.logged')
       .filter((e) => e.recorded_at <= asOf && ((e.payload.task_ids as string[] | undefined) ?? []).some((id) => req.task_ids.includes(id)))
       .map((e) => e.event_id);
@@ -57,10 +61,11 @@ export async function assemblePacket(deps: ServiceDeps, ctx: WriteContext, body:
     deps.registry.assert('api/proof-packet.json', packet, 'assembled proof packet', 'packet_schema_violation');
     unit.push(pending(deps, ctx, 'proof_packet.assembled', { packet: packet as unknown as Json, redaction_actions: manifest.actions as unknown as Json }));
     unit.push(pending(deps, ctx, 'access.logged', { action: 'exported', outcome: 'allowed', resource: { type: 'proof_packet', id: packet.packet_id }, task_ids: req.task_ids }));
-    return deps.store.append(unit);
+    return deps.store.append(unit, expect);
   });
-  const assembled = outcome.events.find((e) => e.kind === 'proof_packet.assembled')!;
-  return { replayed: outcome.replayed, packet: assembled.payload.packet as unknown as ProofPacket };
+  const at = result.events.findIndex((e) => e.kind === 'proof_packet.assembled');
+  const stored = JSON.parse(result.lines[at]!) as StoredEvent;
+  return { replayed: result.replayed, packet: stored.payload.packet as unknown as ProofPacket };
 }
 
 export function findPacketEvent(deps: ServiceDeps, scope: Scope, packetId: string): StoredEvent {
@@ -75,10 +80,16 @@ function signer(keys: KeyRing, alg: 'ed25519' | 'ecdsa-p256-sha256' | 'hmac-sha2
   return { alg, keyId: key ? key.keyId : keys.hmac.keyId, sign: (message: Buffer) => signPacketHash(alg, message.toString('ascii'), secretOrKey) };
 }
 
-/** The events of the listed tasks in scope recorded up to as_of, in seq order. */
-function snapshot(deps: ServiceDeps, scope: Scope, taskIds: string[], asOf: string): StoredEvent[] {
-  const all = taskIds.flatMap((id) => deps.queries.taskEventsUpTo(scope, id, Number.MAX_SAFE_INTEGER));
-  return all.filter((e) => e.recorded_at <= asOf).sort((a, b) => a.seq - b.seq);
+/**
+ * The events of the listed tasks in scope recorded up to as_of, in seq order, and the expectation
+ * that makes the snapshot exact: no event beyond what was read may be recorded at or before as_of
+ * (one sealed in the same millisecond but not yet durable would be), else it is read again.
+ */
+function snapshot(deps: ServiceDeps, scope: Scope, taskIds: string[], asOf: string): { events: StoredEvent[]; expect: Expectation[] } {
+  const readAt = deps.store.tail().seq;
+  const all = taskIds.flatMap((id) => deps.queries.taskEventsUpTo(scope, id, readAt));
+  const events = all.filter((e) => e.recorded_at <= asOf).sort((a, b) => a.seq - b.seq);
+  return { events, expect: [{ type: 'snapshot_complete', seq: readAt, asOf: Date.parse(asOf), orElse: () => writeConflict('The event log') }] };
 }
 
 function pending(deps: ServiceDeps, ctx: WriteContext, kind: string, payload: { [key: string]: Json }): PendingEvent {

@@ -1,5 +1,6 @@
 // What every write carries from its transport to the services: scope, transport, the
-// Idempotency-Key and the canonical fingerprint of the request (for replay comparison).
+// Idempotency-Key, the canonical fingerprint of the request (for replay comparison) and the
+// version the caller's If-Match names.
 import type { Scope } from '../domain/event.ts';
 
 export type WriteContext = {
@@ -11,4 +12,6 @@ export type WriteContext = {
    * same Idempotency-Key is compared against; null when the request carries no key.
    */
   requestSha256: string | null;
+  /** The aggregate version the write is conditional on (If-Match: "<version>"); null without one. */
+  ifMatch: number | null;
 };

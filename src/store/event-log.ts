@@ -1,11 +1,14 @@
 // The append-only event log `events.jsonl`: one RFC 8785 line per event, gapless seq, hash chain.
 // Appends are group-committed: every unit queued while a write + fsync is in flight goes into the
 // next single write + fsync, and no promise resolves before the fsync that made its lines durable.
+// The one writer checks each unit's Idempotency-Key and expectations as it seals it (write-gate.ts).
 import { closeSync, fstatSync, ftruncateSync, fsyncSync, openSync, readSync } from 'node:fs';
 import { fdatasync, write } from 'node:fs';
 import { canonicalJson, sha256Hex } from '../domain/canonical-json.ts';
 import type { EventDraft, StoredEvent } from '../domain/event.ts';
 import { AppError } from '../errors.ts';
+import type { Expectation } from './expectations.ts';
+import type { WriteGate } from './write-gate.ts';
 
 /** An event as a route hands it to the log: the draft plus the server-set request members. */
 export type PendingEvent = EventDraft & {
@@ -17,34 +20,54 @@ export type PendingEvent = EventDraft & {
 
 export type LogTail = { seq: number; hash: string; recordedAt: string; size: number };
 
+/** A sealed event and its canonical line (what the log holds and what a route answers with). */
+export type SealedRow = { event: StoredEvent; line: string };
+
+/**
+ * What an append answers: the unit's events and their canonical lines, and whether they are the
+ * events of an earlier request with the same Idempotency-Key (a replay) rather than new ones.
+ * Answer with `lines`: they are byte-identical between the first answer and every replay.
+ */
+export type AppendResult = { replayed: boolean; events: StoredEvent[]; lines: string[] };
+
 export type EventLog = {
   readonly path: string;
   tail(): LogTail;
-  /** Appends a unit atomically (consecutive seqs, one write); resolves once it is on disk. */
-  append(unit: PendingEvent[]): Promise<StoredEvent[]>;
+  /**
+   * Appends a unit atomically (consecutive seqs, one write) when its key is new and its
+   * expectations hold; resolves once it is on disk, or with the original unit for a replay.
+   */
+  append(unit: PendingEvent[], expect?: readonly Expectation[]): Promise<AppendResult>;
   /** Waits for queued appends, then closes the file. */
   close(): Promise<void>;
 };
 
-type Queued = { unit: PendingEvent[]; resolve: (events: StoredEvent[]) => void; reject: (err: unknown) => void };
+type Queued = { unit: PendingEvent[]; expect: readonly Expectation[]; resolve: (result: AppendResult) => void; reject: (err: unknown) => void };
 
 export type EventLogOptions = {
   path: string;
   tail: LogTail;
   clock: () => Date;
+  /** Decides, unit by unit in queue order, what each queued append becomes. */
+  gate: WriteGate;
+  /** The committed rows of seqs first..first+size-1 (for replays). */
+  readRows: (first: number, size: number) => SealedRow[];
   /** Runs after each batch is durable, before its appends resolve (the index projection). */
-  onDurable: (events: Array<{ event: StoredEvent; line: string }>, endOffset: number) => void;
+  onDurable: (events: SealedRow[], endOffset: number) => void;
+  /** Called once per written batch (one write + one fsync); tests assert group commit with it. */
+  onBatch?: (units: number, events: number) => void;
 };
 
 export function openEventLog(options: EventLogOptions): EventLog {
   const fd = openSync(options.path, 'r+');
+  const { gate } = options;
   let tail = { ...options.tail };
   let queue: Queued[] = [];
   let flushing: Promise<void> | null = null;
   let failed: AppError | null = null;
   let closed = false;
 
-  const seal = (pending: PendingEvent, seq: number, prevHash: string, recordedAt: string, unit?: StoredEvent['unit']): { event: StoredEvent; line: string } => {
+  const seal = (pending: PendingEvent, seq: number, prevHash: string, recordedAt: string, unit?: StoredEvent['unit']): SealedRow => {
     const event: Record<string, unknown> = {
       schema_version: 'service.event.v1',
       event_id: pending.event_id,
@@ -74,6 +97,8 @@ export function openEventLog(options: EventLogOptions): EventLog {
     return { event: event as StoredEvent, line: spliceEventHash(unhashed, hash) };
   };
 
+  const answer = (rows: SealedRow[], replayed: boolean): AppendResult => ({ replayed, events: rows.map((r) => r.event), lines: rows.map((r) => r.line) });
+
   const flush = async (): Promise<void> => {
     while (queue.length > 0) {
       const batch = queue;
@@ -84,36 +109,52 @@ export function openEventLog(options: EventLogOptions): EventLog {
       const recordedAt = now > tail.recordedAt ? now : tail.recordedAt;
       let seq = tail.seq;
       let prev = tail.hash;
-      const sealed: StoredEvent[][] = [];
-      const rows: Array<{ event: StoredEvent; line: string }> = [];
-      const lines: string[] = [];
-      const accepted: Queued[] = [];
+      const rows: SealedRow[] = [];
+      const accepted: Array<{ item: Queued; from: number; size: number }> = [];
+      // Answered once the batch is durable: replays of a unit sealed in it, and refusals (they
+      // may rest on a unit of the batch, which counts only if it is written).
+      const replays: Array<{ item: Queued; first: number; size: number }> = [];
+      const refusals: Array<{ item: Queued; error: Error }> = [];
+      gate.beginBatch(seq + 1, recordedAt);
       for (const item of batch) {
         try {
-          const events: StoredEvent[] = [];
-          const unitLines: string[] = [];
+          const admission = gate.admit(item.unit, item.expect);
+          if (admission.type === 'refuse') {
+            refusals.push({ item, error: admission.error });
+            continue;
+          }
+          if (admission.type === 'replay') {
+            const { first_seq: first, size } = admission.record;
+            if (admission.pending) replays.push({ item, first, size });
+            else item.resolve(answer(options.readRows(first, size), true));
+            continue;
+          }
+          const sealed: SealedRow[] = [];
           item.unit.forEach((pending, index) => {
             const unit = item.unit.length > 1 ? { index, size: item.unit.length } : undefined;
-            const sealedOne = seal(pending, seq + 1 + index, index === 0 ? prev : events[index - 1]!.event_hash, recordedAt, unit);
-            events.push(sealedOne.event);
-            unitLines.push(sealedOne.line);
+            sealed.push(seal(pending, seq + 1 + index, index === 0 ? prev : sealed[index - 1]!.event.event_hash, recordedAt, unit));
           });
-          seq += events.length;
-          prev = events[events.length - 1]!.event_hash;
-          sealed.push(events);
-          unitLines.forEach((line, i) => rows.push({ event: events[i]!, line }));
-          lines.push(...unitLines);
-          accepted.push(item);
+          gate.sealed(sealed.map((r) => r.event));
+          accepted.push({ item, from: rows.length, size: sealed.length });
+          rows.push(...sealed);
+          seq += sealed.length;
+          prev = sealed[sealed.length - 1]!.event.event_hash;
         } catch (err) {
           item.reject(err);
         }
       }
-      if (accepted.length === 0) continue;
-      const buffer = Buffer.from(`${lines.join('\n')}\n`, 'utf8');
+      if (accepted.length === 0) {
+        gate.abortBatch();
+        for (const { item, error } of refusals) item.reject(error);
+        continue;
+      }
+      options.onBatch?.(accepted.length, rows.length);
+      const buffer = Buffer.from(`${rows.map((r) => r.line).join('\n')}\n`, 'utf8');
       try {
         await writeAll(fd, buffer, before.size);
         await datasync(fd);
       } catch (cause) {
+        gate.abortBatch();
         // Nothing of this batch was acknowledged: cut it off so the log ends where it did.
         try {
           ftruncateSync(fd, before.size);
@@ -122,7 +163,7 @@ export function openEventLog(options: EventLogOptions): EventLog {
           failed = new AppError('store_unavailable', 'The event log could not be written or repaired; restart the preview.', { cause });
         }
         const err = new AppError('store_write_failed', 'The event could not be written to disk; nothing was recorded. Try again.', { cause });
-        for (const item of accepted) item.reject(err);
+        for (const { item } of [...accepted, ...replays, ...refusals]) item.reject(err);
         continue;
       }
       tail = { seq, hash: prev, recordedAt, size: before.size + buffer.length };
@@ -132,13 +173,13 @@ export function openEventLog(options: EventLogOptions): EventLog {
         // The batch is durable and is acknowledged; later writes wait for a restart to rebuild the index.
         failed = new AppError('store_unavailable', 'The index fell behind the event log; restart the preview to rebuild it.', { cause });
       }
-      // Answer with the stored (canonical) form, so a later idempotent replay is byte-identical.
-      let offset = 0;
-      accepted.forEach((item, i) => {
-        const size = sealed[i]!.length;
-        item.resolve(rows.slice(offset, offset + size).map((row) => JSON.parse(row.line) as StoredEvent));
-        offset += size;
-      });
+      gate.commitBatch();
+      for (const { item, from, size } of accepted) item.resolve(answer(rows.slice(from, from + size), false));
+      for (const { item, first, size } of replays) {
+        const from = first - before.seq - 1;
+        item.resolve(answer(rows.slice(from, from + size), true));
+      }
+      for (const { item, error } of refusals) item.reject(error);
     }
   };
 
@@ -159,12 +200,12 @@ export function openEventLog(options: EventLogOptions): EventLog {
   return {
     path: options.path,
     tail: () => ({ ...tail }),
-    append(unit) {
+    append(unit, expect = []) {
       if (closed) return Promise.reject(new AppError('store_closed', 'The store is shutting down; retry against the next run.'));
       if (failed) return Promise.reject(failed);
-      if (unit.length === 0) return Promise.resolve([]);
-      return new Promise<StoredEvent[]>((resolve, reject) => {
-        queue.push({ unit, resolve, reject });
+      if (unit.length === 0) return Promise.reject(new Error('an append needs at least one event'));
+      return new Promise<AppendResult>((resolve, reject) => {
+        queue.push({ unit, expect, resolve, reject });
         kick();
       });
     },

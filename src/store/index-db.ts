@@ -5,7 +5,7 @@ import { closeSync, openSync, readSync, rmSync } from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
 import type { StoredEvent } from '../domain/event.ts';
 import { AppError } from '../errors.ts';
-import { MIGRATIONS } from './migrations.ts';
+import { MIGRATIONS, REPROJECT_BELOW_VERSION } from './migrations.ts';
 import { prepareCoreProjections, type Apply } from './projections/core.ts';
 
 export type ProjectionFactory = (db: Database.Database) => Apply;
@@ -28,6 +28,7 @@ export function openIndexDb(path: string, projections: ProjectionFactory[]): Ind
     db.pragma('synchronous = NORMAL');
     const version = db.pragma('user_version', { simple: true }) as number;
     if (version > MIGRATIONS.length) throw new AppError('index_version_unknown', `Index version ${version} is newer than this program.`);
+    if (version > 0 && version < REPROJECT_BELOW_VERSION) throw new AppError('index_outdated', `Index version ${version} lacks projections that only a rebuild can fill.`);
     for (let v = version; v < MIGRATIONS.length; v++) {
       db.transaction(() => {
         db.exec(MIGRATIONS[v]!);

@@ -80,4 +80,14 @@ export const MIGRATIONS: string[] = [
     recorded_at TEXT NOT NULL
   );
   `,
+  // 3: stream versions (domain/streams.ts), which the write gate checks expectations against.
+  `
+  CREATE TABLE streams (stream TEXT PRIMARY KEY, version INTEGER NOT NULL, closed INTEGER NOT NULL) WITHOUT ROWID;
+  `,
 ];
+
+/**
+ * Migrations that add a projection of events already in the log cannot fill it with SQL alone:
+ * an index older than this version is rebuilt from the log instead of migrated.
+ */
+export const REPROJECT_BELOW_VERSION = 3;

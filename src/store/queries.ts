@@ -58,8 +58,9 @@ export function createQueries(db: Database.Database) {
     taskEventsUpTo(scope: Scope, taskId: string, seq: number): StoredEvent[] {
       return parse(taskEventsUpTo.all(scopeKey(scope), taskId, seq));
     },
-    eventsBySeq(first: number, last: number): StoredEvent[] {
-      return parse(bySeqRange.all(first, last));
+    /** Events with their stored canonical lines (what a replay answers with, byte for byte). */
+    rowsBySeq(first: number, last: number): Array<{ event: StoredEvent; line: string }> {
+      return bySeqRange.all(first, last).map(({ line }) => ({ event: JSON.parse(line) as StoredEvent, line }));
     },
     eventById(eventId: string): StoredEvent | undefined {
       const row = byEventId.get(eventId);

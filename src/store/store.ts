@@ -5,18 +5,28 @@ import { join } from 'node:path';
 import { ZERO_HASH, type StoredEvent } from '../domain/event.ts';
 import { AppError } from '../errors.ts';
 import { acquireDataDirLock, type DataDirLock } from './data-dir-lock.ts';
-import { openEventLog, readLastLine, truncateDurably, type EventLog, type LogTail, type PendingEvent } from './event-log.ts';
+import type { StreamState } from '../domain/streams.ts';
+import { committedReads } from './committed-state.ts';
+import { openEventLog, readLastLine, truncateDurably, type AppendResult, type EventLog, type LogTail, type PendingEvent } from './event-log.ts';
+import type { Expectation } from './expectations.ts';
 import { openIndexDb, readLogLines, removeIndexFiles, type IndexDb, type ProjectionFactory } from './index-db.ts';
-import { createKeyedMutex, type KeyedMutex } from './keyed-mutex.ts';
 import { EVENT_INDEXES } from './migrations.ts';
 import { EXTRA_PROJECTIONS } from './projections/registry.ts';
+import { createWriteGate } from './write-gate.ts';
 
 export type Store = {
   readonly dataDir: string;
   readonly index: IndexDb;
-  readonly mutex: KeyedMutex;
   tail(): LogTail;
-  append(unit: PendingEvent[]): Promise<StoredEvent[]>;
+  /**
+   * Appends a unit (all or nothing, consecutive seqs) once its Idempotency-Key is new and every
+   * expectation holds when the single writer seals it; no lock is held by any caller. A used key
+   * with the same request answers the original unit (`replayed`); a failed expectation rejects
+   * with the error the expectation names and writes nothing.
+   */
+  append(unit: PendingEvent[], expect?: readonly Expectation[]): Promise<AppendResult>;
+  /** A stream's committed state (its version is the ETag of the aggregate). */
+  stream(id: string): StreamState | undefined;
   close(): Promise<void>;
 };
 
@@ -24,6 +34,8 @@ export type StoreOptions = {
   dataDir: string;
   clock: () => Date;
   warn: (message: string) => void;
+  /** Called once per written batch (one write + one fsync): units and events in it. */
+  onBatch?: (units: number, events: number) => void;
 };
 
 export function logPathOf(dataDir: string): string {
@@ -43,18 +55,23 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     if (!existsSync(logPath)) writeFileSync(logPath, '');
     const tail = recoverTail(logPath, warn);
     const index = openCaughtUpIndex(dataDir, tail, EXTRA_PROJECTIONS, warn);
+    const committed = committedReads(index.db);
+    const gate = createWriteGate(committed);
     const log: EventLog = openEventLog({
       path: logPath,
       tail,
       clock: options.clock,
+      gate,
+      readRows: committed.rows,
       onDurable: (rows, endOffset) => applyDurable(index, rows, endOffset, warn),
+      ...(options.onBatch ? { onBatch: options.onBatch } : {}),
     });
     return {
       dataDir,
       index,
-      mutex: createKeyedMutex(),
       tail: () => log.tail(),
-      append: (unit) => log.append(unit),
+      append: (unit, expect) => log.append(unit, expect),
+      stream: (id) => gate.committedStream(id),
       async close() {
         await log.close();
         index.close();
@@ -123,7 +140,8 @@ function openCaughtUpIndex(dataDir: string, tail: LogTail, projections: Projecti
     warn(`The index (seq ${seq}) does not match the log (seq ${tail.seq}); rebuilding it from the log.`);
   } catch (err) {
     if (err instanceof AppError && err.code === 'store_corrupt') throw err;
-    warn(`The index at ${indexPath} is missing or unreadable (${(err as Error).message}); rebuilding it from the log.`);
+    if (err instanceof AppError && err.code === 'index_outdated') warn(`The index at ${indexPath} was made by an older version (${err.message}); rebuilding it from the log.`);
+    else warn(`The index at ${indexPath} is missing or unreadable (${(err as Error).message}); rebuilding it from the log.`);
   }
   index?.close();
   return rebuildIndex(dataDir, tail, projections);

@@ -77,6 +77,15 @@ t.test('usage errors exit 2', async (t) => {
 t.test('SIGKILL mid-stream loses no acknowledged event', async (t) => {
   const dir = tempDir(t);
   const p = await startPreview(dir);
+  // Half the writers stream into tasks (the guarded path: expectations checked in the writer).
+  for (const taskId of ['task-k1', 'task-k2']) {
+    const res = await fetch(`${p.baseUrl}/v1/tasks`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${p.tokens.customer}`, 'Content-Type': 'application/json', ...scopeHeaders(SCOPE_A) },
+      body: JSON.stringify({ task_id: taskId, title: 'Stream evidence until the kill', session_id: 'sess-k' }),
+    });
+    t.equal(res.status, 201);
+  }
   const acknowledged = new Set<string>();
   let killed = false;
   let sent = 0;
@@ -85,7 +94,7 @@ t.test('SIGKILL mid-stream loses no acknowledged event', async (t) => {
       const key = `w${w}-${i}`;
       sent++;
       try {
-        const res = await post(p, note(`note ${key}`), key);
+        const res = await post(p, w % 2 === 0 ? note(`note ${key}`) : { ...note(`note ${key}`), task_id: w % 4 === 1 ? 'task-k1' : 'task-k2' }, key);
         if (res.status === 201) acknowledged.add((await res.json()).event.event_id);
       } catch {
         return; // connection refused or reset: the server is gone

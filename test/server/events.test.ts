@@ -61,7 +61,7 @@ t.test('CORS preflight: 204, no body, loopback origin echoed, never a wildcard',
   t.equal(res.headers.get('access-control-allow-origin'), 'http://127.0.0.1:5173');
   t.equal(res.headers.get('vary'), 'Origin');
   t.equal(res.headers.get('access-control-allow-methods'), 'POST');
-  t.equal(res.headers.get('access-control-allow-headers'), 'Authorization, Content-Type, Idempotency-Key, X-Tenant-Id, X-Workspace-Id, X-Project-Id');
+  t.equal(res.headers.get('access-control-allow-headers'), 'Authorization, Content-Type, Idempotency-Key, If-Match, X-Tenant-Id, X-Workspace-Id, X-Project-Id');
   const none = await call('/v1/events', { method: 'OPTIONS', token: null, scope: null });
   t.equal(none.status, 204);
   t.equal(none.headers.get('access-control-allow-origin'), null);

@@ -55,7 +55,7 @@ t.test('appends are gapless, hash-chained, canonical, and recorded_at never decr
 t.test('concurrent appends are batched and each resolves with its own events', async (t) => {
   const dir = tempDir(t);
   const { store } = await open(t, dir);
-  const results = await Promise.all(Array.from({ length: 200 }, (_, k) => store.append(k % 10 === 0 ? [pending(), pending(), pending()] : [pending()])));
+  const results = (await Promise.all(Array.from({ length: 200 }, (_, k) => store.append(k % 10 === 0 ? [pending(), pending(), pending()] : [pending()])))).map((r) => r.events);
   const seqs = results.flat().map((e) => e.seq).sort((a, b) => a - b);
   t.same(seqs, Array.from({ length: 240 }, (_, k) => k + 1));
   for (const unit of results.filter((r) => r.length === 3)) {
@@ -76,7 +76,7 @@ t.test('a torn last line is cut off with a warning, and the store goes on', asyn
   const { store, warnings } = await open(t, dir);
   t.match(warnings.join('\n'), /torn last line/);
   t.equal(store.tail().seq, 2);
-  const [e] = await store.append([pending()]);
+  const [e] = (await store.append([pending()])).events;
   t.equal(e!.seq, 3, 'the next event takes the torn seq');
   t.ok(verifyLog(dir).ok);
 });

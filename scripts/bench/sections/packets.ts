@@ -26,7 +26,7 @@ export const packetsSection: Section = {
           const assembleMs: number[] = [];
           const verifyMs: number[] = [];
           for (let r = 0; r < REPEATS; r++) {
-            const ctxWrite: WriteContext = { scope, transport: 'customer', idempotencyKey: null, requestSha256: `sha256:${'0'.repeat(64)}` };
+            const ctxWrite: WriteContext = { scope, transport: 'customer', idempotencyKey: null, requestSha256: `sha256:${'0'.repeat(64)}`, ifMatch: null };
             let started = performance.now();
             const { packet } = await assemblePacket(deps, ctxWrite, { task_ids: [taskId], integrity_class: integrityClass });
             assembleMs.push(performance.now() - started);

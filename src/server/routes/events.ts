@@ -5,9 +5,9 @@ import type { ServiceDeps } from '../../service/deps.ts';
 import type { AppEnv } from '../env.ts';
 import { isLoopbackOrigin } from '../middleware/loopback-guard.ts';
 import { readJsonBody, readScope } from '../request-input.ts';
-import { writeContextOf, writeResponse } from '../write-context.ts';
+import { RawJson, writeContextOf, writeResponse } from '../write-context.ts';
 
-export const CORS_ALLOWED_HEADERS = 'Authorization, Content-Type, Idempotency-Key, X-Tenant-Id, X-Workspace-Id, X-Project-Id';
+export const CORS_ALLOWED_HEADERS = 'Authorization, Content-Type, Idempotency-Key, If-Match, X-Tenant-Id, X-Workspace-Id, X-Project-Id';
 
 /** Mounted before authentication: a preflight carries no credentials. Never answers `*`. */
 export function eventsPreflight(): Hono<AppEnv> {
@@ -32,8 +32,9 @@ export function eventRoutes(deps: ServiceDeps): Hono<AppEnv> {
     readScope(c); // scope errors (400) come before body errors
     const body = await readJsonBody(c);
     const ctx = writeContextOf(c, body, true);
-    const { replayed, events } = await submitRawEvent(deps, ctx, body);
-    return writeResponse(c, replayed, { event: events[0] });
+    const { replayed, events, lines } = await submitRawEvent(deps, ctx, body);
+    // An event written to a task is that task's new version.
+    return writeResponse(c, replayed, { event: new RawJson(lines[0]!) }, events[0]!.task_id === undefined ? undefined : events[0]!.seq);
   });
   return app;
 }

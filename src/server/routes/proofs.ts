@@ -20,7 +20,7 @@ export function proofRoutes(deps: ServiceDeps): Hono<AppEnv> {
     readScope(c);
     const body = await readJsonBody(c);
     const { replayed, packet } = await assemblePacket(deps, writeContextOf(c, body), body);
-    return writeResponse(c, replayed, packet);
+    return writeResponse(c, replayed, packet as unknown as Record<string, unknown>);
   });
   app.get('/v1/proof-packets/:packet_id', (c) => {
     const scope = readScope(c);

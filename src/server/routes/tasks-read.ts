@@ -4,12 +4,15 @@ import type { ServiceDeps } from '../../service/deps.ts';
 import { findTask } from '../../service/write-checks.ts';
 import type { AppEnv } from '../env.ts';
 import { intParam, readScope, requirePathId } from '../request-input.ts';
+import { etagOf } from '../write-context.ts';
 
 export function taskReadRoutes(deps: ServiceDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   app.get('/v1/tasks/:task_id', (c) => {
     const scope = readScope(c);
     const task = findTask(deps, scope, requirePathId(c.req.param('task_id'), 'task'));
+    // The task's version (the seq of its last event) is what a conditional write's If-Match names.
+    c.header('ETag', etagOf(task.last_seq));
     return c.json(task);
   });
   app.get('/v1/tasks/:task_id/timeline', (c) => {

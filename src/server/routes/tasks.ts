@@ -1,26 +1,27 @@
 // Task writes: create, checkpoint, closeout. A failed closeout answers 422 with the validation body
-// (not a problem body), as the seed's Errors section asks.
+// (not a problem body), as the seed's Errors section asks. Checkpoint and closeout take If-Match
+// (the task's ETag); every task write answers the task's new ETag.
 import { Hono } from 'hono';
 import type { ServiceDeps } from '../../service/deps.ts';
 import { closeTask, createTask, writeCheckpoint } from '../../service/tasks-service.ts';
 import type { AppEnv } from '../env.ts';
 import { readJsonBody, readScope, requirePathId } from '../request-input.ts';
-import { writeContextOf, writeResponse } from '../write-context.ts';
+import { RawJson, writeContextOf, writeResponse } from '../write-context.ts';
 
 export function taskWriteRoutes(deps: ServiceDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   app.post('/v1/tasks', async (c) => {
     readScope(c);
     const body = await readJsonBody(c);
-    const { replayed, task, event } = await createTask(deps, writeContextOf(c, body), body);
-    return writeResponse(c, replayed, { task, event });
+    const { replayed, task, event, line } = await createTask(deps, writeContextOf(c, body), body);
+    return writeResponse(c, replayed, { task, event: new RawJson(line) }, event.seq);
   });
   app.post('/v1/tasks/:task_id/checkpoints', async (c) => {
     readScope(c);
     const taskId = requirePathId(c.req.param('task_id'), 'task');
     const body = await readJsonBody(c);
-    const { replayed, event } = await writeCheckpoint(deps, writeContextOf(c, body), taskId, body);
-    return writeResponse(c, replayed, { event });
+    const { replayed, event, line } = await writeCheckpoint(deps, writeContextOf(c, body), taskId, body);
+    return writeResponse(c, replayed, { event: new RawJson(line) }, event.seq);
   });
   app.post('/v1/tasks/:task_id/closeout', async (c) => {
     readScope(c);
@@ -28,8 +29,8 @@ export function taskWriteRoutes(deps: ServiceDeps): Hono<AppEnv> {
     const body = await readJsonBody(c);
     const outcome = await closeTask(deps, writeContextOf(c, body), taskId, body);
     if (!outcome.ok) return c.json(outcome.validation, 422);
-    const { replayed, task, event } = outcome.write;
-    return writeResponse(c, replayed, { task, event });
+    const { replayed, task, event, line } = outcome.write;
+    return writeResponse(c, replayed, { task, event: new RawJson(line) }, event.seq);
   });
   return app;
 }

@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { canonicalJson, type Json } from '../../domain/canonical-json.ts';
 import { parseJsonInput } from '../../domain/quota/json-input.ts';
-import { quotaEvent, QUOTA_KINDS, type ForgeDataSource } from '../../domain/quota/quota-events.ts';
+import { quotaEvent, QUOTA_KINDS, type ForgeDataSource, type QuotaEventDraft } from '../../domain/quota/quota-events.ts';
 import { validateForgeData, type ForgeData } from '../../domain/quota/usage.ts';
 import { AppError, isAppError } from '../../errors.ts';
 import type { SchemaRegistry } from '../../schema-registry.ts';
@@ -50,9 +50,7 @@ export function readForgeDataFile(path: string, registry: SchemaRegistry): Forge
 /** Replaces the whole data set; memberships and rules are kept (they name users, not rows). */
 export async function replaceForgeData(ctx: QuotaContext, body: unknown, source: ForgeDataSource = 'api'): Promise<void> {
   const data = checkForgeData(ctx.deps.registry, body);
-  await ctx.lock(async () => {
-    await ctx.append([quotaEvent(QUOTA_KINDS.forgeDataReplaced, { data, source })]);
-  });
+  await ctx.write(() => ({ events: [quotaEvent(QUOTA_KINDS.forgeDataReplaced, { data, source })], result: undefined }));
 }
 
 export type EnsureOutcome = 'loaded_file' | 'unchanged' | 'loaded_fixture' | 'kept';
@@ -69,16 +67,14 @@ export async function ensureForgeData(
 ): Promise<EnsureOutcome> {
   // The configuration does not matter for loading data; evaluation is not involved here.
   const ctx = quotaContext(deps, { enabled: true, default_groups: [], default_total: -1 });
-  return ctx.lock(async () => {
+  return ctx.write((): { events: QuotaEventDraft[]; result: EnsureOutcome } => {
     const current = ctx.q.forgeData();
     if (data !== null) {
       const checked = checkForgeData(deps.registry, data);
-      if (current !== null && canonicalJson(current.data as Json) === canonicalJson(checked as Json)) return 'unchanged';
-      await ctx.append([quotaEvent(QUOTA_KINDS.forgeDataReplaced, { data: checked, source: 'file' })]);
-      return 'loaded_file';
+      if (current !== null && canonicalJson(current.data as Json) === canonicalJson(checked as Json)) return { events: [], result: 'unchanged' };
+      return { events: [quotaEvent(QUOTA_KINDS.forgeDataReplaced, { data: checked, source: 'file' })], result: 'loaded_file' };
     }
-    if (current !== null) return 'kept';
-    await ctx.append([quotaEvent(QUOTA_KINDS.forgeDataReplaced, { data: checkForgeData(deps.registry, loadDefault()), source: 'fixture' })]);
-    return 'loaded_fixture';
+    if (current !== null) return { events: [], result: 'kept' };
+    return { events: [quotaEvent(QUOTA_KINDS.forgeDataReplaced, { data: checkForgeData(deps.registry, loadDefault()), source: 'fixture' })], result: 'loaded_fixture' };
   });
 }

@@ -1,6 +1,6 @@
 // The forge quota admin operations: rules, groups, rule-in-group links and memberships. Each write
-// checks in the order of QUOTA.md section 5 (target → body → conflict) under the quota lock and then
-// appends its events as one unit, so a failure writes nothing.
+// checks in the order of QUOTA.md section 5 (target → body → conflict) on the current quota state
+// and appends its events as one unit that expects that state unchanged, so a failure writes nothing.
 import type { QuotaGroup, QuotaRule } from '../../domain/quota/evaluate.ts';
 import { quotaEvent, QUOTA_KINDS, userKey, type QuotaEventDraft } from '../../domain/quota/quota-events.ts';
 import { AppError } from '../../errors.ts';
@@ -33,15 +33,14 @@ export function findOwner(ctx: QuotaContext, login: string): ForgeOwnerView {
 export async function createRule(ctx: QuotaContext, body: unknown): Promise<QuotaRule> {
   const def = readCreateRule(body);
   const rule: QuotaRule = { name: def.name, limit: def.limit, subjects: recognisedSubjects(def.subjects, '/subjects') };
-  return ctx.lock(async () => {
+  return ctx.write(() => {
     if (ctx.q.rule(rule.name)) throw conflict('quota_rule_exists', `A quota rule "${rule.name}" already exists; edit it with PATCH or pick another name.`);
-    await ctx.append([quotaEvent(QUOTA_KINDS.ruleCreated, { ...rule })]);
-    return rule;
+    return { events: [quotaEvent(QUOTA_KINDS.ruleCreated, { ...rule })], result: rule };
   });
 }
 
 export async function editRule(ctx: QuotaContext, name: string, body: unknown): Promise<QuotaRule> {
-  return ctx.lock(async () => {
+  return ctx.write(() => {
     const before = findRule(ctx, name);
     const edit = readEditRule(body);
     const after: QuotaRule = {
@@ -50,17 +49,15 @@ export async function editRule(ctx: QuotaContext, name: string, body: unknown): 
       subjects: edit.subjects === undefined ? before.subjects : recognisedSubjects(edit.subjects, '/subjects'),
     };
     // An edit that changes nothing records nothing.
-    if (after.limit !== before.limit || after.subjects.join('\n') !== before.subjects.join('\n')) {
-      await ctx.append([quotaEvent(QUOTA_KINDS.ruleEdited, { ...after })]);
-    }
-    return after;
+    const changed = after.limit !== before.limit || after.subjects.join('\n') !== before.subjects.join('\n');
+    return { events: changed ? [quotaEvent(QUOTA_KINDS.ruleEdited, { ...after })] : [], result: after };
   });
 }
 
 export async function deleteRule(ctx: QuotaContext, name: string): Promise<void> {
-  await ctx.lock(async () => {
+  await ctx.write(() => {
     findRule(ctx, name);
-    await ctx.append([quotaEvent(QUOTA_KINDS.ruleDeleted, { name })]);
+    return { events: [quotaEvent(QUOTA_KINDS.ruleDeleted, { name })], result: undefined };
   });
 }
 
@@ -70,7 +67,7 @@ export async function deleteRule(ctx: QuotaContext, name: string): Promise<void>
  */
 export async function createGroup(ctx: QuotaContext, body: unknown): Promise<QuotaGroup> {
   const def = readCreateGroup(body);
-  return ctx.lock(async () => {
+  return ctx.write(() => {
     if (ctx.q.group(def.name)) throw conflict('quota_group_exists', `A quota group "${def.name}" already exists; pick another name or add rules to it.`);
     const events: QuotaEventDraft[] = [quotaEvent(QUOTA_KINDS.groupCreated, { name: def.name })];
     const rules: QuotaRule[] = [];
@@ -83,57 +80,56 @@ export async function createGroup(ctx: QuotaContext, body: unknown): Promise<Quo
       rules.push(rule);
       events.push(quotaEvent(QUOTA_KINDS.groupRuleAdded, { group: def.name, rule: r.name }));
     });
-    await ctx.append(events);
-    return { name: def.name, rules };
+    return { events, result: { name: def.name, rules } };
   });
 }
 
 export async function deleteGroup(ctx: QuotaContext, name: string): Promise<void> {
-  await ctx.lock(async () => {
+  await ctx.write(() => {
     findGroup(ctx, name);
-    await ctx.append([quotaEvent(QUOTA_KINDS.groupDeleted, { name })]);
+    return { events: [quotaEvent(QUOTA_KINDS.groupDeleted, { name })], result: undefined };
   });
 }
 
 export async function addRuleToGroup(ctx: QuotaContext, groupName: string, ruleName: string): Promise<void> {
-  await ctx.lock(async () => {
+  await ctx.write(() => {
     findGroup(ctx, groupName);
     findRule(ctx, ruleName);
     if (ctx.q.ruleInGroup(groupName, ruleName)) throw conflict('quota_rule_in_group', `Rule "${ruleName}" is already in group "${groupName}".`);
-    await ctx.append([quotaEvent(QUOTA_KINDS.groupRuleAdded, { group: groupName, rule: ruleName })]);
+    return { events: [quotaEvent(QUOTA_KINDS.groupRuleAdded, { group: groupName, rule: ruleName })], result: undefined };
   });
 }
 
 export async function removeRuleFromGroup(ctx: QuotaContext, groupName: string, ruleName: string): Promise<void> {
-  await ctx.lock(async () => {
+  await ctx.write(() => {
     findGroup(ctx, groupName);
     findRule(ctx, ruleName);
     if (!ctx.q.ruleInGroup(groupName, ruleName)) throw notFound('quota_rule_not_in_group', `Rule "${ruleName}" is not in group "${groupName}".`);
-    await ctx.append([quotaEvent(QUOTA_KINDS.groupRuleRemoved, { group: groupName, rule: ruleName })]);
+    return { events: [quotaEvent(QUOTA_KINDS.groupRuleRemoved, { group: groupName, rule: ruleName })], result: undefined };
   });
 }
 
 export async function addUserToGroup(ctx: QuotaContext, groupName: string, login: string): Promise<void> {
-  await ctx.lock(async () => {
+  await ctx.write(() => {
     findGroup(ctx, groupName);
     const owner = findOwner(ctx, login);
     if (ctx.q.userInGroup(groupName, userKey(owner.login))) throw conflict('quota_user_in_group', `User "${owner.login}" is already in group "${groupName}".`);
-    await ctx.append([quotaEvent(QUOTA_KINDS.groupUserAdded, { group: groupName, user: owner.login })]);
+    return { events: [quotaEvent(QUOTA_KINDS.groupUserAdded, { group: groupName, user: owner.login })], result: undefined };
   });
 }
 
 export async function removeUserFromGroup(ctx: QuotaContext, groupName: string, login: string): Promise<void> {
-  await ctx.lock(async () => {
+  await ctx.write(() => {
     findGroup(ctx, groupName);
     const owner = findOwner(ctx, login);
     if (!ctx.q.userInGroup(groupName, userKey(owner.login))) throw notFound('quota_user_not_in_group', `User "${owner.login}" is not in group "${groupName}".`);
-    await ctx.append([quotaEvent(QUOTA_KINDS.groupUserRemoved, { group: groupName, user: owner.login })]);
+    return { events: [quotaEvent(QUOTA_KINDS.groupUserRemoved, { group: groupName, user: owner.login })], result: undefined };
   });
 }
 
 /** The user's groups become exactly the list; an unknown group is a 422 and nothing changes. */
 export async function setUserGroups(ctx: QuotaContext, login: string, body: unknown): Promise<void> {
-  await ctx.lock(async () => {
+  await ctx.write(() => {
     const owner = findOwner(ctx, login);
     const groups = readSetUserGroups(body);
     groups.forEach((g, i) => {
@@ -141,7 +137,7 @@ export async function setUserGroups(ctx: QuotaContext, login: string, body: unkn
         throw new AppError('quota_group_unknown', `There is no quota group "${g}"; create it first. Nothing was changed.`, { details: [{ pointer: `/groups/${i}`, detail: 'unknown group' }] });
       }
     });
-    await ctx.append([quotaEvent(QUOTA_KINDS.userGroupsSet, { user: owner.login, groups })]);
+    return { events: [quotaEvent(QUOTA_KINDS.userGroupsSet, { user: owner.login, groups })], result: undefined };
   });
 }
 

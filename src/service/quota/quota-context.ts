@@ -1,11 +1,13 @@
 // What every quota operation works with: the service deps, the quota configuration, the quota
 // queries, the current forge data view, and the one append path for quota and forge events.
-import type { EventDraft, StoredEvent } from '../../domain/event.ts';
+import type { EventDraft } from '../../domain/event.ts';
 import { groupListResolver, type GroupListSource, type QuotaGroup } from '../../domain/quota/evaluate.ts';
 import { QUOTA_SCOPE, type QuotaEventDraft } from '../../domain/quota/quota-events.ts';
+import { QUOTA_STREAM } from '../../domain/streams.ts';
 import type { PreviewConfig } from '../../deps.ts';
 import { createQuotaQueries, type QuotaQueries } from '../../store/quota-queries.ts';
 import type { ServiceDeps } from '../deps.ts';
+import { retryOnConflict, writeConflict } from '../optimistic.ts';
 import { payloadSchemaOf } from '../write-checks.ts';
 import { EMPTY_FORGE_DATA, forgeState, type ForgeState } from './forge-state.ts';
 
@@ -20,22 +22,22 @@ export type QuotaContext = {
   /** Who is in which group: the group list of a user or organisation (the engine's resolver). */
   groupLists(): (owner: string) => { source: GroupListSource; groups: QuotaGroup[] };
   /**
-   * Appends the drafts as one unit (all or none, consecutive seqs, one fsync) in the quota scope
-   * over the operator transport. Callers hold `lock` from their checks to this append.
+   * Decides a quota write on the current state (`decide` checks and returns the events, none for a
+   * write that changes nothing) and appends them as one unit (all or none, consecutive seqs, one
+   * fsync) in the quota scope over the operator transport, expecting the quota stream still at the
+   * version the decision read. If another quota write got in first, it decides again on the new
+   * state: no lock is held across the fsync.
    */
-  append(drafts: QuotaEventDraft[]): Promise<StoredEvent[]>;
-  /** One lock for every quota write, so a check and its append see no interleaved write. */
-  lock<T>(fn: () => Promise<T>): Promise<T>;
+  write<T>(decide: () => { events: QuotaEventDraft[]; result: T }): Promise<T>;
 };
 
-export const QUOTA_LOCK = 'quota';
+const QUOTA_WRITE_ATTEMPTS = 64;
 
 export function quotaContext(deps: ServiceDeps, config: QuotaConfig): QuotaContext {
   const q = createQuotaQueries(deps.store.index.db);
   let state: { seq: number; view: ForgeState } | null = null;
-  // Rules, groups and memberships change only through `append` below: the resolver built from them
-  // is kept until the next quota write, so a check does not re-read the whole policy.
-  let version = 0;
+  // Rules, groups and memberships change only by quota events: the resolver built from them is kept
+  // while the quota stream's version stays the same, so a check does not re-read the whole policy.
   let lists: { version: number; resolve: ReturnType<QuotaContext['groupLists']> } | null = null;
   return {
     deps,
@@ -48,6 +50,7 @@ export function quotaContext(deps: ServiceDeps, config: QuotaConfig): QuotaConte
       return state.view;
     },
     groupLists() {
+      const version = deps.store.stream(QUOTA_STREAM)?.version ?? 0;
       if (lists?.version !== version) {
         lists = {
           version,
@@ -56,28 +59,34 @@ export function quotaContext(deps: ServiceDeps, config: QuotaConfig): QuotaConte
       }
       return lists.resolve;
     },
-    async append(drafts) {
-      const unit = drafts.map((draft) => {
-        // The payload schemas are the events' contract; a failure here is a bug, not a bad request.
-        deps.registry.assert(payloadSchemaOf(draft.kind)!, draft.payload, `${draft.kind} payload`, 'quota_event_invalid');
-        return {
-          ...QUOTA_SCOPE,
-          kind: draft.kind,
-          payload: draft.payload as unknown as EventDraft['payload'],
-          actor: { type: 'service_account' as const, id: 'operator' },
-          event_id: deps.newId('evt'),
-          transport: 'operator' as const,
-          idempotency_key: null,
-          request_sha256: null,
-        };
-      });
-      try {
-        return await deps.store.append(unit);
-      } finally {
-        // After the append has reached the index: a resolver built meanwhile saw the old state.
-        version++;
-      }
+    write<T>(decide: () => { events: QuotaEventDraft[]; result: T }): Promise<T> {
+      // Every quota write is decided against the whole quota state, so of N concurrent writers one
+      // wins each batch and the others decide again: allow as many rounds as admin traffic needs.
+      return retryOnConflict(async () => {
+        const version = deps.store.stream(QUOTA_STREAM)?.version ?? 0;
+        const { events, result } = decide();
+        if (events.length === 0) return result;
+        await append(events, version);
+        return result;
+      }, QUOTA_WRITE_ATTEMPTS);
     },
-    lock: (fn) => deps.store.mutex.run([QUOTA_LOCK], fn),
   };
+
+  async function append(drafts: QuotaEventDraft[], version: number): Promise<void> {
+    const unit = drafts.map((draft) => {
+      // The payload schemas are the events' contract; a failure here is a bug, not a bad request.
+      deps.registry.assert(payloadSchemaOf(draft.kind)!, draft.payload, `${draft.kind} payload`, 'quota_event_invalid');
+      return {
+        ...QUOTA_SCOPE,
+        kind: draft.kind,
+        payload: draft.payload as unknown as EventDraft['payload'],
+        actor: { type: 'service_account' as const, id: 'operator' },
+        event_id: deps.newId('evt'),
+        transport: 'operator' as const,
+        idempotency_key: null,
+        request_sha256: null,
+      };
+    });
+    await deps.store.append(unit, [{ type: 'stream', stream: QUOTA_STREAM, version, orElse: () => writeConflict('The quota state') }]);
+  }
 }

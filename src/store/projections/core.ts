@@ -1,9 +1,10 @@
 // The core projections of the index: the event table (timelines), tasks (the pure fold of
-// domain/task.ts), idempotency records, and the full-text search rows. Each runs inside the
-// batch's index transaction.
+// domain/task.ts), stream versions (domain/streams.ts), idempotency records, and the full-text
+// search rows. Each runs inside the batch's index transaction.
 import type Database from 'better-sqlite3';
 import { createHash } from 'node:crypto';
 import type { Scope, StoredEvent } from '../../domain/event.ts';
+import { nextStreamState, streamOf } from '../../domain/streams.ts';
 import { applyTaskEvent, type Task } from '../../domain/task.ts';
 
 export type Apply = (event: StoredEvent, line: string) => void;
@@ -32,6 +33,8 @@ export function prepareCoreProjections(db: Database.Database): Apply {
   );
   const getTask = db.prepare<[string, string], { state: string }>('SELECT state FROM tasks WHERE scope = ? AND task_id = ?');
   const putTask = db.prepare('INSERT OR REPLACE INTO tasks (scope, task_id, state) VALUES (?, ?, ?)');
+  const getStream = db.prepare<[string], { version: number; closed: number }>('SELECT version, closed FROM streams WHERE stream = ?');
+  const putStream = db.prepare('INSERT OR REPLACE INTO streams (stream, version, closed) VALUES (?, ?, ?)');
   const putIdem = db.prepare('INSERT OR IGNORE INTO idempotency (tenant_id, key, first_seq, size, request_sha256) VALUES (?, ?, ?, ?, ?)');
   const putSearch = db.prepare('INSERT INTO search (rowid, scope_tok, body) VALUES (?, ?, ?)');
   // The latest assembly of a packet id wins (a re-assembly with the same inputs has the same id).
@@ -45,6 +48,12 @@ export function prepareCoreProjections(db: Database.Database): Apply {
       const before = row ? (JSON.parse(row.state) as Task) : undefined;
       const after = applyTaskEvent(before, event);
       if (after && after !== before) putTask.run(scope, event.task_id, JSON.stringify(after));
+    }
+    const stream = streamOf(event);
+    if (stream !== null) {
+      const row = getStream.get(stream);
+      const next = nextStreamState(row ? { version: row.version, closed: row.closed === 1 } : undefined, event);
+      putStream.run(stream, next.version, next.closed ? 1 : 0);
     }
     if (event.idempotency_key !== null && (event.unit === undefined || event.unit.index === 0)) {
       putIdem.run(event.tenant_id, event.idempotency_key, event.seq, event.unit?.size ?? 1, event.request_sha256);

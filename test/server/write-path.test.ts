@@ -1,0 +1,160 @@
+// The write path through the routes: conditions are checked by the log's single writer when it
+// seals a unit, so concurrent writes into one task share batches (group commit), a closeout racing
+// evidence can never be followed by it, one Idempotency-Key yields one event, and If-Match guards
+// task writes (412 when stale). No lock is held across an fsync, so these hold by construction.
+import t from 'tap';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { closeout as goodCloseout } from '../fixtures/bodies.ts';
+import { quotaApp } from '../fixtures/quota-app.ts';
+import { rawEvent, SCOPE_A, testApp } from '../fixtures/test-app.ts';
+
+const evidence = (n: number) => ({
+  artifact_id: `ci-run-${n}`,
+  uri: `https://ci.internal.test/runs/${n}/log`,
+  evidence_type: 'log',
+  sha256: 'b'.repeat(64),
+  confidence: 'claimed',
+  redaction: 'none',
+  content_trust: 'trusted_internal',
+  captured_at: '2026-11-01T09:00:00Z',
+});
+const attach = (taskId: string, n: number) => rawEvent(SCOPE_A, { kind: 'evidence.attached', task_id: taskId, payload: {}, evidence_refs: [evidence(n)] });
+
+function logLines(dataDir: string): any[] {
+  return readFileSync(join(dataDir, 'events.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+}
+
+t.test('100 concurrent appends into one open task: all 201, sharing batches', async (t) => {
+  const batches: number[] = [];
+  const { call, dataDir } = await testApp(t, { onBatch: (units) => batches.push(units) });
+  t.equal((await call('/v1/tasks', { body: { task_id: 'task-hot', title: 'Stream evidence into one task', session_id: 'sess-1' } })).status, 201);
+  batches.length = 0;
+  const answers = await Promise.all(Array.from({ length: 100 }, (_, i) => call('/v1/events', { body: attach('task-hot', i), idempotencyKey: `hot-${i}` })));
+  t.same(answers.map((a) => a.status), Array(100).fill(201), 'every append is acknowledged');
+  t.equal(batches.reduce((a, b) => a + b, 0), 100, 'every unit was written in some batch');
+  t.ok(batches.length < 100, `100 appends took ${batches.length} batches (write + fsync), not one each`);
+  t.ok(Math.max(...batches) > 1, `a batch held ${Math.max(...batches)} units of the same task`);
+  const events = logLines(dataDir).filter((e) => e.task_id === 'task-hot');
+  t.equal(events.length, 101);
+  t.same(events.map((e) => e.seq), events.map((_, i) => i + 1), 'gapless and in order');
+  const task = await call('/v1/tasks/task-hot');
+  t.equal(task.json.last_seq, 101);
+  t.equal(task.headers.get('etag'), '"101"', 'the ETag is the task version');
+});
+
+t.test('a closeout racing 50 evidence attaches: nothing follows task.closed', async (t) => {
+  const { call, dataDir } = await testApp(t);
+  t.equal((await call('/v1/tasks', { body: { task_id: 'task-race', title: 'Close while evidence streams in', session_id: 'sess-1' } })).status, 201);
+  const before = Array.from({ length: 25 }, (_, i) => call('/v1/events', { body: attach('task-race', i), idempotencyKey: `race-${i}` }));
+  const closeout = call('/v1/tasks/task-race/closeout', { body: goodCloseout, idempotencyKey: 'race-close' });
+  const after = Array.from({ length: 25 }, (_, i) => call('/v1/events', { body: attach('task-race', 25 + i), idempotencyKey: `race-${25 + i}` }));
+  const [attaches, closed] = await Promise.all([Promise.all([...before, ...after]), closeout]);
+  t.equal(closed.status, 201);
+  const closedSeq = closed.json.event.seq as number;
+  for (const [i, res] of attaches.entries()) {
+    if (res.status === 201) t.ok(res.json.event.seq < closedSeq, `attach ${i} was sealed before task.closed`);
+    else t.match(res, { status: 409, json: { code: 'task_closed' } }, `attach ${i} came after task.closed`);
+  }
+  const accepted = attaches.filter((a) => a.status === 201).length;
+  t.ok(accepted > 0 && accepted < 50, `${accepted} attaches before the closeout, ${50 - accepted} refused after it`);
+  const events = logLines(dataDir).filter((e) => e.task_id === 'task-race');
+  t.equal(events[events.length - 1].kind, 'task.closed', 'the log has no event for the task after its task.closed');
+  t.equal(events.length, 1 + accepted + 1);
+  // Later writes to the closed task are refused too, from the committed state.
+  const late = await call('/v1/tasks/task-race/checkpoints', { body: { progress: 'Too late for this task' } });
+  t.match(late, { status: 409, json: { code: 'task_closed' } });
+});
+
+t.test('50 concurrent requests with one Idempotency-Key: one event, 49 byte-identical replays', async (t) => {
+  const { call, dataDir } = await testApp(t);
+  t.equal((await call('/v1/tasks', { body: { task_id: 'task-idem', title: 'Retry storms must not duplicate', session_id: 'sess-1' } })).status, 201);
+  const answers = await Promise.all(Array.from({ length: 50 }, () => call('/v1/events', { body: attach('task-idem', 7), idempotencyKey: 'same-key' })));
+  const fresh = answers.filter((a) => a.status === 201);
+  const replays = answers.filter((a) => a.status === 200);
+  t.equal(fresh.length, 1, 'one original');
+  t.equal(replays.length, 49, '49 replays');
+  for (const r of replays) {
+    t.equal(r.headers.get('idempotent-replayed'), 'true');
+    t.equal(r.text, fresh[0]!.text, 'byte-identical to the original answer');
+  }
+  t.equal(logLines(dataDir).filter((e) => e.idempotency_key === 'same-key').length, 1, 'one event in the log');
+  const later = await call('/v1/events', { body: attach('task-idem', 7), idempotencyKey: 'same-key' });
+  t.equal(later.status, 200);
+  t.equal(later.text, fresh[0]!.text, 'a replay of the committed write is byte-identical too');
+  const other = await call('/v1/events', { body: attach('task-idem', 8), idempotencyKey: 'same-key' });
+  t.match(other, { status: 422, json: { code: 'idempotency_key_reused' } });
+});
+
+t.test('concurrent creates of one task id: one 201, the rest 409 task_exists', async (t) => {
+  const { call, dataDir } = await testApp(t);
+  const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => call('/v1/tasks', { body: { task_id: 'task-dup', title: `Attempt ${i} at the same task`, session_id: 'sess-1' } })));
+  t.equal(answers.filter((a) => a.status === 201).length, 1);
+  for (const a of answers.filter((x) => x.status !== 201)) t.match(a, { status: 409, json: { code: 'task_exists' } });
+  t.equal(logLines(dataDir).filter((e) => e.kind === 'task.created').length, 1);
+});
+
+t.test('If-Match: stale → 412 and nothing written; current → 201 with the new ETag', async (t) => {
+  const { call, service } = await testApp(t);
+  const created = await call('/v1/tasks', { body: { task_id: 'task-cas', title: 'Conditional writes to a task', session_id: 'sess-1' } });
+  t.equal(created.headers.get('etag'), '"1"', 'a write answers the new version');
+  const read = await call('/v1/tasks/task-cas');
+  const etag = read.headers.get('etag')!;
+  t.equal(etag, '"1"');
+  const moved = await call('/v1/tasks/task-cas/checkpoints', { body: { progress: 'Someone else wrote first' } });
+  t.equal(moved.status, 201);
+  t.equal(moved.headers.get('etag'), '"2"');
+
+  const seq = service.store.tail().seq;
+  const stale = await call('/v1/tasks/task-cas/checkpoints', { body: { progress: 'Decided on an old read' }, headers: { 'If-Match': etag } });
+  t.match(stale, { status: 412, json: { code: 'precondition_failed' } });
+  t.equal(service.store.tail().seq, seq, 'nothing written');
+  const staleClose = await call('/v1/tasks/task-cas/closeout', { body: goodCloseout, headers: { 'If-Match': etag } });
+  t.match(staleClose, { status: 412, json: { code: 'precondition_failed' } });
+  const staleEvent = await call('/v1/events', { body: attach('task-cas', 1), idempotencyKey: 'cas-1', headers: { 'If-Match': etag } });
+  t.match(staleEvent, { status: 412, json: { code: 'precondition_failed' } });
+  t.equal(service.store.tail().seq, seq, 'still nothing written');
+
+  const current = await call('/v1/tasks/task-cas/checkpoints', { body: { progress: 'Decided on the current read' }, headers: { 'If-Match': '"2"' } });
+  t.equal(current.status, 201);
+  t.equal(current.headers.get('etag'), '"3"');
+  const attached = await call('/v1/events', { body: attach('task-cas', 2), idempotencyKey: 'cas-2', headers: { 'If-Match': '"3"' } });
+  t.equal(attached.status, 201);
+  t.equal(attached.headers.get('etag'), '"4"');
+  const closed = await call('/v1/tasks/task-cas/closeout', { body: goodCloseout, headers: { 'If-Match': '"4"' } });
+  t.equal(closed.status, 201);
+  t.equal(closed.headers.get('etag'), '"5"');
+  // A closed task is a 409 whatever If-Match says: the precondition is moot (RFC 9110 §13.2.1).
+  const afterClose = await call('/v1/tasks/task-cas/checkpoints', { body: { progress: 'Too late' }, headers: { 'If-Match': '"1"' } });
+  t.match(afterClose, { status: 409, json: { code: 'task_closed' } });
+  const star = await call('/v1/tasks', { body: { task_id: 'task-star', title: 'If-Match star means any version', session_id: 'sess-1' } });
+  t.equal(star.status, 201);
+  t.equal((await call('/v1/tasks/task-star/checkpoints', { body: { progress: 'Any version will do' }, headers: { 'If-Match': '*' } })).status, 201);
+});
+
+t.test('If-Match that is not one strong ETag, or names no task, is a 400', async (t) => {
+  const { call, service } = await testApp(t);
+  t.equal((await call('/v1/tasks', { body: { task_id: 'task-bad', title: 'Malformed preconditions', session_id: 'sess-1' } })).status, 201);
+  const seq = service.store.tail().seq;
+  for (const value of ['W/"1"', '1', '"1", "2"', '"abc"', '""']) {
+    const res = await call('/v1/tasks/task-bad/checkpoints', { body: { progress: 'A malformed If-Match' }, headers: { 'If-Match': value } });
+    t.match(res, { status: 400, json: { code: 'invalid_if_match' } }, value);
+  }
+  const noTask = await call('/v1/events', { body: rawEvent(SCOPE_A), idempotencyKey: 'no-task', headers: { 'If-Match': '"1"' } });
+  t.match(noTask, { status: 400, json: { code: 'invalid_if_match' } });
+  t.equal(service.store.tail().seq, seq, 'nothing written');
+});
+
+t.test('concurrent quota writes decide on fresh state without a lock', async (t) => {
+  const { call, seq, eventsAfter } = await quotaApp(t);
+  const before = seq();
+  const answers = await Promise.all([
+    ...Array.from({ length: 10 }, (_, i) => call('/admin/quota/rules', { body: { name: `rule-${i}`, limit: 100 + i } })),
+    ...Array.from({ length: 5 }, () => call('/admin/quota/rules', { body: { name: 'rule-same', limit: 5 } })),
+  ]);
+  t.same(answers.slice(0, 10).map((a) => a.status), Array(10).fill(201), 'distinct rules all land');
+  const same = answers.slice(10);
+  t.equal(same.filter((a) => a.status === 201).length, 1, 'one create of the same name');
+  t.equal(same.filter((a) => a.status === 409).length, 4, 'the others conflict');
+  t.same(eventsAfter(before).map((e) => e.kind), Array(11).fill('quota.rule.created'), 'one event per rule, nothing else');
+});

@@ -1,0 +1,140 @@
+// Expectations checked by the single writer: against the committed log and against the units
+// sealed before them in the same batch; a failing unit is refused alone while the rest of its batch
+// commits in the same write; replays of a key sealed in the batch answer once it is durable; and an
+// index from before stream versions is rebuilt, not trusted.
+import t, { type Test } from 'tap';
+import Database from 'better-sqlite3';
+import { taskStream } from '../../src/domain/streams.ts';
+import { AppError } from '../../src/errors.ts';
+import type { PendingEvent } from '../../src/store/event-log.ts';
+import type { Expectation } from '../../src/store/expectations.ts';
+import { indexPathOf, openStore, type Store } from '../../src/store/store.ts';
+import { fixedClock, tempDir } from '../fixtures/test-app.ts';
+
+const scope = { tenant_id: 'tenant-a', workspace_id: 'ws-1', project_id: 'proj-1' };
+const stream = taskStream(scope, 'task-1');
+let id = 0;
+function pending(extra: Partial<PendingEvent> = {}): PendingEvent {
+  return { event_id: `evt_${++id}`, kind: 'ext.acme.note', ...scope, task_id: 'task-1', transport: 'customer', idempotency_key: null, request_sha256: null, payload: { n: id }, ...extra };
+}
+const fail = (code: string) => () => new AppError(code, code);
+const expectTask = (state: 'absent' | 'open', version?: number): Expectation => ({
+  type: 'stream', stream, state, ...(version === undefined ? {} : { version }),
+  orElse: (f) => new AppError(`task_${f.reason}`, `task ${f.reason} (actual ${f.actual?.version ?? 'none'})`),
+});
+
+async function open(t: Test, dataDir = tempDir(t), clock = fixedClock()): Promise<{ store: Store; batches: number[]; warnings: string[]; dataDir: string }> {
+  const batches: number[] = [];
+  const warnings: string[] = [];
+  const store = await openStore({ dataDir, clock, warn: (m) => warnings.push(m), onBatch: (units) => batches.push(units) });
+  t.teardown(() => store.close().catch(() => {}));
+  return { store, batches, warnings, dataDir };
+}
+
+/** Settles every promise, mapping each to its seqs or its error code. */
+async function outcomes(promises: Array<Promise<{ replayed: boolean; events: Array<{ seq: number }> }>>): Promise<Array<string>> {
+  const settled = await Promise.allSettled(promises);
+  return settled.map((s) => (s.status === 'fulfilled' ? `${s.value.replayed ? 'replay' : 'ok'}:${s.value.events.map((e) => e.seq).join(',')}` : (s.reason as AppError).code));
+}
+
+t.test('one batch: create, write, close, then a refused write — the refusal alone is left out', async (t) => {
+  const { store, batches } = await open(t);
+  const results = await outcomes([
+    store.append([pending({ kind: 'task.created' })], [expectTask('absent')]),
+    store.append([pending()], [expectTask('open')]),
+    store.append([pending({ kind: 'task.closed' })], [expectTask('open')]),
+    store.append([pending()], [expectTask('open')]),
+    store.append([pending({ kind: 'task.created' })], [expectTask('absent')]),
+    store.append([pending({ task_id: undefined })]),
+  ]);
+  t.same(results, ['ok:1', 'ok:2', 'ok:3', 'task_closed', 'task_exists', 'ok:4']);
+  t.same(batches, [4], 'one write + fsync for the four units that passed');
+  t.same(store.stream(stream), { version: 3, closed: true }, 'committed stream state');
+  // From the committed state (a later batch) the same refusals follow.
+  t.same(await outcomes([store.append([pending()], [expectTask('open')])]), ['task_closed']);
+});
+
+t.test('versions: the expected version must be the one when the unit is sealed', async (t) => {
+  const { store } = await open(t);
+  await store.append([pending({ kind: 'task.created' })], [expectTask('absent')]);
+  const results = await outcomes([
+    store.append([pending()], [expectTask('open', 1)]),
+    store.append([pending()], [expectTask('open', 1)]),
+    store.append([pending()], [expectTask('open', 2)]),
+  ]);
+  t.same(results, ['ok:2', 'task_stale', 'ok:3'], 'the second writer read version 1 too, and lost');
+  t.same(await outcomes([store.append([pending()], [expectTask('open', 0)])]), ['task_stale']);
+  t.same(await outcomes([store.append([pending({ task_id: 'task-new' })], [{ type: 'stream', stream: taskStream(scope, 'task-new'), state: 'open', orElse: (f) => new AppError(`task_${f.reason}`, f.reason) }])]), ['task_missing']);
+  // version 0 is the version of a stream without events
+  t.same(await outcomes([store.append([pending({ task_id: 'task-zero', kind: 'task.created' })], [{ type: 'stream', stream: taskStream(scope, 'task-zero'), version: 0, orElse: fail('stale') }])]), ['ok:4']);
+});
+
+t.test('idempotency in the writer: replays of a unit sealed in the same batch, and a reused key', async (t) => {
+  const { store, batches } = await open(t);
+  const keyed = (sha: string) => pending({ idempotency_key: 'key-1', request_sha256: `sha256:${sha.repeat(64)}` });
+  const results = await Promise.allSettled([
+    store.append([keyed('a'), pending()]),
+    store.append([keyed('a'), pending()]),
+    store.append([keyed('b')]),
+  ]);
+  const [first, replay, reused] = results;
+  t.equal(first.status, 'fulfilled');
+  t.equal(replay.status, 'fulfilled');
+  if (first.status === 'fulfilled' && replay.status === 'fulfilled') {
+    t.equal(first.value.replayed, false);
+    t.equal(replay.value.replayed, true);
+    t.same(replay.value.lines, first.value.lines, 'the replay answers the original unit, line for line');
+  }
+  t.equal(reused.status === 'rejected' && (reused.reason as AppError).code, 'idempotency_key_reused');
+  t.same(batches, [1]);
+  const later = await store.append([keyed('a'), pending()]);
+  t.equal(later.replayed, true);
+  if (first.status === 'fulfilled') t.same(later.lines, first.value.lines, 'a replay of the committed unit too');
+  t.equal(store.tail().seq, 2, 'one unit written');
+});
+
+t.test('an event id is new unless taken, in the log or earlier in the batch', async (t) => {
+  const { store } = await open(t);
+  const unused = (eventId: string): Expectation => ({ type: 'event_id_unused', eventId, orElse: fail('event_id_exists') });
+  const results = await outcomes([
+    store.append([pending({ event_id: 'evt-chosen', task_id: undefined })], [unused('evt-chosen')]),
+    store.append([pending({ event_id: 'evt-chosen-2', task_id: undefined })], [unused('evt-chosen')]),
+  ]);
+  t.same(results, ['ok:1', 'event_id_exists']);
+  t.same(await outcomes([store.append([pending({ task_id: undefined })], [unused('evt-chosen')])]), ['event_id_exists']);
+});
+
+t.test('snapshot_complete: no event after the read seq may be recorded at or before as_of', async (t) => {
+  // Every batch is recorded at the clock's next second: 10:00:01, 10:00:02, …
+  const { store } = await open(t);
+  await store.append([pending({ task_id: undefined })]); // seq 1 at 10:00:01
+  await store.append([pending({ task_id: undefined })]); // seq 2 at 10:00:02
+  const asOf = (iso: string) => Date.parse(iso);
+  const snap = (seq: number, at: string): Expectation => ({ type: 'snapshot_complete', seq, asOf: asOf(at), orElse: fail('write_conflict') });
+  t.same(await outcomes([store.append([pending({ task_id: undefined })], [snap(1, '2026-11-01T10:00:01.500Z')])]), ['ok:3'], 'seq 2 is after as_of');
+  t.same(await outcomes([store.append([pending({ task_id: undefined })], [snap(1, '2026-11-01T10:00:02.000Z')])]), ['write_conflict'], 'seq 2 was missed by a read at seq 1');
+  t.same(await outcomes([
+    store.append([pending({ task_id: undefined })]),
+    store.append([pending({ task_id: undefined })], [snap(3, '2099-01-01T00:00:00.000Z')]),
+  ]), ['ok:4', 'write_conflict'], 'an event sealed earlier in the batch counts');
+  t.same(await outcomes([store.append([pending({ task_id: undefined })], [snap(4, '2099-01-01T00:00:00.000Z')])]), ['ok:5'], 'nothing after the read seq');
+});
+
+t.test('an index made before stream versions is rebuilt from the log', async (t) => {
+  const dataDir = tempDir(t);
+  {
+    const { store } = await open(t, dataDir);
+    await store.append([pending({ kind: 'task.created' })], [expectTask('absent')]);
+    await store.append([pending({ kind: 'task.closed' })], [expectTask('open')]);
+    await store.close();
+  }
+  // What an index of version 2 looked like: no streams table.
+  const db = new Database(indexPathOf(dataDir));
+  db.exec('DROP TABLE streams');
+  db.pragma('user_version = 2');
+  db.close();
+  const { store, warnings } = await open(t, dataDir);
+  t.match(warnings.join('\n'), /older version/);
+  t.same(store.stream(stream), { version: 2, closed: true });
+  t.same(await outcomes([store.append([pending()], [expectTask('open')])]), ['task_closed']);
+});
