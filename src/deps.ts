@@ -98,7 +98,7 @@ export async function openServiceDeps(options: ServiceDepsOptions): Promise<Serv
   };
 }
 
-export function appDepsOf(service: ServiceDeps, extra: { tokens: Tokens; port: () => number; config?: PreviewConfig; access?: (line: string) => void; logError?: (err: unknown, requestId: string) => void }): AppDeps {
+export function appDepsOf(service: ServiceDeps, extra: { tokens: Tokens; port: () => number; config?: PreviewConfig; access?: (line: string) => void; logError?: (line: string) => void }): AppDeps {
   return {
     ...service,
     config: extra.config ?? structuredClone(DEFAULT_CONFIG),
@@ -107,6 +107,6 @@ export function appDepsOf(service: ServiceDeps, extra: { tokens: Tokens; port: (
     startedAt: service.clock(),
     newRequestId: () => `req_${nanoid(16)}`,
     access: extra.access ?? (() => {}),
-    logError: extra.logError ?? ((err, id) => process.stderr.write(`error in ${id}: ${(err as Error)?.stack ?? String(err)}\n`)),
+    logError: extra.logError ?? ((line) => process.stderr.write(`${line}\n`)),
   };
 }

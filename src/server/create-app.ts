@@ -9,6 +9,7 @@ import type { AppEnv } from './env.ts';
 import { requireAuth, requireCustomerWrite, type Tokens } from './middleware/auth.ts';
 import { loopbackGuard } from './middleware/loopback-guard.ts';
 import { requestContext } from './middleware/request-context.ts';
+import { serverErrorLine } from './error-log.ts';
 import { problemResponse } from './problem.ts';
 import { QUOTA_ROUTES, quotaRoutes } from './quota-route-table.ts';
 import { GOVERNANCE_ROUTES, type RouteSpec } from './route-table.ts';
@@ -28,7 +29,8 @@ export type AppDeps = ServiceDeps & {
   startedAt: Date;
   newRequestId: () => string;
   access: (line: string) => void;
-  logError: (err: unknown, requestId: string) => void;
+  /** Where the one structured line of each 5xx goes (stderr in the preview). */
+  logError: (line: string) => void;
   config: PreviewConfig;
 };
 
@@ -62,8 +64,9 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
 
   app.notFound((c) => problemResponse(c, new AppError('route_not_found', `There is no route ${c.req.method} ${c.req.path}; GET /health lists every route.`)));
   app.onError((err, c) => {
-    if (!(err instanceof AppError)) deps.logError(err, c.get('requestId') ?? 'unknown');
     const res = problemResponse(c, err);
+    // Every 5xx is logged, an AppError whose code is in no table too (it answers a generic 500).
+    if (res.status >= 500) deps.logError(serverErrorLine(c, err, res.status));
     if (c.get('requestId')) res.headers.set('X-Request-Id', c.get('requestId'));
     return res;
   });

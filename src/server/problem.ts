@@ -48,6 +48,16 @@ export function statusOf(code: string): number {
   return STATUS[code]?.[0] ?? 500;
 }
 
+/** Whether a code has a row here: an AppError whose code has none is an internal error. */
+export function isKnownCode(code: string): boolean {
+  return STATUS[code] !== undefined;
+}
+
+/** What a caller is told about an internal error: nothing internal, only the request id. */
+export function internalErrorDetail(requestId: string): string {
+  return `Something went wrong on the server. Try again; if it keeps failing, report request id ${requestId}.`;
+}
+
 export type Problem = {
   type: string;
   title: string;
@@ -67,7 +77,7 @@ export function problemOf(err: unknown, requestId: string): Problem {
     type: 'https://schemas.gov.local/problems/internal_error',
     title: 'Internal error',
     status: 500,
-    detail: `Something went wrong on the server. Try again; if it keeps failing, report request id ${requestId}.`,
+    detail: internalErrorDetail(requestId),
     code: 'internal_error',
     request_id: requestId,
     errors: [],

@@ -12,7 +12,7 @@ import { forgeDataRoutes } from './routes/forge-data.ts';
 import { quotaAdminRoutes } from './routes/quota-admin.ts';
 import { quotaUserRoutes } from './routes/quota-user.ts';
 
-export type QuotaRouteDeps = ServiceDeps & { tokens: Tokens; config: PreviewConfig };
+export type QuotaRouteDeps = ServiceDeps & { tokens: Tokens; config: PreviewConfig; logError: (line: string) => void };
 
 /** Forgejo clients call the API under this prefix; the seed names the bare paths. */
 export const FORGE_API_PREFIX = '/api/v1';
@@ -66,6 +66,7 @@ export function quotaRoutes(deps: QuotaRouteDeps): Hono<AppEnv> {
   const ctx = quotaContext(deps, deps.config.quota);
   const auth: ForgeAuth = {
     tokens: deps.tokens,
+    logError: deps.logError,
     quotaEnabled: () => ctx.config.enabled,
     user: (login) => {
       const owner = ctx.forge().owner(login);

@@ -1,11 +1,13 @@
 // Forge conventions for the quota routes: bearer auth (401 + WWW-Authenticate), the operator token
 // for admin routes, `Sudo: <username>` for the user routes, quota switched off → 404, and Forgejo's
 // error bodies ({message, url}; a missing target adds errors: []) from one code → status table.
+// A 5xx says nothing internal in {message} and writes its one structured line to stderr.
 import type { Context, Handler } from 'hono';
 import { AppError } from '../../errors.ts';
 import type { ForgeOwnerView } from '../../service/quota/forge-state.ts';
 import type { AppEnv } from '../env.ts';
-import { statusOf } from '../problem.ts';
+import { serverErrorLine } from '../error-log.ts';
+import { internalErrorDetail, isKnownCode, statusOf } from '../problem.ts';
 import { transportOf, type Tokens } from './auth.ts';
 
 /** Error code → HTTP status for forge routes; codes not listed fall back to the problem table. */
@@ -43,9 +45,16 @@ export function swaggerUrl(c: Context): string {
   return `${new URL(c.req.url).origin}/api/swagger`;
 }
 
-export function forgeErrorResponse(c: Context, err: AppError): Response {
-  const status = forgeStatusOf(err.code);
-  const body: { message: string; url: string; errors?: string[] } = { message: err.message, url: swaggerUrl(c) };
+/**
+ * The forge body for any error: an AppError of either table keeps its message (written for the
+ * caller); anything else, an AppError with an unknown code included, is a 500 that names only the
+ * request id.
+ */
+export function forgeErrorResponse(c: Context<AppEnv>, err: unknown): Response {
+  const known = err instanceof AppError && (FORGE_STATUS[err.code] !== undefined || isKnownCode(err.code));
+  const status = known ? forgeStatusOf(err.code) : 500;
+  const message = known ? err.message : internalErrorDetail(c.get('requestId') ?? 'unknown');
+  const body: { message: string; url: string; errors?: string[] } = { message, url: swaggerUrl(c) };
   if (status === 404) body.errors = [];
   const headers: Record<string, string> = { 'Content-Type': 'application/json; charset=utf-8' };
   if (status === 401) headers['WWW-Authenticate'] = 'Bearer';
@@ -54,6 +63,8 @@ export function forgeErrorResponse(c: Context, err: AppError): Response {
 
 export type ForgeAuth = {
   tokens: Tokens;
+  /** Where a 5xx's structured line goes (the root app's logError). */
+  logError: (line: string) => void;
   /** Quota switched on in the configuration. */
   quotaEnabled: () => boolean;
   /** A forge user (not an organisation) by login, case-insensitively. */
@@ -71,9 +82,10 @@ export type ForgeHandler = (c: Context<AppEnv>, doer: ForgeOwnerView | null) => 
 
 /**
  * Wraps a route handler with the checks above, in order (disabled → token → operator/Sudo), and
- * turns every AppError of the checks and of the handler into a forge error body right here: the
- * root app's onError (problem+json) never sees them. Hono's compose hands a thrown error to the
- * root onError at the innermost level, so a separate middleware could not catch it around next().
+ * turns every error of the checks and of the handler into a forge error body right here (a 5xx
+ * logged first): the root app's onError (problem+json) never sees them. Hono's compose hands a
+ * thrown error to the root onError at the innermost level, so a separate middleware could not
+ * catch it around next().
  */
 export function forgeRoute(auth: ForgeAuth, options: ForgeRouteOptions, handler: ForgeHandler): Handler<AppEnv> {
   return async (c) => {
@@ -103,8 +115,9 @@ export function forgeRoute(auth: ForgeAuth, options: ForgeRouteOptions, handler:
       if (!doer) throw new AppError('forge_user_not_found', `Sudo names no user of the forge data: "${sudo}".`);
       return await handler(c, doer);
     } catch (err) {
-      if (err instanceof AppError) return forgeErrorResponse(c, err);
-      throw err;
+      const res = forgeErrorResponse(c, err);
+      if (res.status >= 500) auth.logError(serverErrorLine(c, err, res.status));
+      return res;
     }
   };
 }
