@@ -35,7 +35,8 @@ const TEMPLATE_RULES: Readonly<Record<string, TemplateRule>> = {
  */
 export function validateTemplatePayload(template: SmartTemplate, payload: unknown, options: GateOptions): ValidationResult {
   const ctx = new GateContext(template, options.registry);
-  if (template.status !== 'live') ctx.warn('target_template', '', ISSUE_TEXT.target_template(template.status));
+  // Only a target template's route is contract only; a preview template's route is served.
+  if (template.status === 'target') ctx.warn('target_template', '', ISSUE_TEXT.target_template(template.status));
   if (!isRecord(payload)) {
     ctx.block('wrong_type', '', ISSUE_TEXT.wrong_type('a JSON object', jsonType(payload)));
     return ctx.result();

@@ -1,6 +1,6 @@
-// The public surface: /health (sanitized, and with detail for the operator), /openapi.json (an
-// OpenAPI 3.1 document that covers every listed route), the loopback CORS preflight and the
-// Origin guard (contract section 2).
+// The public surface: /health (sanitized, and with detail for the operator; no served route classed
+// target), /openapi.json (an OpenAPI 3.1 document that covers every listed route), the loopback
+// CORS preflight and the Origin guard (contract section 2).
 import { check, happy, negative, type SmokeCheck } from './check.ts';
 import { isListed } from './context.ts';
 
@@ -56,6 +56,11 @@ export function publicChecks(): SmokeCheck[] {
       const bad = (body.routes as { method: string; path: string; status: string }[]).filter((r) => !['live', 'preview', 'target'].includes(r.status));
       check(bad.length === 0, `routes without a live/preview/target class: ${bad.map((r) => `${r.method} ${r.path}`).join(', ')}`);
       check(isListed(ctx.listed, 'GET /openapi.json'), '/health does not list GET /openapi.json');
+    }),
+    happy('public: no listed route is classed target (a served route is live or preview)', 'GET /health', async (ctx) => {
+      const body = ctx.expect(await ctx.call('GET /health', { as: 'none' }), 200);
+      const target = (body.routes as { method: string; path: string; status: string }[]).filter((r) => r.status === 'target');
+      check(target.length === 0, `served yet classed target: ${target.map((r) => `${r.method} ${r.path}`).join(', ')}`);
     }),
   ];
 }

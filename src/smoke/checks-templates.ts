@@ -1,9 +1,10 @@
-// Smart templates (contract section 7): the list, lookup by id and by alias, and validation of a
-// filled payload, which computes an answer and writes nothing (so the operator token may call it).
+// Smart templates (contract section 7): the list (no template of a served route classed target),
+// lookup by id and by alias, and validation of a filled payload, which computes an answer and
+// writes nothing (so the operator token may call it).
 import { check, happy, negative, type SmokeCheck } from './check.ts';
-import type { SmokeCtx } from './context.ts';
+import { isListed, type SmokeCtx } from './context.ts';
 
-type Template = { template_id: string; aliases: string[]; status: string; required_fields: string[] };
+type Template = { template_id: string; aliases: string[]; status: string; required_fields: string[]; route: { method: string; path: string } };
 
 const LIST = 'GET /v1/templates';
 const ONE = 'GET /v1/templates/{template_id}';
@@ -28,6 +29,10 @@ export function templateChecks(): SmokeCheck[] {
         .filter((t) => /"verified"/.test(JSON.stringify([t.starter_payload, t.safe_defaults])))
         .map((t) => t.template_id);
       check(claiming.length === 0, `templates prefilling "verified": ${claiming.join(', ')}`);
+    }),
+    happy('templates: a template whose route the server lists is not target', LIST, async (ctx) => {
+      const served = templates.filter((t) => t.status === 'target' && isListed(ctx.listed, `${t.route.method} ${t.route.path}`));
+      check(served.length === 0, `target templates whose route is served: ${served.map((t) => t.template_id).join(', ')}`);
     }),
     happy('templates: GET /v1/templates/{id} resolves an id', ONE, async (ctx) => {
       const body = ctx.expect(await ctx.call(ONE, { scope: null, params: { template_id: first(ctx) } }), 200);

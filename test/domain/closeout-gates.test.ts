@@ -363,5 +363,6 @@ t.test('other templates: required members, placeholder values, template-specific
     t.same([codesAt(r), r.missing_fields], [codes, missing], `${id} ${JSON.stringify(change)}`);
   }
   const kept = gate(tpl('proof_packet.assemble.v1'), { task_ids: ['task-search-1'], integrity_class: 'hash_bound' });
-  t.same(kept.warnings.map((w) => [w.code, w.pointer]), [['target_template', ''], ['safe_default_kept', '/integrity_class']]);
+  t.same(kept.warnings.map((w) => [w.code, w.pointer]), [['safe_default_kept', '/integrity_class']], 'a preview template (served route) has no target warning');
+  t.same(gate(tpl('risk.evaluate.v1'), clone(FILLED['risk.evaluate.v1'])).warnings.map((w) => w.code), ['target_template'], 'a target one has');
 });

@@ -21,11 +21,12 @@ t.test('every template file validates against api/template.json and is named aft
   t.same(schemas.validate('api/template-list.json', { templates: registry.list() }), []);
 });
 
-t.test('the five seed templates are live, the others target', async (t) => {
+t.test('the five seed templates are live, the others preview or target', async (t) => {
+  // TARGET_IDS are the templates the contract calls target until their routes exist; which of them
+  // are preview (route served) is derived in test/server/route-classes.test.ts.
   const status = (s: string) => templates.filter((x) => x.status === s).map((x) => x.template_id).sort();
   t.same(status('live'), [...LIVE_IDS].sort());
-  t.same(status('target'), [...TARGET_IDS].sort());
-  t.same(status('preview'), []);
+  t.same([...status('preview'), ...status('target')].sort(), [...TARGET_IDS].sort());
 });
 
 t.test('routes and interactions of the seed table', async (t) => {

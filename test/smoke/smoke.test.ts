@@ -185,3 +185,29 @@ t.test('the call helper refuses, unsent, a write beyond the run\'s reach or outs
   t.ok(isRunTenant('smoke-abcd1234', 'abcd1234') && isRunTenant('smoke-abcd1234-b', 'abcd1234'));
   t.notOk(isRunTenant('smoke-abcd12345', 'abcd1234') || isRunTenant('tenant-a', 'abcd1234'));
 });
+
+t.test('smoke fails a served route or a template of a served route classed target', async (t) => {
+  const io: CliIo = { stdout: () => {}, stderr: () => {}, env: {}, cwd: process.cwd(), isTty: false, onStopSignal: () => {} };
+  const grep = 'classed target|is not target';
+  const good = await serveApp(t);
+  const passing = (await smokeCommand({ tokenFile: good.tokenFile, grep, readOnly: true }, io)).json as SmokeReport;
+  t.same(passing.checks.filter((c) => /target/.test(c.name)).map((c) => c.status), ['passed', 'passed'], 'the served app classes them right');
+
+  // A build that still calls POST /v1/signatures/verify and the session.bind.v1 template target.
+  const stale = await serveApp(t, (fetch) => async (req) => {
+    const res = await fetch(req);
+    const path = new URL(req.url).pathname;
+    if (req.method !== 'GET' || (path !== '/health' && path !== '/v1/templates')) return res;
+    const body = (await res.json()) as any;
+    for (const r of body.routes ?? []) if (r.path === '/v1/signatures/verify') r.status = 'target';
+    for (const tpl of body.templates ?? []) if (tpl.template_id === 'session.bind.v1') tpl.status = 'target';
+    return new Response(JSON.stringify(body), { status: res.status, headers: res.headers });
+  });
+  const failing = (await smokeCommand({ tokenFile: stale.tokenFile, grep, readOnly: true }, io)).json as SmokeReport;
+  const failed = failing.checks.filter((c) => c.status === 'failed');
+  t.same(failed.map((c) => c.name), [
+    'public: no listed route is classed target (a served route is live or preview)',
+    'templates: a template whose route the server lists is not target',
+  ]);
+  t.match(failed.map((c) => c.detail).join('\n'), /POST \/v1\/signatures\/verify[\s\S]*session\.bind\.v1/);
+});
