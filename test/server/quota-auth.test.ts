@@ -1,6 +1,7 @@
 // Who may call the forge quota routes, checked on every route of QUOTA_ROUTES (both path families):
 // no or a wrong token → 401 with WWW-Authenticate; the customer token → 403 on admin routes before
-// any 404 or body check; Sudo for the user routes; quota switched off → 404 on every quota route.
+// any 404 or body check; Sudo for the user routes; quota switched off → 404 on every quota route,
+// after authentication (401/403 first, so the switch is not revealed).
 import t from 'tap';
 import { QUOTA_ROUTES } from '../../src/server/quota-route-table.ts';
 import { quotaApp } from '../fixtures/quota-app.ts';
@@ -95,18 +96,30 @@ t.test('Sudo is not needed on admin routes and does not change them', async (t) 
   t.equal((await call('/admin/quota/rules', { sudo: 'nobody' })).status, 200);
 });
 
-t.test('quota switched off: every quota route answers 404, before auth; forge data and repos stay', async (t) => {
+t.test('quota switched off: 404 on every quota route, but only for the operator; forge data and repos stay', async (t) => {
   const { call, seq } = await quotaApp(t, { quota: { enabled: false } });
   const before = seq();
-  for (const route of QUOTA_ROUTES.filter((r) => r.path.includes('/quota'))) {
-    for (const token of ['operator', null] as const) {
-      const res = await call(concrete(route.path, { quotagroup: 'g', quotarule: 'r' }), { method: route.method, token, sudo: 'alice', body: bodyFor(route.method) });
-      t.equal(res.status, 404, `${route.method} ${route.path} token=${token}`);
+  const quotaRoutes = QUOTA_ROUTES.filter((r) => r.path.includes('/quota'));
+  t.equal(quotaRoutes.length, 2 * 26);
+  for (const route of quotaRoutes) {
+    const path = concrete(route.path, { quotagroup: 'g', quotarule: 'r' });
+    // Authentication comes first: a call without the operator token cannot tell whether quota is on.
+    const cases: [string | null, number][] = [[null, 401], ['wrong-token', 401], ['customer', 403], ['operator', 404]];
+    for (const [token, status] of cases) {
+      const res = await call(path, { method: route.method, token, sudo: 'alice', body: bodyFor(route.method) });
+      t.equal(res.status, status, `${route.method} ${route.path} token=${token}`);
       assertSchema(t, E, res.json);
-      t.strictSame(res.json.errors, []);
+      if (status === 401) t.equal(res.headers.get('www-authenticate'), 'Bearer');
+      if (status === 404) t.strictSame(res.json.errors, []);
     }
   }
   t.equal(seq(), before);
-  t.equal((await call('/admin/forge/data')).status, 200);
-  t.equal((await call('/api/v1/user/repos', { sudo: 'alice' })).status, 200);
+  // Forge data is not quota: it stays served, behind the same authentication.
+  for (const prefix of ['', '/api/v1']) {
+    t.equal((await call(`${prefix}/admin/forge/data`)).status, 200);
+    t.equal((await call(`${prefix}/admin/forge/data`, { token: null })).status, 401);
+    t.equal((await call(`${prefix}/admin/forge/data`, { token: 'customer' })).status, 403);
+    t.equal((await call(`${prefix}/user/repos`, { sudo: 'alice' })).status, 200);
+    t.equal((await call(`${prefix}/user/repos`, { token: null, sudo: 'alice' })).status, 401);
+  }
 });

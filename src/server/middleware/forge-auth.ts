@@ -1,6 +1,7 @@
 // Forge conventions for the quota routes: bearer auth (401 + WWW-Authenticate), the operator token
-// for admin routes, `Sudo: <username>` for the user routes, quota switched off → 404, and Forgejo's
-// error bodies ({message, url}; a missing target adds errors: []) from one code → status table.
+// for admin routes, `Sudo: <username>` for the user routes, quota switched off → 404 (only once the
+// operator token is shown), and Forgejo's error bodies ({message, url}; a missing target adds
+// errors: []) from one code → status table.
 // A 5xx says nothing internal in {message} and writes its one structured line to stderr.
 import type { Context, Handler } from 'hono';
 import { AppError } from '../../errors.ts';
@@ -74,14 +75,15 @@ export type ForgeAuth = {
 /**
  * `admin`: the operator token; a Sudo header is not needed and is ignored. `user`: the operator
  * token with `Sudo: <username>` (or `?sudo=`), acting as that user. `quota`: the route is a quota
- * route and does not exist (404) while quota is switched off.
+ * route and does not exist (404) for the operator while quota is switched off; the forge data and
+ * repository routes are not quota routes and stay.
  */
 export type ForgeRouteOptions = { access: 'admin' | 'user'; quota: boolean };
 
 export type ForgeHandler = (c: Context<AppEnv>, doer: ForgeOwnerView | null) => Response | Promise<Response>;
 
 /**
- * Wraps a route handler with the checks above, in order (disabled → token → operator/Sudo), and
+ * Wraps a route handler with the checks above, in order (token → operator → disabled → Sudo), and
  * turns every error of the checks and of the handler into a forge error body right here (a 5xx
  * logged first): the root app's onError (problem+json) never sees them. Hono's compose hands a
  * thrown error to the root onError at the innermost level, so a separate middleware could not
@@ -90,24 +92,24 @@ export type ForgeHandler = (c: Context<AppEnv>, doer: ForgeOwnerView | null) => 
 export function forgeRoute(auth: ForgeAuth, options: ForgeRouteOptions, handler: ForgeHandler): Handler<AppEnv> {
   return async (c) => {
     try {
-      if (options.quota && !auth.quotaEnabled()) {
-        throw new AppError('quota_disabled', 'Quota is not enabled on this instance; set "quota": {"enabled": true} in the preview configuration.');
-      }
       const transport = transportOf(c.req.header('authorization'), auth.tokens);
       if (transport === null) {
         throw new AppError('forge_unauthorized', 'token is required: send Authorization: Bearer <token> with a token from the run file (<data-dir>/run.json).');
       }
       c.set('transport', transport);
       const sudo = c.req.header('sudo') ?? c.req.query('sudo');
-      if (options.access === 'admin') {
-        if (transport !== 'operator') throw new AppError('forge_admin_required', 'user should be the site admin: this route needs the operator token.');
-        return await handler(c, null);
-      }
       if (transport !== 'operator') {
+        if (options.access === 'admin') throw new AppError('forge_admin_required', 'user should be the site admin: this route needs the operator token.');
         throw sudo === undefined
           ? new AppError('sudo_required', 'This route acts as a forge user: send the operator token with the header Sudo: <username>.')
           : new AppError('sudo_not_allowed', 'Only administrators allowed to sudo: send Sudo with the operator token.');
       }
+      // Only after the operator token: whether quota is switched on is the instance's configuration,
+      // which an unauthenticated or customer call must not learn from a 404.
+      if (options.quota && !auth.quotaEnabled()) {
+        throw new AppError('quota_disabled', 'Quota is not enabled on this instance; set "quota": {"enabled": true} in the preview configuration.');
+      }
+      if (options.access === 'admin') return await handler(c, null);
       if (sudo === undefined || sudo === '') {
         throw new AppError('sudo_required', 'The operator token is not a forge user: send the header Sudo: <username> to act as one.');
       }
