@@ -1,7 +1,11 @@
 // The README stays true: its first screen shows the two commands a newcomer needs, its route table
-// lists exactly the routes the server mounts with their classes, and every CLI command it names exists.
+// lists exactly the routes the server mounts with their classes, and the gov quota eval sample is
+// what the command prints.
 import t from 'tap';
 import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type { CliIo } from '../../src/cli/io.ts';
+import { createProgram, type ProgramState } from '../../src/cli/program.ts';
 import { routeTable } from '../../src/server/create-app.ts';
 
 const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
@@ -21,4 +25,20 @@ t.test('the route tables list exactly the mounted routes, with their classes', a
   t.same([...documented].filter((r) => !served.has(r)), [], 'the README lists no route that is not served');
   const classOf = new Map(mounted.map((r) => [`${r.method} ${r.path}`, r.status]));
   t.same(rows.filter((m) => classOf.get(`${m[1]} ${m[2]}`) !== m[3]).map((m) => `${m[1]} ${m[2]}: README ${m[3]}, served ${classOf.get(`${m[1]} ${m[2]}`)}`), [], 'the class column is the served class');
+});
+
+t.test('the gov quota eval sample is the command\'s real output on the fixtures', async (t) => {
+  // The sample is the command line, then its stdout as shell comments ("# " + line, "#" when empty).
+  const sample = /^npx gov (quota eval --groups fixtures\/quota\/\S+ .*)\n((?:#.*\n)+)/m.exec(readme);
+  t.ok(sample, 'the README shows gov quota eval on the fixtures with its output');
+  const args = sample![1]!.split(' ');
+  const shown = sample![2]!.split('\n').slice(0, -1).map((line) => line.replace(/^# ?/, '')).join('\n');
+  let stdout = '';
+  const io: CliIo = {
+    stdout: (text) => (stdout += text), stderr: () => {}, env: {}, cwd: fileURLToPath(new URL('../../', import.meta.url)), isTty: false, onStopSignal: () => {},
+  };
+  const state: ProgramState = { exitCode: 0 };
+  await createProgram(io, state).parseAsync(args, { from: 'user' });
+  t.equal(shown, stdout.split('\n').map((line) => line.trimEnd()).join('\n').trimEnd(), 'the README block equals the output');
+  t.match(shown, /\bOVER\b/, 'the sample shows an owner over quota');
 });
