@@ -1,7 +1,8 @@
 // The README stays true: its first screen shows the two commands a newcomer needs, its route table
-// lists exactly the routes the server mounts with their classes, and the gov quota eval sample is
-// what the command prints.
+// lists exactly the routes the server mounts with their classes, the gov quota eval sample is what
+// the command prints, and what it says of --help and --json is what the commands take.
 import t from 'tap';
+import type { Command } from 'commander';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { CliIo } from '../../src/cli/io.ts';
@@ -41,4 +42,21 @@ t.test('the gov quota eval sample is the command\'s real output on the fixtures'
   await createProgram(io, state).parseAsync(args, { from: 'user' });
   t.equal(shown, stdout.split('\n').map((line) => line.trimEnd()).join('\n').trimEnd(), 'the README block equals the output');
   t.match(shown, /\bOVER\b/, 'the sample shows an owner over quota');
+});
+
+t.test('what the README says of --help and --json is what the commands take', async (t) => {
+  let out = '';
+  const io: CliIo = { stdout: (text) => (out += text), stderr: () => {}, env: {}, cwd: process.cwd(), isTty: false, onStopSignal: () => {} };
+  const leaves = (cmd: Command, name: string): [string, Command][] =>
+    cmd.commands.length === 0 ? [[name, cmd]] : cmd.commands.flatMap((c) => leaves(c, `${name} ${c.name()}`.trim()));
+  const withoutJson: string[] = [];
+  for (const [name, cmd] of leaves(createProgram(io, { exitCode: 0 }), '')) {
+    out = '';
+    cmd.outputHelp();
+    t.match(out, /\nExamples:\n/, `gov ${name} --help shows examples`);
+    if (!cmd.options.some((o) => o.long === '--json')) withoutJson.push(`gov ${name}`);
+  }
+  const claim = /every command but (.+?) takes `--json`/.exec(readme.replace(/\s+/g, ' '));
+  t.ok(claim, 'the README names the commands without --json');
+  t.same([...(claim?.[1] ?? '').matchAll(/`(gov [a-z -]+)`/g)].map((m) => m[1]), withoutJson, 'exactly those lack --json');
 });
