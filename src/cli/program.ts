@@ -62,7 +62,7 @@ export function createProgram(io: CliIo, state: ProgramState): Command {
     .command('events')
     .description('event log tools')
     .command('verify')
-    .description('check the event log: every line parses, seq gapless, hash chain recomputes, index agrees; exit 1 with the first bad seq')
+    .description('check the event log: every line parses, seq gapless, hash chain recomputes, index agrees, no torn tail; exit 1 with the first bad seq or the byte start-up would cut from')
     .option('--data-dir <dir>', 'data dir (default .gov-preview/ or $GOV_DATA_DIR)')
     .option('--json', 'machine output')
     .addHelpText('after', examples('gov events verify', 'gov events verify --data-dir /tmp/gov --json'))

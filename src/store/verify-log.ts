@@ -1,8 +1,9 @@
 // `gov events verify`: every line parses, seq is gapless from 1, every prev_hash links and every
 // event_hash recomputes, recorded_at never decreases, units are whole, and the index agrees with
-// the log. Reports the first bad seq and the log's RFC 9162 root (the same function as receipts).
+// the log. Reports the first bad seq, a torn tail (what start-up would cut, which is never an
+// acknowledged write but is not a clean log either) and the log's RFC 9162 root (as receipts).
 import Database from 'better-sqlite3';
-import { existsSync, statSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
 import { eventHash } from '../domain/event-hash.ts';
 import { ZERO_HASH, type StoredEvent } from '../domain/event.ts';
 import { hashChainRoot } from '../domain/packet-hash.ts';
@@ -18,6 +19,24 @@ export type LogVerification = {
   first_bad_seq: number | null;
   problem: string | null;
   index: { status: 'agrees' | 'behind' | 'missing' | 'disagrees'; index_seq: number; detail: string };
+  tail: TailReport;
+};
+
+/**
+ * What start-up would cut off the end of the log (store.ts recoverTail): last lines that are
+ * unterminated or not an event, then the events of a multi-event unit whose last line is missing.
+ * The other counts (events, root, index) describe the log before `cut_at`, as start-up keeps it.
+ */
+export type TailReport = {
+  status: 'clean' | 'torn';
+  /** The byte offset start-up would truncate the log to (the log's size when clean). */
+  cut_at: number;
+  cut_bytes: number;
+  /** Unterminated or unreadable lines at the end. */
+  torn_lines: number;
+  /** The seqs of an incomplete multi-event unit at the end, and the unit's size. */
+  incomplete_unit: { first_seq: number; last_seq: number; size: number } | null;
+  detail: string;
 };
 
 export function verifyLog(dataDir: string, onProgress?: (seq: number) => void): LogVerification {
@@ -25,6 +44,7 @@ export function verifyLog(dataDir: string, onProgress?: (seq: number) => void): 
   if (!existsSync(logPath)) throw new AppError('not_found', `There is no event log at ${logPath}; point --data-dir at a preview's data dir.`);
   // Read the index first: a running writer only ever moves it forward, behind the log.
   const indexHashes = readIndexHashes(indexPathOf(dataDir));
+  const tail = tailOf(logPath);
   const hashes: string[] = [];
   let prev = ZERO_HASH;
   let recorded = '';
@@ -38,7 +58,7 @@ export function verifyLog(dataDir: string, onProgress?: (seq: number) => void): 
     }
   };
   try {
-    readLogLines(logPath, 0, statSync(logPath).size, (batch) => {
+    readLogLines(logPath, 0, tail.cut_at, (batch) => {
       for (const { event } of batch) {
         if (problem !== null) return;
         const expected = hashes.length + 1;
@@ -59,17 +79,97 @@ export function verifyLog(dataDir: string, onProgress?: (seq: number) => void): 
     if (!(err instanceof AppError && err.code === 'store_corrupt')) throw err;
     fail(hashes.length + 1, 'a line is not valid JSON');
   }
+  // tailOf cut any unit left open at the end, so one still open here lost a line in the middle.
   if (problem === null && openUnit) fail(hashes.length, 'the log ends inside a multi-event unit');
   const index = compareIndex(indexHashes, hashes);
   return {
-    ok: problem === null && index.status !== 'disagrees',
+    ok: problem === null && index.status !== 'disagrees' && tail.status === 'clean',
     event_count: hashes.length,
     last_seq: hashes.length,
     merkle_root: hashChainRoot(hashes),
     first_bad_seq: badSeq ?? (index.status === 'disagrees' ? index.firstBad : null),
     problem: problem ?? (index.status === 'disagrees' ? index.detail : null),
     index: { status: index.status, index_seq: indexHashes?.length ?? 0, detail: index.detail },
+    tail,
   };
+}
+
+/** Applies start-up's tail rules (store.ts recoverTail) to the log without writing to it. */
+export function tailOf(logPath: string): TailReport {
+  const fd = openSync(logPath, 'r');
+  try {
+    const size = statSync(logPath).size;
+    let end = size;
+    let torn = 0;
+    let unit = null as TailReport['incomplete_unit'];
+    for (;;) {
+      const last = lastLine(fd, end);
+      if (last === null) break;
+      const event = last.terminated ? parseEvent(last.text) : null;
+      if (event === null) torn++;
+      else if (event.unit !== undefined && event.unit.index < event.unit.size - 1) {
+        unit = { first_seq: event.seq, last_seq: unit?.last_seq ?? event.seq, size: event.unit.size };
+      } else break;
+      end = last.start;
+    }
+    // In the log's order: the unit's events come before any torn line.
+    const parts: string[] = [];
+    if (unit !== null) {
+      const seqs = unit.first_seq === unit.last_seq ? `seq ${unit.first_seq}` : `seq ${unit.first_seq}–${unit.last_seq}`;
+      parts.push(`${seqs} of a ${unit.size}-event unit whose last event never reached the log`);
+    }
+    if (torn > 0) parts.push(torn === 1 ? 'a last line that is unterminated or not an event' : `${torn} last lines that are unterminated or not events`);
+    return {
+      status: end === size ? 'clean' : 'torn',
+      cut_at: end,
+      cut_bytes: size - end,
+      torn_lines: torn,
+      incomplete_unit: unit,
+      detail: end === size ? 'the log ends with a whole line and a whole unit' : `${size - end} bytes: ${parts.join(', then ')}; never acknowledged`,
+    };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function parseEvent(text: string): StoredEvent | null {
+  try {
+    const event = JSON.parse(text) as StoredEvent | null;
+    return event !== null && typeof event === 'object' && typeof event.seq === 'number' ? event : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The last line of the log's first `end` bytes: where it starts, its text, and whether a newline ends it. */
+function lastLine(fd: number, end: number): { start: number; text: string; terminated: boolean } | null {
+  if (end === 0) return null;
+  const terminated = readByte(fd, end - 1) === 0x0a;
+  const stop = terminated ? end - 1 : end;
+  // Read backwards in chunks up to the newline before the line (or the start of the file).
+  const chunks: Buffer[] = [];
+  let start = stop;
+  for (;;) {
+    const from = Math.max(0, start - 64 * 1024);
+    const buf = Buffer.alloc(start - from);
+    readSync(fd, buf, 0, buf.length, from);
+    const nl = buf.lastIndexOf(0x0a);
+    if (nl >= 0) {
+      chunks.unshift(buf.subarray(nl + 1));
+      start = from + nl + 1;
+      break;
+    }
+    chunks.unshift(buf);
+    start = from;
+    if (from === 0) break;
+  }
+  return { start, text: Buffer.concat(chunks).toString('utf8'), terminated };
+}
+
+function readByte(fd: number, at: number): number {
+  const one = Buffer.alloc(1);
+  readSync(fd, one, 0, 1, at);
+  return one[0]!;
 }
 
 function checkEvent(event: StoredEvent, expected: number, prev: string, recorded: string, fail: (seq: number, why: string) => void): void {

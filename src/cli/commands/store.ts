@@ -14,9 +14,18 @@ export function eventsVerify(options: { dataDir?: string }, io: CliIo): CommandR
   const progress = io.isTty ? (seq: number) => { if (seq % 50_000 === 0) io.stderr(`\rverified ${seq} events…`); } : undefined;
   const result = verifyLog(dataDir, progress);
   if (progress) io.stderr('\r');
-  const lines = result.ok
-    ? [`ok: ${result.event_count} events, seq 1–${result.last_seq} gapless, hash chain intact`, `merkle root: ${result.merkle_root}`, `index: ${result.index.status} (${result.index.detail})`]
-    : [`FAILED at seq ${result.first_bad_seq}: ${result.problem}`, `events read: ${result.event_count}`, `index: ${result.index.status} (${result.index.detail})`];
+  const { tail } = result;
+  // A torn tail is what a crash leaves and start-up cuts; the log is not clean until then (exit 1).
+  const torn = tail.status === 'torn' ? [`torn tail at byte ${tail.cut_at} (start-up would cut it): ${tail.detail}`] : [];
+  const index = `index: ${result.index.status} (${result.index.detail})`;
+  const lines = result.problem === null && result.index.status !== 'disagrees'
+    ? [
+        ...torn,
+        `${torn.length > 0 ? 'before it' : 'ok'}: ${result.event_count} events, seq 1–${result.last_seq} gapless, hash chain intact`,
+        `merkle root: ${result.merkle_root}`,
+        index,
+      ]
+    : [`FAILED at seq ${result.first_bad_seq}: ${result.problem}`, ...torn, `events read: ${result.event_count}`, index];
   return { exitCode: result.ok ? 0 : 1, json: result, text: `${lines.join('\n')}\n` };
 }
 
