@@ -49,6 +49,16 @@ export function buildOpenApi(routes: RouteSpec[], registry: SchemaRegistry, vers
         ...Object.fromEntries(SCOPE_PARAMS.map(([name, header, what]) => [name, { name: header, in: 'header', required: true, description: `The ${what} of the caller's scope (an id).`, schema: { $ref: `${componentRef(ID_SCHEMA)}/$defs/id` } }])),
         IdempotencyKey: idempotencyParam(false),
         IdempotencyKeyRequired: idempotencyParam(true),
+        IfMatch: {
+          name: 'If-Match',
+          in: 'header',
+          required: false,
+          description: 'Optional: the task version the write was decided on, as an ETag answered it ("42"; * for any). A task that moved on answers 412 precondition_failed and nothing is written; anything but one strong ETag or * is 400 invalid_if_match.',
+          schema: { type: 'string', pattern: '^(\\*|"[0-9]{1,15}")$' },
+        },
+      },
+      headers: {
+        ETag: { description: 'The task version (the seq of its last event) as a strong entity tag, e.g. "42"; send it back in If-Match.', schema: { type: 'string', pattern: '^"[0-9]{1,15}"$' } },
       },
     },
   };
@@ -61,6 +71,7 @@ function operation(route: RouteSpec, registry: SchemaRegistry): Record<string, u
     // The adapters' raw write must carry a key; other POSTs honour one when sent (contract section 5).
     parameters.push({ $ref: `#/components/parameters/${route.path === '/v1/events' ? 'IdempotencyKeyRequired' : 'IdempotencyKey'}` });
   }
+  if (route.etag === 'write') parameters.push({ $ref: '#/components/parameters/IfMatch' });
   const op: Record<string, unknown> = {
     operationId: operationId(route),
     summary: route.summary,
@@ -71,7 +82,12 @@ function operation(route: RouteSpec, registry: SchemaRegistry): Record<string, u
   if (route.request !== undefined) {
     op.requestBody = { required: true, content: { 'application/json': { schema: { $ref: schemaRef(route.request, registry) } } } };
   }
-  op.responses = Object.fromEntries(Object.entries(route.responses).map(([status, schema]) => [status, response(Number(status), schema, registry)]));
+  op.responses = Object.fromEntries(Object.entries(route.responses).map(([status, schema]) => {
+    const answer = response(Number(status), schema, registry);
+    // A success answers the aggregate's version (after the write, for a write).
+    if (route.etag !== undefined && Number(status) < 300) answer.headers = { ETag: { $ref: '#/components/headers/ETag' } };
+    return [status, answer];
+  }));
   return op;
 }
 

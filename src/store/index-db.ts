@@ -26,6 +26,9 @@ export function openIndexDb(path: string, projections: ProjectionFactory[]): Ind
     db.pragma('journal_mode = WAL');
     // The log is the durable record; the index may lose its last transactions on a crash and catch up.
     db.pragma('synchronous = NORMAL');
+    // Checkpoints run inside a batch's commit, on the write path: fewer, larger ones (16 MiB of WAL
+    // instead of 4) cost less per event, since pages rewritten meanwhile are copied once.
+    db.pragma('wal_autocheckpoint = 4000');
     const version = db.pragma('user_version', { simple: true }) as number;
     if (version > MIGRATIONS.length) throw new AppError('index_version_unknown', `Index version ${version} is newer than this program.`);
     if (version > 0 && version < REPROJECT_BELOW_VERSION) throw new AppError('index_outdated', `Index version ${version} lacks projections that only a rebuild can fill.`);

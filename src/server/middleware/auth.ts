@@ -12,13 +12,26 @@ export function transportOf(header: string | undefined, tokens: Tokens): Transpo
   if (!match) return null;
   // Hash both sides first so the comparison is constant-time whatever the lengths.
   const given = digest(match[1]!);
-  const isCustomer = timingSafeEqual(given, digest(tokens.customer));
-  const isOperator = timingSafeEqual(given, digest(tokens.operator));
+  const known = digestsOf(tokens);
+  const isCustomer = timingSafeEqual(given, known.customer);
+  const isOperator = timingSafeEqual(given, known.operator);
   return isCustomer ? 'customer' : isOperator ? 'operator' : null;
 }
 
 function digest(text: string): Buffer {
   return createHash('sha256').update(text).digest();
+}
+
+// The run's tokens are fixed for its lifetime: hash them once, not on every request.
+type Digests = { customer: Buffer; operator: Buffer; customerToken: string; operatorToken: string };
+const knownDigests = new WeakMap<Tokens, Digests>();
+function digestsOf(tokens: Tokens): Digests {
+  let known = knownDigests.get(tokens);
+  if (known === undefined || known.customerToken !== tokens.customer || known.operatorToken !== tokens.operator) {
+    known = { customer: digest(tokens.customer), operator: digest(tokens.operator), customerToken: tokens.customer, operatorToken: tokens.operator };
+    knownDigests.set(tokens, known);
+  }
+  return known;
 }
 
 export function requireAuth(tokens: Tokens): MiddlewareHandler<AppEnv> {
