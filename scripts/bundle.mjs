@@ -8,7 +8,8 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 rmSync(`${root}dist`, { recursive: true, force: true });
 await build({
   absWorkingDir: root,
-  entryPoints: { gov: 'src/cli/main.ts' },
+  // The index writer runs in a worker thread: its module is an entry of its own.
+  entryPoints: { gov: 'src/cli/main.ts', 'index-worker': 'src/store/index-worker.ts' },
   outdir: 'dist',
   outExtension: { '.js': '.mjs' },
   bundle: true,

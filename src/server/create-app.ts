@@ -34,6 +34,11 @@ export type AppDeps = ServiceDeps & {
   config: PreviewConfig;
 };
 
+/** A route table path as a pattern: {name} matches one path segment. */
+function pathPattern(path: string): RegExp {
+  return new RegExp(`^${path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{[^}]+\\?\}/g, '[^/]+')}$`);
+}
+
 export function routeTable(): RouteSpec[] {
   return [...GOVERNANCE_ROUTES, ...QUOTA_ROUTES];
 }
@@ -53,6 +58,14 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   // customer writes, so either token may call them.
   const readOnlyPosts = routes.filter((r) => r.method === 'POST' && r.access === 'read').map((r) => r.path);
   app.on(['POST', 'PUT', 'PATCH', 'DELETE'], '/v1/*', requireCustomerWrite(readOnlyPosts));
+  // Every request sees every acknowledged write: it waits until the index writer has applied the
+  // log's durable tail (usually it has), except the writes whose conditions the log's gate checks
+  // and that read nothing from the index (docs/write-path.md).
+  const gateOnly = routes.filter((r) => r.readsIndex === false).map((r) => ({ method: r.method, path: pathPattern(r.path) }));
+  app.use('*', async (c, next) => {
+    if (!gateOnly.some((r) => r.method === c.req.method && r.path.test(c.req.path))) await deps.store.settled();
+    await next();
+  });
 
   app.route('/', templateRoutes(deps));
   app.route('/', eventRoutes(deps));

@@ -21,6 +21,12 @@ export type RouteSpec = {
    * If-Match (412 when stale) and answers the new version in ETag (docs/write-path.md).
    */
   etag?: 'read' | 'write';
+  /**
+   * false for writes that read nothing from the index (the log's gate checks their conditions):
+   * they do not wait for the index writer. Every other request waits until the index holds every
+   * acknowledged write, so it reads its own writes (docs/write-path.md).
+   */
+  readsIndex?: false;
 };
 
 const P = 'api/problem.json';
@@ -29,12 +35,12 @@ export const GOVERNANCE_ROUTES: RouteSpec[] = [
   { method: 'GET', path: '/health', status: 'live', access: 'public', scoped: false, summary: 'Sanitized health; detail with the operator token.', responses: { 200: 'api/health.json' } },
   { method: 'GET', path: '/openapi.json', status: 'preview', access: 'public', scoped: false, summary: 'This OpenAPI 3.1 document, generated from the route table and schemas/.', responses: { 200: 'api/openapi.json' } },
   { method: 'OPTIONS', path: '/v1/events', status: 'preview', access: 'public', scoped: false, summary: 'Bodyless loopback CORS preflight.', responses: { 204: null, 403: P } },
-  { method: 'POST', path: '/v1/events', status: 'live', access: 'write', scoped: true, summary: 'Adapter-only raw event write (Idempotency-Key required; If-Match with a task_id).', request: 'api/event-request.json', responses: { 201: 'api/event-response.json', 200: 'api/event-response.json', 400: P, 401: P, 403: P, 404: P, 409: P, 412: P, 413: P, 415: P, 422: P }, etag: 'write' },
+  { method: 'POST', path: '/v1/events', status: 'live', access: 'write', scoped: true, summary: 'Adapter-only raw event write (Idempotency-Key required; If-Match with a task_id).', request: 'api/event-request.json', responses: { 201: 'api/event-response.json', 200: 'api/event-response.json', 400: P, 401: P, 403: P, 404: P, 409: P, 412: P, 413: P, 415: P, 422: P }, etag: 'write', readsIndex: false },
   { method: 'GET', path: '/v1/templates', status: 'live', access: 'read', scoped: false, summary: 'List smart templates.', responses: { 200: 'api/template-list.json', 401: P } },
   { method: 'GET', path: '/v1/templates/{template_id}', status: 'live', access: 'read', scoped: false, summary: 'Fetch one template by id or alias.', responses: { 200: 'api/template.json', 404: P } },
   { method: 'POST', path: '/v1/templates/validate', status: 'live', access: 'read', scoped: false, summary: 'Validate a filled template with the closeout gate code.', request: 'api/template-validate-request.json', responses: { 200: 'api/validation-result.json', 404: P, 422: P } },
   { method: 'POST', path: '/v1/tasks', status: 'live', access: 'write', scoped: true, summary: 'Create a governed task (task.created).', request: 'api/task-create-request.json', responses: { 201: 'api/task-write-response.json', 200: 'api/task-write-response.json', 409: P, 422: P }, etag: 'read' },
-  { method: 'POST', path: '/v1/tasks/{task_id}/checkpoints', status: 'live', access: 'write', scoped: true, summary: 'Write progress, blockers, next actions, context lines and evidence (task.checkpoint.written).', request: 'api/checkpoint-request.json', responses: { 201: 'api/event-response.json', 200: 'api/event-response.json', 400: P, 404: P, 409: P, 412: P, 422: P }, etag: 'write' },
+  { method: 'POST', path: '/v1/tasks/{task_id}/checkpoints', status: 'live', access: 'write', scoped: true, summary: 'Write progress, blockers, next actions, context lines and evidence (task.checkpoint.written).', request: 'api/checkpoint-request.json', responses: { 201: 'api/event-response.json', 200: 'api/event-response.json', 400: P, 404: P, 409: P, 412: P, 422: P }, etag: 'write', readsIndex: false },
   { method: 'POST', path: '/v1/tasks/{task_id}/closeout', status: 'live', access: 'write', scoped: true, summary: 'Close a task (task.closed) only after the closeout gates pass.', request: 'api/closeout-request.json', responses: { 201: 'api/task-write-response.json', 200: 'api/task-write-response.json', 400: P, 404: P, 409: P, 412: P, 422: 'api/validation-result.json' }, etag: 'write' },
   { method: 'GET', path: '/v1/tasks/{task_id}', status: 'preview', access: 'read', scoped: true, summary: 'The task projection (ETag: its version).', responses: { 200: 'api/task.json', 404: P }, etag: 'read' },
   { method: 'GET', path: '/v1/tasks/{task_id}/timeline', status: 'live', access: 'read', scoped: true, summary: 'Ordered task event truth (cursor paging by after_seq).', responses: { 200: 'api/timeline.json', 400: P, 404: P } },

@@ -49,8 +49,9 @@ export async function writeCheckpoint(deps: ServiceDeps, ctx: WriteContext, task
 export async function closeTask(deps: ServiceDeps, ctx: WriteContext, taskId: string, body: unknown): Promise<CloseoutOutcome> {
   const template = deps.templates.resolve('task_closeout.v1');
   if (!template) throw new Error('the closeout template is missing from fixtures/templates');
+  await deps.store.settled();
   const replay = committedReplay(deps, ctx);
-  if (replay) return { ok: true, write: withTask(deps, ctx, replay) };
+  if (replay) return { ok: true, write: await withTask(deps, ctx, replay) };
   assertTaskWritable(deps, ctx.scope, taskId);
   const validation = validateTemplatePayload(template, body, { registry: deps.templates, validateSchema: deps.registry.validate });
   if (!validation.ok) return { ok: false, validation };
@@ -61,11 +62,12 @@ export async function closeTask(deps: ServiceDeps, ctx: WriteContext, taskId: st
     ...(req.evidence_refs ? { evidence_refs: req.evidence_refs } : {}),
     payload: pick(req, ['outcome', 'summary', 'verification', 'context_lines', 'future_agent_traps', 'blockers', 'gaps', 'next_actions']),
   }], [expectTask(ctx.scope, taskId, 'open', ctx.ifMatch ?? undefined)]);
-  return { ok: true, write: withTask(deps, ctx, result) };
+  return { ok: true, write: await withTask(deps, ctx, result) };
 }
 
 /** The task as it stood right after the event (so a replay answers what the original answered). */
-function withTask(deps: ServiceDeps, ctx: WriteContext, result: AppendResult): TaskWrite {
+async function withTask(deps: ServiceDeps, ctx: WriteContext, result: AppendResult): Promise<TaskWrite> {
+  await deps.store.settled();
   const written = result.events[0]!;
   const task = foldTask(deps.queries.taskEventsUpTo(ctx.scope, written.task_id!, written.seq));
   return { replayed: result.replayed, task: task!, event: written, line: result.lines[0]! };

@@ -40,6 +40,8 @@ export type EventLog = {
   append(unit: PendingEvent[], expect?: readonly Expectation[]): Promise<AppendResult>;
   /** Waits for queued appends, then closes the file. */
   close(): Promise<void>;
+  /** Refuses every later append with `error` (the index fell behind: a restart rebuilds it). */
+  fail(error: AppError): void;
 };
 
 type Queued = { unit: PendingEvent[]; expect: readonly Expectation[]; resolve: (result: AppendResult) => void; reject: (err: unknown) => void };
@@ -48,12 +50,15 @@ export type EventLogOptions = {
   path: string;
   tail: LogTail;
   clock: () => Date;
-  /** Decides, unit by unit in queue order, what each queued append becomes. */
+  /** Decides, unit by unit in queue order, what each queued append becomes; holds the overlays. */
   gate: WriteGate;
-  /** The committed rows of seqs first..first+size-1 (for replays). */
-  readRows: (first: number, size: number) => SealedRow[];
-  /** Runs after each batch is durable, before its appends resolve (the index projection). */
-  onDurable: (events: SealedRow[], endOffset: number) => void;
+  /**
+   * Runs once a batch is durable, before its appends resolve: hands the batch to the index writer,
+   * which applies it in the background (the gate's overlay covers it meanwhile).
+   */
+  onDurable: (rows: SealedRow[], endOffset: number) => void;
+  /** Resolves when the next batch may be sealed (the index writer is not too far behind). */
+  ready?: () => Promise<void>;
   /** Called once per written batch (one write + one fsync); tests assert group commit with it. */
   onBatch?: (units: number, events: number) => void;
 };
@@ -101,6 +106,7 @@ export function openEventLog(options: EventLogOptions): EventLog {
 
   const flush = async (): Promise<void> => {
     while (queue.length > 0) {
+      if (options.ready) await options.ready();
       const batch = queue;
       queue = [];
       const before = tail;
@@ -125,8 +131,8 @@ export function openEventLog(options: EventLogOptions): EventLog {
           }
           if (admission.type === 'replay') {
             const { first_seq: first, size } = admission.record;
-            if (admission.pending) replays.push({ item, first, size });
-            else item.resolve(answer(options.readRows(first, size), true));
+            if (admission.inBatch) replays.push({ item, first, size });
+            else item.resolve(answer(gate.rows(first, size), true));
             continue;
           }
           const sealed: SealedRow[] = [];
@@ -134,7 +140,7 @@ export function openEventLog(options: EventLogOptions): EventLog {
             const unit = item.unit.length > 1 ? { index, size: item.unit.length } : undefined;
             sealed.push(seal(pending, seq + 1 + index, index === 0 ? prev : sealed[index - 1]!.event.event_hash, recordedAt, unit));
           });
-          gate.sealed(sealed.map((r) => r.event));
+          gate.sealed(sealed);
           accepted.push({ item, from: rows.length, size: sealed.length });
           rows.push(...sealed);
           seq += sealed.length;
@@ -167,13 +173,8 @@ export function openEventLog(options: EventLogOptions): EventLog {
         continue;
       }
       tail = { seq, hash: prev, recordedAt, size: before.size + buffer.length };
-      try {
-        options.onDurable(rows, tail.size);
-      } catch (cause) {
-        // The batch is durable and is acknowledged; later writes wait for a restart to rebuild the index.
-        failed = new AppError('store_unavailable', 'The index fell behind the event log; restart the preview to rebuild it.', { cause });
-      }
-      gate.commitBatch();
+      gate.batchDurable();
+      options.onDurable(rows, tail.size);
       for (const { item, from, size } of accepted) item.resolve(answer(rows.slice(from, from + size), false));
       for (const { item, first, size } of replays) {
         const from = first - before.seq - 1;
@@ -213,6 +214,9 @@ export function openEventLog(options: EventLogOptions): EventLog {
       closed = true;
       while (flushing) await flushing;
       closeSync(fd);
+    },
+    fail(error) {
+      failed ??= error;
     },
   };
 }

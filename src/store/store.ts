@@ -1,5 +1,6 @@
 // The local store: the data-dir lock, start-up recovery of the log (torn tail, incomplete unit),
-// the index kept caught up with the log (or rebuilt), and the append path that ties them together.
+// the index caught up with the log (or rebuilt) at start and kept up by a worker thread while
+// running, and the append path that ties them together.
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ZERO_HASH, type StoredEvent } from '../domain/event.ts';
@@ -10,22 +11,32 @@ import { committedReads } from './committed-state.ts';
 import { openEventLog, readLastLine, truncateDurably, type AppendResult, type EventLog, type LogTail, type PendingEvent } from './event-log.ts';
 import type { Expectation } from './expectations.ts';
 import { openIndexDb, readLogLines, removeIndexFiles, type IndexDb, type ProjectionFactory } from './index-db.ts';
+import { startIndexWriter } from './index-writer.ts';
 import { EVENT_INDEXES } from './migrations.ts';
 import { EXTRA_PROJECTIONS } from './projections/registry.ts';
 import { createWriteGate } from './write-gate.ts';
 
 export type Store = {
   readonly dataDir: string;
+  /** The index as the main thread reads it; a worker thread applies durable batches to it. */
   readonly index: IndexDb;
   tail(): LogTail;
   /**
    * Appends a unit (all or nothing, consecutive seqs) once its Idempotency-Key is new and every
    * expectation holds when the single writer seals it; no lock is held by any caller. A used key
    * with the same request answers the original unit (`replayed`); a failed expectation rejects
-   * with the error the expectation names and writes nothing.
+   * with the error the expectation names and writes nothing. Resolves once the unit is on disk;
+   * the index follows in the background (see `settled`).
    */
   append(unit: PendingEvent[], expect?: readonly Expectation[]): Promise<AppendResult>;
-  /** A stream's committed state (its version is the ETag of the aggregate). */
+  /**
+   * Resolves once the index holds every event durable now: wait for it before reading the index
+   * (a read then sees every acknowledged write, its own included).
+   */
+  settled(): Promise<void>;
+  /** The last seq the index holds (a snapshot read from the index is complete up to it). */
+  indexedSeq(): number;
+  /** A stream's state as the index holds it (consistent with the index's projections). */
   stream(id: string): StreamState | undefined;
   close(): Promise<void>;
 };
@@ -55,41 +66,50 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     if (!existsSync(logPath)) writeFileSync(logPath, '');
     const tail = recoverTail(logPath, warn);
     const index = openCaughtUpIndex(dataDir, tail, EXTRA_PROJECTIONS, warn);
-    const committed = committedReads(index.db);
-    const gate = createWriteGate(committed);
-    const log: EventLog = openEventLog({
-      path: logPath,
-      tail,
-      clock: options.clock,
-      gate,
-      readRows: committed.rows,
-      onDurable: (rows, endOffset) => applyDurable(index, rows, endOffset, warn),
-      ...(options.onBatch ? { onBatch: options.onBatch } : {}),
-    });
-    return {
-      dataDir,
-      index,
-      tail: () => log.tail(),
-      append: (unit, expect) => log.append(unit, expect),
-      stream: (id) => gate.committedStream(id),
-      async close() {
-        await log.close();
-        index.close();
-        await lock.release();
-      },
-    };
+    try {
+      const gate = createWriteGate(committedReads(index.db));
+      let log: EventLog | null = null;
+      const writer = await startIndexWriter({
+        path: indexPathOf(dataDir),
+        startSeq: tail.seq,
+        onIndexed: (seq) => gate.indexed(seq),
+        onFailed: (error) => {
+          // The events stay durable in the log; the next start catches the index up.
+          warn(error.message);
+          log?.fail(error);
+        },
+      });
+      log = openEventLog({
+        path: logPath,
+        tail,
+        clock: options.clock,
+        gate,
+        onDurable: (rows, endOffset) => writer.apply(rows.map((r) => r.line), endOffset, rows[rows.length - 1]!.event.seq),
+        ready: () => writer.ready(),
+        ...(options.onBatch ? { onBatch: options.onBatch } : {}),
+      });
+      const opened = log;
+      return {
+        dataDir,
+        index,
+        tail: () => opened.tail(),
+        append: (unit, expect) => opened.append(unit, expect),
+        settled: () => writer.settled(opened.tail().seq),
+        indexedSeq: () => writer.indexedSeq(),
+        stream: (id) => gate.indexedStream(id),
+        async close() {
+          await opened.close();
+          await writer.close();
+          index.close();
+          await lock.release();
+        },
+      };
+    } catch (err) {
+      index.close();
+      throw err;
+    }
   } catch (err) {
     await lock.release();
-    throw err;
-  }
-}
-
-function applyDurable(index: IndexDb, rows: Array<{ event: StoredEvent; line: string }>, endOffset: number, warn: (m: string) => void): void {
-  try {
-    index.applyBatch(rows, endOffset);
-  } catch (err) {
-    // The events are durable in the log; the index catches up on the next start.
-    warn(`The index could not record seq ${rows[0]?.event.seq}–${rows[rows.length - 1]?.event.seq} (${(err as Error).message}); it is rebuilt from the log on the next start.`);
     throw err;
   }
 }

@@ -1,57 +1,73 @@
 // What the single writer decides for each queued unit before it seals it: replay (its
 // Idempotency-Key was used by the same request), refuse (a key reused with another request, or a
-// failed expectation), or seal. It sees the committed log through the index and, on top of it, the
-// units sealed earlier in the same batch (the overlay), so no caller holds a lock across an fsync.
-import type { StoredEvent } from '../domain/event.ts';
+// failed expectation), or seal. It sees the index and, on top of it, an overlay per batch that the
+// index does not hold yet: batches already durable (the index writer applies them in the
+// background) and the batch being sealed. So no caller holds a lock across an fsync, and an
+// acknowledgement never waits for the index.
 import { nextStreamState, streamOf, type StreamState } from '../domain/streams.ts';
 import { AppError } from '../errors.ts';
-import type { PendingEvent } from './event-log.ts';
+import type { PendingEvent, SealedRow } from './event-log.ts';
 import { checkExpectations, type Expectation, type WriteView } from './expectations.ts';
 
 export type IdempotencyRecord = { first_seq: number; size: number; request_sha256: string | null };
 
-/** Look-ups into the committed state (the index, caught up with every durable batch). */
+/** Look-ups into the index (which holds every batch up to the one it last applied). */
 export type CommittedState = {
   stream(id: string): StreamState | undefined;
   idempotency(tenantId: string, key: string): IdempotencyRecord | undefined;
   eventIdTaken(eventId: string): boolean;
   recordedAtOf(seq: number): string | undefined;
+  rows(first: number, size: number): SealedRow[];
 };
 
 export type Admission =
   | { type: 'seal' }
-  /** Answer with the events of the unit that first used the key (`pending`: sealed in this batch). */
-  | { type: 'replay'; record: IdempotencyRecord; pending: boolean }
+  /** Answer with the events of the unit that first used the key (`inBatch`: sealed in this very batch, so only once it is durable). */
+  | { type: 'replay'; record: IdempotencyRecord; inBatch: boolean }
   | { type: 'refuse'; error: Error };
 
 export type WriteGate = {
   /** Starts a batch whose events get seqs from `firstSeq` on, all recorded at `recordedAt`. */
   beginBatch(firstSeq: number, recordedAt: string): void;
   admit(unit: readonly PendingEvent[], expect: readonly Expectation[]): Admission;
-  /** Records a sealed unit in the batch's overlay, so later units of the batch see it. */
-  sealed(events: readonly StoredEvent[]): void;
-  /** The batch is durable and in the index: keep what the cache holds up to date, drop the overlay. */
-  commitBatch(): void;
+  /** Records a sealed unit in the batch's overlay, so later units see it. */
+  sealed(rows: readonly SealedRow[]): void;
+  /** The batch is durable: its overlay stays until the index holds it. */
+  batchDurable(): void;
   /** The batch was not written: forget it. */
   abortBatch(): void;
-  /** The committed state of a stream (for ETags and reads). */
-  committedStream(id: string): StreamState | undefined;
+  /** The index now holds every event up to `seq`: drop the overlays it covers. */
+  indexed(seq: number): void;
+  /** Durable rows (replays): from an overlay, else from the index. */
+  rows(first: number, size: number): SealedRow[];
+  /**
+   * A stream's state as the index holds it, consistent with what the index's projections say
+   * (a decision that reads them states this version as its expectation).
+   */
+  indexedStream(id: string): StreamState | undefined;
+};
+
+type Overlay = {
+  firstSeq: number;
+  lastSeq: number;
+  recordedAt: string;
+  streams: Map<string, StreamState>;
+  keys: Map<string, IdempotencyRecord>;
+  ids: Set<string>;
+  rows: SealedRow[];
 };
 
 const STREAM_CACHE_LIMIT = 50_000;
 
 export function createWriteGate(committed: CommittedState): WriteGate {
-  // Stream states are read on every guarded write: keep the recent ones in memory (the index is the
-  // authority; an entry is replaced whenever a durable batch touches its stream).
+  // Stream states are read on every guarded write: keep recent ones in memory (the index is the
+  // authority; an entry is replaced whenever an indexed batch touches its stream).
   const cache = new Map<string, StreamState | null>();
-  const batchStreams = new Map<string, StreamState>();
-  const batchKeys = new Map<string, IdempotencyRecord>();
-  const batchIds = new Set<string>();
-  let batchFirstSeq = Number.MAX_SAFE_INTEGER;
-  let batchRecordedAt = '';
-  let sealedThrough = 0;
+  /** Durable batches the index does not hold yet, oldest first. */
+  const durable: Overlay[] = [];
+  let current: Overlay | null = null;
 
-  const committedStream = (id: string): StreamState | undefined => {
+  const indexedStream = (id: string): StreamState | undefined => {
     const hit = cache.get(id);
     if (hit !== undefined) return hit ?? undefined;
     const state = committed.stream(id);
@@ -60,64 +76,99 @@ export function createWriteGate(committed: CommittedState): WriteGate {
     return state;
   };
 
+  /** Newest first: the batch being sealed, then the durable ones. */
+  function* overlays(includeCurrent: boolean): Generator<Overlay> {
+    if (includeCurrent && current) yield current;
+    for (let i = durable.length - 1; i >= 0; i--) yield durable[i]!;
+  }
+
+  const streamState = (id: string, includeCurrent: boolean): StreamState | undefined => {
+    for (const o of overlays(includeCurrent)) {
+      const state = o.streams.get(id);
+      if (state) return state;
+    }
+    return indexedStream(id);
+  };
+
   const view: WriteView = {
-    stream: (id) => batchStreams.get(id) ?? committedStream(id),
-    eventIdTaken: (id) => batchIds.has(id) || committed.eventIdTaken(id),
+    stream: (id) => streamState(id, true),
+    eventIdTaken: (id) => {
+      for (const o of overlays(true)) if (o.ids.has(id)) return true;
+      return committed.eventIdTaken(id);
+    },
     recordedAtOf: (seq) => {
-      if (seq >= batchFirstSeq) return seq <= sealedThrough ? batchRecordedAt : undefined;
+      for (const o of overlays(true)) {
+        if (seq > o.lastSeq) return undefined; // not sealed yet
+        if (seq >= o.firstSeq) return o.recordedAt;
+      }
       return committed.recordedAtOf(seq);
     },
   };
 
+  const keyRecord = (tenantId: string, key: string): { record: IdempotencyRecord; inBatch: boolean } | undefined => {
+    const slot = `${tenantId}\n${key}`;
+    for (const o of overlays(true)) {
+      const record = o.keys.get(slot);
+      if (record) return { record, inBatch: o === current };
+    }
+    const record = committed.idempotency(tenantId, key);
+    return record ? { record, inBatch: false } : undefined;
+  };
+
   return {
     beginBatch(firstSeq, recordedAt) {
-      batchFirstSeq = firstSeq;
-      sealedThrough = firstSeq - 1;
-      batchRecordedAt = recordedAt;
+      current = { firstSeq, lastSeq: firstSeq - 1, recordedAt, streams: new Map(), keys: new Map(), ids: new Set(), rows: [] };
     },
     admit(unit, expect) {
       const head = unit[0]!;
       if (head.idempotency_key !== null) {
-        const slot = `${head.tenant_id}\n${head.idempotency_key}`;
-        const inBatch = batchKeys.get(slot);
-        const record = inBatch ?? committed.idempotency(head.tenant_id, head.idempotency_key);
-        if (record) {
-          if (record.request_sha256 !== head.request_sha256) {
+        const found = keyRecord(head.tenant_id, head.idempotency_key);
+        if (found) {
+          if (found.record.request_sha256 !== head.request_sha256) {
             return { type: 'refuse', error: new AppError('idempotency_key_reused', 'This Idempotency-Key was already used with a different request; use a new key for a new request.') };
           }
-          return { type: 'replay', record, pending: inBatch !== undefined };
+          return { type: 'replay', record: found.record, inBatch: found.inBatch };
         }
       }
       const error = checkExpectations(expect, view);
       return error === null ? { type: 'seal' } : { type: 'refuse', error };
     },
-    sealed(events) {
-      const head = events[0]!;
+    sealed(rows) {
+      const o = current!;
+      const head = rows[0]!.event;
       if (head.idempotency_key !== null) {
-        batchKeys.set(`${head.tenant_id}\n${head.idempotency_key}`, { first_seq: head.seq, size: events.length, request_sha256: head.request_sha256 });
+        o.keys.set(`${head.tenant_id}\n${head.idempotency_key}`, { first_seq: head.seq, size: rows.length, request_sha256: head.request_sha256 });
       }
-      for (const event of events) {
-        batchIds.add(event.event_id);
+      for (const { event } of rows) {
+        o.ids.add(event.event_id);
         const stream = streamOf(event);
-        if (stream !== null) batchStreams.set(stream, nextStreamState(view.stream(stream), event));
+        if (stream !== null) o.streams.set(stream, nextStreamState(view.stream(stream), event));
       }
-      sealedThrough = events[events.length - 1]!.seq;
+      o.rows.push(...rows);
+      o.lastSeq = rows[rows.length - 1]!.event.seq;
     },
-    commitBatch() {
-      for (const [id, state] of batchStreams) cache.set(id, state);
-      clearBatch();
+    batchDurable() {
+      if (current && current.rows.length > 0) durable.push(current);
+      current = null;
     },
     abortBatch() {
-      clearBatch();
+      current = null;
     },
-    committedStream,
+    indexed(seq) {
+      while (durable.length > 0 && durable[0]!.lastSeq <= seq) {
+        const o = durable.shift()!;
+        for (const [id, state] of o.streams) cache.set(id, state);
+      }
+    },
+    rows(first, size) {
+      for (const o of overlays(false)) {
+        if (first >= o.firstSeq && first <= o.lastSeq) {
+          const from = first - o.firstSeq;
+          return o.rows.slice(from, from + size);
+        }
+      }
+      return committed.rows(first, size);
+    },
+    indexedStream,
   };
-
-  function clearBatch(): void {
-    batchStreams.clear();
-    batchKeys.clear();
-    batchIds.clear();
-    batchFirstSeq = Number.MAX_SAFE_INTEGER;
-    sealedThrough = 0;
-  }
 }

@@ -46,11 +46,19 @@ t.test('100 concurrent appends into one open task: all 201, sharing batches', as
 t.test('a closeout racing 50 evidence attaches: nothing follows task.closed', async (t) => {
   const { call, dataDir } = await testApp(t);
   t.equal((await call('/v1/tasks', { body: { task_id: 'task-race', title: 'Close while evidence streams in', session_id: 'sess-1' } })).status, 201);
-  const before = Array.from({ length: 25 }, (_, i) => call('/v1/events', { body: attach('task-race', i), idempotencyKey: `race-${i}` }));
+  const turn = () => new Promise((resolve) => setImmediate(resolve));
+  const sent: Array<ReturnType<typeof call>> = [];
+  for (let i = 0; i < 20; i++) sent.push(call('/v1/events', { body: attach('task-race', i), idempotencyKey: `race-${i}` }));
   const closeout = call('/v1/tasks/task-race/closeout', { body: goodCloseout, idempotencyKey: 'race-close' });
-  const after = Array.from({ length: 25 }, (_, i) => call('/v1/events', { body: attach('task-race', 25 + i), idempotencyKey: `race-${25 + i}` }));
-  const [attaches, closed] = await Promise.all([Promise.all([...before, ...after]), closeout]);
+  // The rest arrive over the next turns of the event loop, while the closeout is in flight.
+  for (let i = 20; i < 45; i++) {
+    if (i % 5 === 0) await turn();
+    sent.push(call('/v1/events', { body: attach('task-race', i), idempotencyKey: `race-${i}` }));
+  }
+  const closed = await closeout;
   t.equal(closed.status, 201);
+  for (let i = 45; i < 50; i++) sent.push(call('/v1/events', { body: attach('task-race', i), idempotencyKey: `race-${i}` }));
+  const attaches = await Promise.all(sent);
   const closedSeq = closed.json.event.seq as number;
   for (const [i, res] of attaches.entries()) {
     if (res.status === 201) t.ok(res.json.event.seq < closedSeq, `attach ${i} was sealed before task.closed`);
@@ -61,7 +69,6 @@ t.test('a closeout racing 50 evidence attaches: nothing follows task.closed', as
   const events = logLines(dataDir).filter((e) => e.task_id === 'task-race');
   t.equal(events[events.length - 1].kind, 'task.closed', 'the log has no event for the task after its task.closed');
   t.equal(events.length, 1 + accepted + 1);
-  // Later writes to the closed task are refused too, from the committed state.
   const late = await call('/v1/tasks/task-race/checkpoints', { body: { progress: 'Too late for this task' } });
   t.match(late, { status: 409, json: { code: 'task_closed' } });
 });

@@ -129,6 +129,7 @@ t.test('the index catches up, and a deleted or corrupt index is rebuilt with ide
     await store.append([pending({ kind: 'task.created', task_id: 'task-1', session_id: 'sess-1', payload: { title: 'Ship the release notes' } })]);
     await store.append([pending({ task_id: 'task-1', idempotency_key: 'key-1', request_sha256: `sha256:${'a'.repeat(64)}` })]);
     await store.append([pending({ task_id: 'task-1' }), pending({ task_id: 'task-1' })]);
+    await store.settled();
     before = snapshot(store);
     await store.close();
   }

@@ -49,7 +49,8 @@ t.test('one batch: create, write, close, then a refused write — the refusal al
   ]);
   t.same(results, ['ok:1', 'ok:2', 'ok:3', 'task_closed', 'task_exists', 'ok:4']);
   t.same(batches, [4], 'one write + fsync for the four units that passed');
-  t.same(store.stream(stream), { version: 3, closed: true }, 'committed stream state');
+  await store.settled();
+  t.same(store.stream(stream), { version: 3, closed: true }, 'the indexed stream state');
   // From the committed state (a later batch) the same refusals follow.
   t.same(await outcomes([store.append([pending()], [expectTask('open')])]), ['task_closed']);
 });
@@ -135,6 +136,7 @@ t.test('an index made before stream versions is rebuilt from the log', async (t)
   db.close();
   const { store, warnings } = await open(t, dataDir);
   t.match(warnings.join('\n'), /older version/);
+  await store.settled();
   t.same(store.stream(stream), { version: 2, closed: true });
   t.same(await outcomes([store.append([pending()], [expectTask('open')])]), ['task_closed']);
 });

@@ -1,6 +1,6 @@
 // What every quota operation works with: the service deps, the quota configuration, the quota
 // queries, the current forge data view, and the one append path for quota and forge events.
-import type { EventDraft } from '../../domain/event.ts';
+import { payloadSchemaOf, transportPrincipal, type EventDraft } from '../../domain/event.ts';
 import { groupListResolver, type GroupListSource, type QuotaGroup } from '../../domain/quota/evaluate.ts';
 import { QUOTA_SCOPE, type QuotaEventDraft } from '../../domain/quota/quota-events.ts';
 import { QUOTA_STREAM } from '../../domain/streams.ts';
@@ -8,7 +8,6 @@ import type { PreviewConfig } from '../../deps.ts';
 import { createQuotaQueries, type QuotaQueries } from '../../store/quota-queries.ts';
 import type { ServiceDeps } from '../deps.ts';
 import { retryOnConflict, writeConflict } from '../optimistic.ts';
-import { payloadSchemaOf } from '../write-checks.ts';
 import { EMPTY_FORGE_DATA, forgeState, type ForgeState } from './forge-state.ts';
 
 export type QuotaConfig = PreviewConfig['quota'];
@@ -63,6 +62,8 @@ export function quotaContext(deps: ServiceDeps, config: QuotaConfig): QuotaConte
       // Every quota write is decided against the whole quota state, so of N concurrent writers one
       // wins each batch and the others decide again: allow as many rounds as admin traffic needs.
       return retryOnConflict(async () => {
+        // The decision reads the quota projection: it must hold every durable quota event.
+        await deps.store.settled();
         const version = deps.store.stream(QUOTA_STREAM)?.version ?? 0;
         const { events, result } = decide();
         if (events.length === 0) return result;
@@ -80,7 +81,7 @@ export function quotaContext(deps: ServiceDeps, config: QuotaConfig): QuotaConte
         ...QUOTA_SCOPE,
         kind: draft.kind,
         payload: draft.payload as unknown as EventDraft['payload'],
-        actor: { type: 'service_account' as const, id: 'operator' },
+        actor: transportPrincipal('operator'),
         event_id: deps.newId('evt'),
         transport: 'operator' as const,
         idempotency_key: null,
