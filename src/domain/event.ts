@@ -4,6 +4,15 @@ import type { Json } from './canonical-json.ts';
 
 export type Scope = { tenant_id: string; workspace_id: string; project_id: string };
 export type Actor = { type: 'agent' | 'user' | 'service_account'; id: string };
+export type Transport = 'customer' | 'operator';
+
+/**
+ * The actor an event names when its request names none: the service account of the transport the
+ * request came over (its token). The one place that decides it, so every event names someone.
+ */
+export function transportPrincipal(transport: Transport): Actor {
+  return { type: 'service_account', id: `preview-${transport}` };
+}
 
 export type EvidenceRef = {
   artifact_id: string;
@@ -39,7 +48,7 @@ export type StoredEvent = Scope & {
   task_id?: string;
   session_id?: string;
   actor?: Actor;
-  transport: 'customer' | 'operator';
+  transport: Transport;
   occurred_at?: string;
   recorded_at: string;
   idempotency_key: string | null;
@@ -80,4 +89,10 @@ export function classifyKind(kind: string): KindClass {
   if (EXT_KIND.test(kind)) return 'extension';
   if (RESERVED_EXACT.has(kind) || RESERVED_PREFIXES.some((p) => kind.startsWith(p))) return 'reserved';
   return 'unknown';
+}
+
+/** schemas/events/<kind with dots as dashes>.json; extension kinds take any object. */
+export function payloadSchemaOf(kind: string): string | null {
+  if (kind.startsWith('ext.')) return null;
+  return `events/${kind.replace(/[._]/g, '-')}.json`;
 }
