@@ -54,9 +54,10 @@ export type EventLogOptions = {
   gate: WriteGate;
   /**
    * Runs once a batch is durable, before its appends resolve: hands the batch to the index writer,
-   * which applies it in the background (the gate's overlay covers it meanwhile).
+   * which applies it in the background (the gate's overlay covers it meanwhile). `written` is the
+   * batch's bytes as written (its lines, each ending in a newline); the log no longer needs them.
    */
-  onDurable: (rows: SealedRow[], endOffset: number) => void;
+  onDurable: (rows: SealedRow[], endOffset: number, written: Buffer) => void;
   /** Resolves when the next batch may be sealed (the index writer is not too far behind). */
   ready?: () => Promise<void>;
   /** Called once per written batch (one write + one fsync); tests assert group commit with it. */
@@ -174,7 +175,7 @@ export function openEventLog(options: EventLogOptions): EventLog {
       }
       tail = { seq, hash: prev, recordedAt, size: before.size + buffer.length };
       gate.batchDurable();
-      options.onDurable(rows, tail.size);
+      options.onDurable(rows, tail.size, buffer);
       for (const { item, from, size } of accepted) item.resolve(answer(rows.slice(from, from + size), false));
       for (const { item, first, size } of replays) {
         const from = first - before.seq - 1;

@@ -4,11 +4,13 @@
 import { Worker } from 'node:worker_threads';
 import { AppError } from '../errors.ts';
 
-export type IndexRequest = { type: 'apply'; lines: string[]; endOffset: number; lastSeq: number } | { type: 'close' };
+/** `bytes`: the batch's log lines as written (UTF-8, each ending in a newline). */
+export type IndexRequest = { type: 'apply'; bytes: Uint8Array; endOffset: number; lastSeq: number } | { type: 'close' };
 export type IndexReply = { type: 'ready' } | { type: 'applied'; seq: number } | { type: 'failed'; seq: number; message: string } | { type: 'closed' };
 
 export type IndexWriter = {
-  apply(lines: string[], endOffset: number, lastSeq: number): void;
+  /** Hands over a durable batch's bytes (the caller must not use `written` afterwards). */
+  apply(written: Buffer, endOffset: number, lastSeq: number): void;
   /** The last seq the index holds. */
   indexedSeq(): number;
   /** Resolves once the index holds every event up to `seq`. */
@@ -72,9 +74,12 @@ export async function startIndexWriter(options: {
   };
 
   return {
-    apply(lines, endOffset, lastSeq) {
+    apply(written, endOffset, lastSeq) {
       sent = lastSeq;
-      worker.postMessage({ type: 'apply', lines, endOffset, lastSeq } satisfies IndexRequest);
+      // Moved, not copied, when the buffer owns its memory (a small one may share Node's pool).
+      const owns = written.byteOffset === 0 && written.buffer.byteLength === written.byteLength && !(written.buffer instanceof SharedArrayBuffer);
+      const bytes = owns ? new Uint8Array(written.buffer) : new Uint8Array(written);
+      worker.postMessage({ type: 'apply', bytes, endOffset, lastSeq } satisfies IndexRequest, [bytes.buffer as ArrayBuffer]);
     },
     indexedSeq: () => indexed,
     settled,

@@ -84,7 +84,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
         tail,
         clock: options.clock,
         gate,
-        onDurable: (rows, endOffset) => writer.apply(rows.map((r) => r.line), endOffset, rows[rows.length - 1]!.event.seq),
+        onDurable: (rows, endOffset, written) => writer.apply(written, endOffset, rows[rows.length - 1]!.event.seq),
         ready: () => writer.ready(),
         ...(options.onBatch ? { onBatch: options.onBatch } : {}),
       });
