@@ -51,9 +51,13 @@ export async function startIndexWriter(options: {
     worker.once('message', (m: IndexReply) => (m.type === 'ready' ? resolve() : reject(new Error(`the index writer answered ${m.type} before ready`))));
     worker.once('error', reject);
   });
+  // The worker keeps the process alive only while it has batches to apply: a process that ends
+  // without closing the store leaves the rest to the next start's catch-up.
+  worker.unref();
   worker.on('message', (m: IndexReply) => {
     if (m.type === 'applied') {
       indexed = m.seq;
+      if (indexed >= sent) worker.unref();
       options.onIndexed(m.seq);
       wake();
     } else if (m.type === 'failed') {
@@ -76,6 +80,7 @@ export async function startIndexWriter(options: {
   return {
     apply(written, endOffset, lastSeq) {
       sent = lastSeq;
+      worker.ref();
       // Moved, not copied, when the buffer owns its memory (a small one may share Node's pool).
       const owns = written.byteOffset === 0 && written.buffer.byteLength === written.byteLength && !(written.buffer instanceof SharedArrayBuffer);
       const bytes = owns ? new Uint8Array(written.buffer) : new Uint8Array(written);
@@ -87,6 +92,7 @@ export async function startIndexWriter(options: {
     async close() {
       // Everything sent is applied first (a failure leaves the rest for the next start's catch-up).
       await settled(sent).catch(() => {});
+      worker.ref();
       await new Promise<void>((resolve) => {
         onClosed = resolve;
         worker.once('exit', () => resolve());
