@@ -1,9 +1,10 @@
-// The one template gate (contract §7): POST /v1/templates/validate and the closeout route both call
-// validateTemplatePayload, so a payload that validates is exactly a payload that may close a task.
+// The one template gate (contract §7): POST /v1/templates/validate and every write route with a
+// template call validateTemplatePayload, so a body that validates is exactly a body the route takes.
 import type { ErrorDetail } from '../errors.ts';
 import {
-  checkpointRules, closeoutRules, evidenceAttachRules, taskCreateRules, type TemplateRule,
+  checkpointRules, closeoutRules, evidenceAttachRules, sessionBindRules, taskCreateRules, type TemplateRule,
 } from './closeout-rules.ts';
+import { payloadSchemaOf } from './event.ts';
 import { fieldPointer, GateContext, isRecord, jsonType, type ValidationResult } from './gate-context.ts';
 import { findAngleToken, findEmptyValue, isCopiedFrom, trimmedLength } from './placeholder-text.ts';
 import { EVIDENCE_TEXT, ISSUE_TEXT, MIN_TEXT_LENGTH } from './repair-prompts.ts';
@@ -27,6 +28,7 @@ const TEMPLATE_RULES: Readonly<Record<string, TemplateRule>> = {
   'evidence.attach.v1': evidenceAttachRules,
   'checkpoint.write.v1': checkpointRules,
   'task.create.v1': taskCreateRules,
+  'session.bind.v1': sessionBindRules,
 };
 
 /**
@@ -51,12 +53,25 @@ export function validateTemplatePayload(template: SmartTemplate, payload: unknow
   });
   if (options.validateSchema !== undefined && template.request_schema !== undefined) {
     ctx.foldSchemaErrors(options.validateSchema(template.request_schema, payload));
+    // An event template's payload is its kind's event payload, which the raw door checks against
+    // the kind's schema: so does the gate, or validate would pass what POST /v1/events refuses.
+    const kindSchema = eventPayloadSchemaOf(template, payload);
+    if (kindSchema !== null) {
+      ctx.foldSchemaErrors(options.validateSchema(kindSchema, payload.payload).map((e) => ({ ...e, pointer: `/payload${e.pointer}` })));
+    }
   }
   // Any rejected evidence reference (placeholder, unbound, bad shape) means evidence is still owed.
   if (ctx.blockers.some((b) => b.field === 'evidence_refs')) ctx.needEvidence(EVIDENCE_TEXT.artifact_ref());
   warnSafeDefaults(template, payload, ctx);
   warnCopiedRequiredText(template, payload, ctx);
   return ctx.result();
+}
+
+/** The payload schema of the kind an event template writes, once the body names that kind. */
+function eventPayloadSchemaOf(template: SmartTemplate, payload: Record<string, unknown>): string | null {
+  const kind = template.starter_payload.kind;
+  if (typeof kind !== 'string' || payload.kind !== kind || !isRecord(payload.payload)) return null;
+  return payloadSchemaOf(kind);
 }
 
 /** Every required path present, not blank, not an empty list, not a placeholder value. */

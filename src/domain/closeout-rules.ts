@@ -38,12 +38,12 @@ export const closeoutRules: TemplateRule = (payload, ctx) => {
 };
 
 export const evidenceAttachRules: TemplateRule = (payload, ctx) => {
-  if (payload.kind === undefined) ctx.block('missing', '/kind', ISSUE_TEXT.missing());
-  else if (payload.kind !== 'evidence.attached') ctx.block('invalid_value', '/kind', ISSUE_TEXT.invalid_value(['evidence.attached']));
-  if (payload.payload !== undefined && !isRecord(payload.payload)) {
-    ctx.block('wrong_type', '/payload', ISSUE_TEXT.wrong_type('an object', jsonType(payload.payload)));
-  }
+  checkEventKind(payload, ctx, 'evidence.attached');
   checkEvidenceRefs(payload, ctx, true);
+};
+
+export const sessionBindRules: TemplateRule = (payload, ctx) => {
+  checkEventKind(payload, ctx, 'session.bound');
 };
 
 export const checkpointRules: TemplateRule = (payload, ctx) => {
@@ -55,8 +55,29 @@ export const checkpointRules: TemplateRule = (payload, ctx) => {
 export const taskCreateRules: TemplateRule = (payload, ctx) => {
   checkText(payload, 'title', ctx, true);
   checkText(payload, 'description', ctx, false);
-  checkTextList(payload, 'labels', ctx, false);
+  checkLabels(payload, ctx);
 };
+
+/** A raw-door template writes one kind, and its payload is an object (the kind's schema says the rest). */
+function checkEventKind(payload: Payload, ctx: GateContext, kind: string): void {
+  if (payload.kind === undefined) ctx.block('missing', '/kind', ISSUE_TEXT.missing());
+  else if (payload.kind !== kind) ctx.block('invalid_value', '/kind', ISSUE_TEXT.invalid_value([kind]));
+  if (payload.payload !== undefined && !isRecord(payload.payload)) {
+    ctx.block('wrong_type', '/payload', ISSUE_TEXT.wrong_type('an object', jsonType(payload.payload)));
+  }
+}
+
+/**
+ * Labels are tags, not prose: "todo", "none" or "examples" are ordinary tag values (a board column,
+ * a docs area), so only blank labels are refused; a `<…>` token is still caught by the sweep.
+ */
+function checkLabels(payload: Payload, ctx: GateContext): void {
+  readList(payload, 'labels', ctx, false)?.forEach((item, i) => {
+    const pointer = `/labels/${i}`;
+    if (typeof item !== 'string') ctx.block('wrong_type', pointer, ISSUE_TEXT.wrong_type('a string', jsonType(item)));
+    else if (item.trim() === '') ctx.block('blank', pointer, ISSUE_TEXT.blank());
+  });
+}
 
 function checkOutcome(payload: Payload, ctx: GateContext): CloseoutOutcome | undefined {
   const value = payload.outcome;

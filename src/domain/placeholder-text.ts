@@ -9,6 +9,9 @@
 const ANGLE_TOKEN = /(?:^|[^\w])(<[^\s<>=\d][^<>\n]{0,200}>)/gu;
 // `<https://…>` and `<name@host>` are real addresses in angle brackets, not blanks to fill.
 const BRACKETED_ADDRESS = /:\/\/|@/u;
+// A Markdown code span quotes code (`<select>`, `<Header />`): an agent's progress note may name a
+// tag or a key that way, and the gates refuse blanks, not code.
+const CODE_SPAN = /`[^`\n]*`/gu;
 
 /**
  * Markers that make any string containing them placeholder text. Used on the free-text lists the
@@ -51,9 +54,10 @@ export function normaliseText(text: string): string {
     .trim();
 }
 
-/** The `<…>` token in `text`, if any. */
+/** The `<…>` token in `text` outside code spans, if any. */
 export function findAngleToken(text: string): string | undefined {
-  for (const match of text.matchAll(ANGLE_TOKEN)) {
+  const prose = text.replace(CODE_SPAN, (span) => ' '.repeat(span.length));
+  for (const match of prose.matchAll(ANGLE_TOKEN)) {
     const token = match[1]!;
     if (!BRACKETED_ADDRESS.test(token)) return token;
   }

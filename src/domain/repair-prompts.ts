@@ -13,7 +13,9 @@ export const ISSUE_TEXT = {
   too_short: (length: number) => `has ${length} characters after trimming; at least ${MIN_TEXT_LENGTH} are needed`,
   duplicate: (first: number) => `repeats item ${first} (compared trimmed, ignoring case)`,
   copied_text: () => 'is copied from a template starter payload or example; write your own task-specific text',
-  placeholder_text: (token: string) => `is placeholder text ("${token}")`,
+  placeholder_text: (token: string) => token.startsWith('<')
+    ? `is placeholder text ("${token}"); if that is code and not a blank, quote it in backticks`
+    : `is placeholder text ("${token}")`,
   evidence_unbound: () => 'has neither sha256 nor etag, so it is not bound to the artifact content',
   blockers_or_gaps: () => 'and gaps are both missing or empty; a blocked or deferred closeout needs at least one of them',
   schema_violation: (detail: string) => detail,

@@ -91,11 +91,15 @@ function operation(route: RouteSpec, registry: SchemaRegistry): Record<string, u
   return op;
 }
 
-function response(status: number, schema: string | null, registry: SchemaRegistry): Record<string, unknown> {
+function response(status: number, schema: string | null | readonly string[], registry: SchemaRegistry): Record<string, unknown> {
   const description = STATUS_CODES[status] ?? `Status ${status}`;
   if (schema === null) return { description };
-  const mediaType = schema === PROBLEM_SCHEMA ? 'application/problem+json' : 'application/json';
-  return { description, content: { [mediaType]: { schema: { $ref: schemaRef(schema, registry) } } } };
+  const content = Object.fromEntries((typeof schema === 'string' ? [schema] : schema).map((one) => [mediaTypeOf(one), { schema: { $ref: schemaRef(one, registry) } }]));
+  return { description, content };
+}
+
+export function mediaTypeOf(schema: string): string {
+  return schema === PROBLEM_SCHEMA ? 'application/problem+json' : 'application/json';
 }
 
 /** A route's schema must be one of schemas/: a typo fails the build of the document, not a client. */

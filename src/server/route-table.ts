@@ -15,7 +15,12 @@ export type RouteSpec = {
   scoped: boolean;
   summary: string;
   request?: string;
-  responses: Record<number, string | null>;
+  /**
+   * Status → body schema (null: no body). A list is one body per media type: problem.json as
+   * application/problem+json, any other as application/json (a 422 that is a validation body or a
+   * problem).
+   */
+  responses: Record<number, string | null | readonly string[]>;
   /**
    * The aggregate version as an entity tag: `read` answers it in ETag; `write` also takes it in
    * If-Match (412 when stale) and answers the new version in ETag (docs/write-path.md).
@@ -30,18 +35,20 @@ export type RouteSpec = {
 };
 
 const P = 'api/problem.json';
+/** 422 of a write route with a template: its failed gate's validation body, or a problem (e.g. idempotency_key_reused). */
+const U = ['api/validation-result.json', P];
 
 export const GOVERNANCE_ROUTES: RouteSpec[] = [
   { method: 'GET', path: '/health', status: 'live', access: 'public', scoped: false, summary: 'Sanitized health; detail with the operator token.', responses: { 200: 'api/health.json' } },
   { method: 'GET', path: '/openapi.json', status: 'preview', access: 'public', scoped: false, summary: 'This OpenAPI 3.1 document, generated from the route table and schemas/.', responses: { 200: 'api/openapi.json' } },
   { method: 'OPTIONS', path: '/v1/events', status: 'preview', access: 'public', scoped: false, summary: 'Bodyless loopback CORS preflight.', responses: { 204: null, 403: P } },
-  { method: 'POST', path: '/v1/events', status: 'live', access: 'write', scoped: true, summary: 'Adapter-only raw event write (Idempotency-Key required; If-Match with a task_id).', request: 'api/event-request.json', responses: { 201: 'api/event-response.json', 200: 'api/event-response.json', 400: P, 401: P, 403: P, 404: P, 409: P, 412: P, 413: P, 415: P, 422: P }, etag: 'write', readsIndex: false },
+  { method: 'POST', path: '/v1/events', status: 'live', access: 'write', scoped: true, summary: 'Adapter-only raw event write (Idempotency-Key required; If-Match with a task_id).', request: 'api/event-request.json', responses: { 201: 'api/event-response.json', 200: 'api/event-response.json', 400: P, 401: P, 403: P, 404: P, 409: P, 412: P, 413: P, 415: P, 422: U }, etag: 'write', readsIndex: false },
   { method: 'GET', path: '/v1/templates', status: 'live', access: 'read', scoped: false, summary: 'List smart templates.', responses: { 200: 'api/template-list.json', 401: P } },
   { method: 'GET', path: '/v1/templates/{template_id}', status: 'live', access: 'read', scoped: false, summary: 'Fetch one template by id or alias.', responses: { 200: 'api/template.json', 404: P } },
-  { method: 'POST', path: '/v1/templates/validate', status: 'live', access: 'read', scoped: false, summary: 'Validate a filled template with the closeout gate code.', request: 'api/template-validate-request.json', responses: { 200: 'api/validation-result.json', 404: P, 422: P } },
-  { method: 'POST', path: '/v1/tasks', status: 'live', access: 'write', scoped: true, summary: 'Create a governed task (task.created).', request: 'api/task-create-request.json', responses: { 201: 'api/task-write-response.json', 200: 'api/task-write-response.json', 409: P, 422: P }, etag: 'read' },
-  { method: 'POST', path: '/v1/tasks/{task_id}/checkpoints', status: 'live', access: 'write', scoped: true, summary: 'Write progress, blockers, next actions, context lines and evidence (task.checkpoint.written).', request: 'api/checkpoint-request.json', responses: { 201: 'api/event-response.json', 200: 'api/event-response.json', 400: P, 404: P, 409: P, 412: P, 422: P }, etag: 'write', readsIndex: false },
-  { method: 'POST', path: '/v1/tasks/{task_id}/closeout', status: 'live', access: 'write', scoped: true, summary: 'Close a task (task.closed) only after the closeout gates pass.', request: 'api/closeout-request.json', responses: { 201: 'api/task-write-response.json', 200: 'api/task-write-response.json', 400: P, 404: P, 409: P, 412: P, 422: 'api/validation-result.json' }, etag: 'write' },
+  { method: 'POST', path: '/v1/templates/validate', status: 'live', access: 'read', scoped: false, summary: 'Run a template\'s gate on a filled payload (the gate its write route runs); writes nothing.', request: 'api/template-validate-request.json', responses: { 200: 'api/validation-result.json', 404: P, 422: P } },
+  { method: 'POST', path: '/v1/tasks', status: 'live', access: 'write', scoped: true, summary: 'Create a governed task (task.created).', request: 'api/task-create-request.json', responses: { 201: 'api/task-write-response.json', 200: 'api/task-write-response.json', 409: P, 422: U }, etag: 'read' },
+  { method: 'POST', path: '/v1/tasks/{task_id}/checkpoints', status: 'live', access: 'write', scoped: true, summary: 'Write progress, blockers, next actions, context lines and evidence (task.checkpoint.written).', request: 'api/checkpoint-request.json', responses: { 201: 'api/event-response.json', 200: 'api/event-response.json', 400: P, 404: P, 409: P, 412: P, 422: U }, etag: 'write', readsIndex: false },
+  { method: 'POST', path: '/v1/tasks/{task_id}/closeout', status: 'live', access: 'write', scoped: true, summary: 'Close a task (task.closed) only after the closeout gates pass.', request: 'api/closeout-request.json', responses: { 201: 'api/task-write-response.json', 200: 'api/task-write-response.json', 400: P, 404: P, 409: P, 412: P, 422: U }, etag: 'write' },
   { method: 'GET', path: '/v1/tasks/{task_id}', status: 'preview', access: 'read', scoped: true, summary: 'The task projection (ETag: its version).', responses: { 200: 'api/task.json', 404: P }, etag: 'read' },
   { method: 'GET', path: '/v1/tasks/{task_id}/timeline', status: 'live', access: 'read', scoped: true, summary: 'Ordered task event truth (cursor paging by after_seq).', responses: { 200: 'api/timeline.json', 400: P, 404: P } },
   { method: 'POST', path: '/v1/claim-boundaries/evaluate', status: 'preview', access: 'write', scoped: true, summary: 'Claim Boundary decision (engine cb-1) with the semantic-correctness non-claim.', request: 'api/claim-evaluate-request.json', responses: { 200: 'api/claim-decision.json', 404: P, 422: P } },

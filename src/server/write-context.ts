@@ -1,8 +1,10 @@
-// Builds a service WriteContext from a request: scope headers, transport, Idempotency-Key, If-Match
+// Builds a service WriteContext from a request: scope headers, transport (and its principal),
+// Idempotency-Key, If-Match
 // and the canonical fingerprint of method, path, scope and body that a replay is compared against;
 // and the write answer, which embeds stored event lines as they are.
 import type { Context } from 'hono';
 import { canonicalSha256Uri } from '../domain/canonical-json.ts';
+import { transportPrincipal } from '../domain/event.ts';
 import type { WriteContext } from '../service/write-context.ts';
 import type { AppEnv } from './env.ts';
 import { readIdempotencyKey, readIfMatch, readScope } from './request-input.ts';
@@ -10,9 +12,11 @@ import { readIdempotencyKey, readIfMatch, readScope } from './request-input.ts';
 export function writeContextOf(c: Context<AppEnv>, body: unknown, idempotencyRequired = false): WriteContext {
   const scope = readScope(c);
   const idempotencyKey = readIdempotencyKey(c, idempotencyRequired);
+  const transport = c.get('transport') ?? 'customer';
   return {
     scope,
-    transport: c.get('transport') ?? 'customer',
+    transport,
+    principal: transportPrincipal(transport),
     idempotencyKey,
     // Only a keyed request can be replayed, so only its fingerprint is worth the canonicalization.
     requestSha256: idempotencyKey === null ? null : canonicalSha256Uri({ method: c.req.method, path: c.req.path, scope, body: body as never }),

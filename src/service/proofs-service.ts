@@ -93,7 +93,7 @@ function snapshot(deps: ServiceDeps, scope: Scope, taskIds: string[], asOf: stri
 }
 
 function pending(deps: ServiceDeps, ctx: WriteContext, kind: string, payload: { [key: string]: Json }): PendingEvent {
-  return { ...ctx.scope, event_id: deps.newId('evt'), kind, transport: ctx.transport, idempotency_key: ctx.idempotencyKey, request_sha256: ctx.requestSha256, payload };
+  return { ...ctx.scope, event_id: deps.newId('evt'), kind, actor: ctx.principal, transport: ctx.transport, idempotency_key: ctx.idempotencyKey, request_sha256: ctx.requestSha256, payload };
 }
 
 /**

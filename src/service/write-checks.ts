@@ -1,6 +1,6 @@
 // Checks shared by the write services: the body's own scope against the headers, a task's
 // existence and openness in the caller's scope (read now, or stated as an expectation that the
-// log checks when it seals the write), and where each kind's payload schema lives.
+// log checks when it seals the write).
 import type { Scope } from '../domain/event.ts';
 import { taskStream } from '../domain/streams.ts';
 import type { Task } from '../domain/task.ts';
@@ -57,10 +57,4 @@ function taskNotFound(taskId: string): AppError {
 
 function taskClosed(taskId: string): AppError {
   return new AppError('task_closed', `Task ${taskId} is closed; nothing more can be written to it. Create a follow-up task instead.`);
-}
-
-/** schemas/events/<kind with dots as dashes>.json; extension kinds take any object. */
-export function payloadSchemaOf(kind: string): string | null {
-  if (kind.startsWith('ext.')) return null;
-  return `events/${kind.replace(/[._]/g, '-')}.json`;
 }

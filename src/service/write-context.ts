@@ -1,11 +1,16 @@
-// What every write carries from its transport to the services: scope, transport, the
-// Idempotency-Key, the canonical fingerprint of the request (for replay comparison) and the
+// What every write carries from its transport to the services: scope, transport and its principal,
+// the Idempotency-Key, the canonical fingerprint of the request (for replay comparison) and the
 // version the caller's If-Match names.
-import type { Scope } from '../domain/event.ts';
+import type { Actor, Scope } from '../domain/event.ts';
 
 export type WriteContext = {
   scope: Scope;
   transport: 'customer' | 'operator';
+  /**
+   * The actor of every event the write records unless its body names one: the transport's
+   * principal (transportPrincipal), so every event names who did it.
+   */
+  principal: Actor;
   idempotencyKey: string | null;
   /**
    * sha256 URI of the canonical {method, path, scope, body} of the request, which a replay with the

@@ -1,5 +1,6 @@
-// Governed task writes (contract sections 6 and 7): create, checkpoint, a closeout the gates refuse
-// (422 validation body, nothing written) and one they pass, and the conflicts around them.
+// Governed task writes (contract sections 6 and 7): create, checkpoint and closeout, each refused
+// by its template's gate (422 validation body, nothing written) or passed by it, the actor each
+// event names, and the conflicts around them.
 import { check, happy, negative, type SmokeCheck } from './check.ts';
 import type { SmokeCtx } from './context.ts';
 
@@ -37,13 +38,19 @@ export function taskChecks(): SmokeCheck[] {
       const body = ctx.expect(await ctx.call(CREATE, { body: { task_id: smokeTaskId(ctx), title: `Smoke lifecycle ${searchWord(ctx)}`, session_id: 'sess-smoke' } }), 201);
       check(body.task.task_id === smokeTaskId(ctx) && body.task.status === 'open', `task ${body.task.task_id} is ${body.task.status}`);
       check(body.event.kind === 'task.created', `event kind ${body.event.kind}`);
+      check(typeof body.event.actor?.id === 'string', 'task.created names no actor (without one in the body it names the transport\'s principal)');
       ctx.samples.set('tasks', smokeTaskId(ctx));
     }, { always: true }),
     negative('tasks: creating the same task again is 409 task_exists', CREATE, async (ctx) => {
       ctx.expect(await ctx.call(CREATE, { body: { task_id: smokeTaskId(ctx), title: 'Again', session_id: 'sess-smoke' } }), 409, { code: 'task_exists' });
     }),
-    negative('tasks: create with an unknown member is 422', CREATE, async (ctx) => {
-      ctx.expect(await ctx.call(CREATE, { body: { title: 'Surplus member', session_id: 'sess-smoke', colour: 'red' } }), 422, { code: 'validation_failed' });
+    negative('tasks: create with an unknown member is 422 with the validation body', CREATE, async (ctx) => {
+      const body = ctx.expect(await ctx.call(CREATE, { body: { title: 'Surplus member', session_id: 'sess-smoke', colour: 'red' } }), 422);
+      check(body.ok === false && body.missing_fields?.includes('colour'), `missing_fields ${JSON.stringify(body.missing_fields)}`);
+    }),
+    negative('tasks: create with the title TBD is 422, as validate says', CREATE, async (ctx) => {
+      const body = ctx.expect(await ctx.call(CREATE, { body: { title: 'TBD', session_id: 'sess-smoke' } }), 422);
+      check(body.ok === false && body.missing_fields?.includes('title'), `missing_fields ${JSON.stringify(body.missing_fields)}`);
     }),
     negative('tasks: the same task id in another tenant is a different task', CREATE, async (ctx) => {
       const body = ctx.expect(await ctx.call(CREATE, { scope: ctx.scopeB, body: { task_id: smokeTaskId(ctx), title: 'Tenant B twin', session_id: 'sess-b' } }), 201);
@@ -54,8 +61,13 @@ export function taskChecks(): SmokeCheck[] {
       const body = ctx.expect(res, 201);
       check(body.event.kind === 'task.checkpoint.written', `event kind ${body.event.kind}`);
     }, { always: true }),
-    negative('tasks: a checkpoint with an unknown member is 422', CHECKPOINT, async (ctx) => {
-      ctx.expect(await ctx.call(CHECKPOINT, { params: { task_id: smokeTaskId(ctx) }, body: { progress: 'x', colour: 'red' } }), 422, { code: 'validation_failed' });
+    negative('tasks: a checkpoint with an unknown member is 422 with the validation body', CHECKPOINT, async (ctx) => {
+      const body = ctx.expect(await ctx.call(CHECKPOINT, { params: { task_id: smokeTaskId(ctx) }, body: { progress: 'x', colour: 'red' } }), 422);
+      check(body.ok === false && body.missing_fields?.includes('colour'), `missing_fields ${JSON.stringify(body.missing_fields)}`);
+    }),
+    negative('tasks: a checkpoint with the progress TODO is 422, as validate says', CHECKPOINT, async (ctx) => {
+      const body = ctx.expect(await ctx.call(CHECKPOINT, { params: { task_id: smokeTaskId(ctx) }, body: { progress: 'TODO' } }), 422);
+      check(body.ok === false && body.missing_fields?.includes('progress'), `missing_fields ${JSON.stringify(body.missing_fields)}`);
     }),
     negative('tasks: a checkpoint on a task of another scope is 404', CHECKPOINT, async (ctx) => {
       const other = { ...ctx.scopeA, workspace_id: 'ws-smoke-other' };

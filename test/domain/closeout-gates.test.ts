@@ -211,6 +211,7 @@ t.test('placeholder text is rejected in context lines and traps', async (t) => {
     'Ordering uses seq, not recorded_at, because clocks may repeat',
     'The run log is at <https://ci.test.invalid/runs/5120> for a week',
     'Questions about the key go to <keys@platform.test.invalid> first',
+    'The `<select>` of the export form keeps its old id for the e2e tests',
   ];
   for (const field of ['context_lines', 'future_agent_traps']) {
     for (const text of rejected) {
@@ -318,6 +319,22 @@ t.test('wrong types answer ok:false, never throw', async (t) => {
   t.pass('no payload made the gate throw');
 });
 
+t.test('an event template checks its payload against the kind\'s payload schema, as the raw door does', async (t) => {
+  const tpl = (id: string) => registry.resolve(id)!;
+  const cases: [string, Record<string, unknown>, [string, string][]][] = [
+    ['evidence.attach.v1', { note: '' }, [['schema_violation', '/payload/note']]],
+    ['evidence.attach.v1', { note: 'Run log', colour: 'red' }, [['schema_violation', '/payload/colour']]],
+    ['session.bind.v1', { principal: { type: 'agent', id: 'agent-1' } }, [['schema_violation', '/payload/principal/type']]],
+    ['session.bind.v1', { principal: { type: 'user', id: 'user-1' }, ip_class: '10.0.0.1' }, [['schema_violation', '/payload/ip_class']]],
+  ];
+  for (const [id, payload, codes] of cases) {
+    const body = { ...clone(FILLED[id]), payload };
+    t.same(codesAt(gate(tpl(id), body, true)), codes, `${id} ${JSON.stringify(payload)}`);
+    t.same(codesAt(gate(tpl(id), body)), [], `${id}: without the schema registry only the rules run`);
+  }
+  t.same(codesAt(gate(tpl('evidence.attach.v1'), { ...clone(FILLED['evidence.attach.v1']), kind: 'session.bound', payload: { note: '' } }, true)), [['invalid_value', '/kind']], 'another kind: the kind is the finding, not its payload');
+});
+
 t.test('schema findings fold in without repeating a rule finding', async (t) => {
   const unknown = gate(closeout, closeoutWith({ surprise: 1 }), true);
   t.same([unknown.missing_fields, codesAt(unknown)], [['surprise'], [['schema_violation', '/surprise']]]);
@@ -339,7 +356,13 @@ t.test('other templates: required members, placeholder values, template-specific
     ['task.create.v1', { title: 'Add example config for the docs' }, [], []],
     ['task.create.v1', { title: 'Todo list sync for the mobile app' }, [], []],
     ['task.create.v1', { title: 'TODO: name this task' }, [['placeholder_text', '/title']], ['title']],
-    ['task.create.v1', { labels: ['search', 'todo'] }, [['placeholder_text', '/labels/1']], ['labels']],
+    ['task.create.v1', { labels: ['search', 'todo', 'examples', 'none'] }, [], []],
+    ['task.create.v1', { labels: ['search', ' '] }, [['blank', '/labels/1']], ['labels']],
+    ['task.create.v1', { labels: ['<label of the area>'] }, [['placeholder_text', '/labels/0']], ['labels']],
+    ['checkpoint.write.v1', { progress: 'TODO' }, [['placeholder_text', '/progress']], ['progress']],
+    ['checkpoint.write.v1', { progress: 'Replaced the <select> with a combobox' }, [['placeholder_text', '/progress']], ['progress']],
+    ['checkpoint.write.v1', { progress: 'Replaced the `<select>` with a combobox' }, [], []],
+    ['checkpoint.write.v1', { blockers: ['none'] }, [['placeholder_text', '/blockers/0']], ['blockers']],
     ['task.create.v1', { session_id: '' }, [['blank', '/session_id']], ['session_id']],
     ['checkpoint.write.v1', { progress: 'n/a' }, [['placeholder_text', '/progress']], ['progress']],
     ['checkpoint.write.v1', { evidence_refs: [{ artifact_id: 'x' }] }, [['evidence_unbound', '/evidence_refs/0']], ['evidence_refs']],
@@ -354,6 +377,8 @@ t.test('other templates: required members, placeholder values, template-specific
       ['missing', '/risk_inputs/vendor_maturity'], ['missing', '/risk_inputs/prohibited_practice'],
     ], ['risk_inputs.data_sensitivity', 'risk_inputs.decision_impact', 'risk_inputs.vendor_maturity', 'risk_inputs.prohibited_practice']],
     ['session.bind.v1', { payload: { principal: { type: 'user' } } }, [['missing', '/payload/principal/id']], ['payload.principal.id']],
+    ['session.bind.v1', { kind: 'evidence.attached' }, [['invalid_value', '/kind']], ['kind']],
+    ['session.bind.v1', { payload: { principal: { type: 'user', id: 'user-1' }, agent: '<agent name and version>' } }, [['placeholder_text', '/payload/agent']], ['payload']],
     ['proof_packet.assemble.v1', { task_ids: [] }, [['missing', '/task_ids']], ['task_ids']],
   ];
   for (const [id, change, codes, missing] of cases) {

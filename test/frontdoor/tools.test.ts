@@ -70,9 +70,11 @@ t.test('every happy path, against the live API', async (t) => {
   t.match(created.structured.body.task, { task_id: 'task-1', status: 'open' });
   t.same(JSON.parse(created.text), created.structured, 'the text is a JSON copy of the structured content');
 
-  const cp = await call('task_checkpoint', { task_id: 'task-1', progress: 'Fonts uploaded; kerning checked on the sample set', next_actions: ['Re-render the backlog'] });
+  const agent = { type: 'agent', id: 'font-agent-2' };
+  const cp = await call('task_checkpoint', { task_id: 'task-1', progress: 'Fonts uploaded; kerning checked on the sample set', next_actions: ['Re-render the backlog'], actor: agent });
   t.equal(cp.structured.status, 201, 'checkpoint written');
   t.equal(cp.structured.body.event.kind, 'task.checkpoint.written');
+  t.same([created.structured.body.event.actor, cp.structured.body.event.actor], [{ type: 'service_account', id: 'preview-customer' }, agent], 'an actor argument names the agent; without one, the transport');
 
   const found = await call('search_tasks', { q: 'kerning' });
   t.equal(found.isError, false);
@@ -137,7 +139,6 @@ t.test('problem bodies and argument errors are isError results with the code and
   const { call } = await connect(t, { baseUrl, fetch: counting });
   const cases: [string, Record<string, unknown>, string, RegExp][] = [
     ['task_checkpoint', { task_id: 'nope-1', progress: 'x' }, 'task_not_found', /task_create opens a new one/],
-    ['task_create', { title: 'Bad', session_id: 'sess-1', colour: 'red' }, 'validation_failed', /\/colour/],
     ['task_timeline', { task_id: 'task-1', limit: 0 }, 'invalid_query', /limit/],
     ['task_template', { template_id: 'no-such-template' }, 'template_not_found', /GET \/v1\/templates/],
     ['task_create', { title: 'Bad scope', session_id: 'sess-1', tenant_id: '!' }, 'invalid_scope', /GOV_TENANT_ID/],
@@ -150,6 +151,11 @@ t.test('problem bodies and argument errors are isError results with the code and
     t.match(res.text, new RegExp(`answered \\d{3} ${code}`));
     t.match(res.text, hint);
   }
+  // A body the template's gate refuses is the validation body, explained like a failed closeout.
+  const gated = await call('task_create', { title: 'Bad', session_id: 'sess-1', colour: 'red' });
+  t.same([gated.isError, gated.structured.status, gated.structured.error.code], [true, 422, 'validation_failed']);
+  t.match(gated.text, /blocker schema_violation at colour: unknown member "colour"/);
+  t.match(gated.text, /call task_create again/);
   const noScope = await connect(t, { baseUrl, scope: {} });
   const missing = await noScope.call('task_create', { title: 'No scope anywhere', session_id: 'sess-1' });
   t.equal(missing.structured.body.code, 'scope_required');

@@ -105,7 +105,6 @@ t.test('request rules: every failure has its status and code, and writes nothing
     ['reserved kind', { body: { ...ok, kind: 'task.closed', task_id: 'task-1' }, idempotencyKey: 'a' }, 422, 'reserved_event_kind'],
     ['reserved prefix', { body: { ...ok, kind: 'proof_packet.assembled' }, idempotencyKey: 'a' }, 422, 'reserved_event_kind'],
     ['unknown kind', { body: { ...ok, kind: 'made.up' }, idempotencyKey: 'a' }, 422, 'unknown_event_kind'],
-    ['evidence without refs', { body: { ...ok, kind: 'evidence.attached', payload: {} }, idempotencyKey: 'a' }, 422, 'validation_failed'],
     ['task not in scope', { body: { ...ok, task_id: 'task-404' }, idempotencyKey: 'a' }, 404, 'task_not_found'],
   ];
   for (const [name, c, status, code] of cases) {
@@ -114,6 +113,11 @@ t.test('request rules: every failure has its status and code, and writes nothing
     t.equal(res.json?.code, code, `${name}: code`);
     assertSchema(t, 'api/problem.json', res.json, `${name}: problem body`);
   }
+  // A kind with a template answers its gate's validation body instead (test/server/template-gates.test.ts).
+  const noRefs = await call('/v1/events', { body: { ...ok, kind: 'evidence.attached', payload: {} }, idempotencyKey: 'a' });
+  t.equal(noRefs.status, 422);
+  assertSchema(t, 'api/validation-result.json', noRefs.json);
+  t.same([noRefs.json.template_id, noRefs.json.missing_fields], ['evidence.attach.v1', ['evidence_refs']], 'evidence without refs');
   const unknown = await call('/v1/events', { body: { ...ok, colour: 'red' }, idempotencyKey: 'b' });
   t.same(unknown.json.errors, [{ pointer: '/colour', detail: 'unknown member "colour" is not allowed' }]);
   t.equal(service.store.tail().seq, 0, 'nothing was written');

@@ -8,13 +8,12 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { classifyKind } from '../../src/domain/event.ts';
+import { classifyKind, payloadSchemaOf } from '../../src/domain/event.ts';
 import { schemaRegistry, templateRegistry } from '../../src/deps.ts';
 import { TOOLS } from '../../src/frontdoor/tools/tool-table.ts';
 import { SCHEMA_BASE } from '../../src/schema-registry.ts';
 import { routeTable } from '../../src/server/create-app.ts';
-import { buildOpenApi } from '../../src/server/openapi.ts';
-import { payloadSchemaOf } from '../../src/service/write-checks.ts';
+import { buildOpenApi, mediaTypeOf } from '../../src/server/openapi.ts';
 import { testApp } from '../fixtures/test-app.ts';
 
 const GOLDEN = 'test/fixtures/openapi.golden.json';
@@ -75,7 +74,7 @@ t.test('operations: success schemas, security, scope and idempotency headers, pr
     for (const [status, schema] of Object.entries(route.responses)) {
       const content = op.responses[status].content;
       if (schema === null) t.equal(content, undefined, `${key} ${status} has no content`);
-      else t.same(Object.keys(content), [schema === 'api/problem.json' ? 'application/problem+json' : 'application/json'], `${key} ${status} media type`);
+      else t.same(Object.keys(content), (typeof schema === 'string' ? [schema] : schema).map(mediaTypeOf), `${key} ${status} media types`);
     }
     const headers = (op.parameters ?? []).map((p: any) => p.$ref ?? `${p.in}:${p.name}`);
     t.equal(headers.includes('#/components/parameters/TenantId'), route.scoped, `${key} scope headers iff scoped`);
@@ -118,7 +117,7 @@ t.test('every schema file is referenced by something', async (t) => {
   const registry = schemaRegistry();
   const rel = (id: string) => id.slice(SCHEMA_BASE.length);
   const used = new Set<string>();
-  for (const r of routeTable()) for (const s of [r.request, ...Object.values(r.responses)]) if (s) used.add(s);
+  for (const r of routeTable()) for (const s of [r.request, ...Object.values(r.responses).flat()]) if (s) used.add(s);
   for (const [id, schema] of registry.schemas) {
     for (const m of JSON.stringify(schema).matchAll(/"\$ref":"([^"#]+)/g)) {
       const target = new URL(m[1]!, id).href;

@@ -95,7 +95,8 @@ t.test('create conflicts, ids, validation and transport', async (t) => {
   t.match(generated.json.task.task_id, /^task_/);
   const bad = await call('/v1/tasks', { body: { title: 'x', session_id: 'sess-1', colour: 'red' } });
   t.equal(bad.status, 422);
-  t.equal(bad.json.code, 'validation_failed');
+  assertSchema(t, 'api/validation-result.json', bad.json);
+  t.same([bad.json.ok, bad.json.blockers.map((b: any) => [b.code, b.pointer])], [false, [['schema_violation', '/colour']]], 'an unknown member fails the task.create.v1 gate');
   const seq = service.store.tail().seq;
   for (const [path, body] of [['/v1/tasks', { title: 'Operator', session_id: 'sess-1' }], ['/v1/tasks/task-1/checkpoints', { progress: 'x' }], ['/v1/tasks/task-1/closeout', goodCloseout]] as const) {
     const res = await call(path, { body, token: 'operator' });

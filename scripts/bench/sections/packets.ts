@@ -1,6 +1,7 @@
 // Proof Packet assembly and verification for tasks of 100, 1,000 and 10,000 events, in-process
 // through the same service functions the routes call (store, index, signing, schema check).
 import { openServiceDeps } from '../../../src/deps.ts';
+import { transportPrincipal } from '../../../src/domain/event.ts';
 import { assemblePacket } from '../../../src/service/proofs-service.ts';
 import { verifySignatures } from '../../../src/service/receipts-service.ts';
 import type { WriteContext } from '../../../src/service/write-context.ts';
@@ -26,7 +27,7 @@ export const packetsSection: Section = {
           const assembleMs: number[] = [];
           const verifyMs: number[] = [];
           for (let r = 0; r < REPEATS; r++) {
-            const ctxWrite: WriteContext = { scope, transport: 'customer', idempotencyKey: null, requestSha256: `sha256:${'0'.repeat(64)}`, ifMatch: null };
+            const ctxWrite: WriteContext = { scope, transport: 'customer', principal: transportPrincipal('customer'), idempotencyKey: null, requestSha256: `sha256:${'0'.repeat(64)}`, ifMatch: null };
             let started = performance.now();
             const { packet } = await assemblePacket(deps, ctxWrite, { task_ids: [taskId], integrity_class: integrityClass });
             assembleMs.push(performance.now() - started);

@@ -32,7 +32,10 @@ export function eventRoutes(deps: ServiceDeps): Hono<AppEnv> {
     readScope(c); // scope errors (400) come before body errors
     const body = await readJsonBody(c);
     const ctx = writeContextOf(c, body, true);
-    const { replayed, events, lines } = await submitRawEvent(deps, ctx, body);
+    const outcome = await submitRawEvent(deps, ctx, body);
+    // A kind with a template (evidence.attached, session.bound) that fails its gate: nothing written.
+    if (!outcome.ok) return c.json(outcome.validation, 422);
+    const { replayed, events, lines } = outcome.write;
     // An event written to a task is that task's new version.
     return writeResponse(c, replayed, { event: new RawJson(lines[0]!) }, events[0]!.task_id === undefined ? undefined : events[0]!.seq);
   });

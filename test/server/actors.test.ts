@@ -1,0 +1,100 @@
+// Who did it: every write route takes an `actor` (validated like the envelope's), and every event
+// names one: the body's, else the principal of the transport the request came over. Issue 11 item 6.
+import t, { type Test } from 'tap';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { StoredEvent } from '../../src/domain/event.ts';
+import { assertSchema, rawEvent, SCOPE_A, SCOPE_B, testApp } from '../fixtures/test-app.ts';
+
+const CUSTOMER = { type: 'service_account', id: 'preview-customer' };
+const OPERATOR = { type: 'service_account', id: 'preview-operator' };
+const AGENT = { type: 'agent', id: 'renderer-agent-3' };
+const USER = { type: 'user', id: 'dana' };
+
+const evidence = {
+  artifact_id: 'run-1',
+  uri: 'https://ci.internal.test/runs/1/log',
+  evidence_type: 'log',
+  sha256: 'b'.repeat(64),
+  confidence: 'claimed',
+  redaction: 'none',
+  content_trust: 'trusted_internal',
+  captured_at: '2026-11-01T09:00:00Z',
+};
+
+const closeout = {
+  outcome: 'completed',
+  summary: 'Moved the invoice renderer to the new font pipeline and re-rendered the backlog.',
+  verification: ['Rendered the 40 sample invoices and compared them with the approved proofs'],
+  evidence_refs: [evidence],
+  context_lines: ['The font pipeline reads its fonts from the assets bucket, not the image'],
+  future_agent_traps: ['Re-rendering without clearing the glyph cache keeps the old kerning'],
+};
+
+/** The preview as started (the bundled forge data loaded), and the events of its log after a seq. */
+async function app(t: Test) {
+  const base = await testApp(t, { forgeData: 'fixture' });
+  const seq = () => base.service.store.tail().seq;
+  const eventsAfter = (afterSeq: number): StoredEvent[] => readFileSync(join(base.dataDir, 'events.jsonl'), 'utf8').split('\n').filter(Boolean)
+    .map((line) => JSON.parse(line) as StoredEvent).filter((e) => e.seq > afterSeq);
+  const customer = (path: string, body: unknown, idempotencyKey?: string) => base.call(path, { body, ...(idempotencyKey ? { idempotencyKey } : {}) });
+  return { ...base, seq, eventsAfter, customer };
+}
+
+t.test('every event names an actor: the body\'s, else the transport\'s principal', async (t) => {
+  const { call, seq, eventsAfter, customer } = await app(t);
+  const start = seq();
+  const expected: Array<[string, object]> = [];
+  const expect = async (res: Promise<{ status: number; text: string }>, status: number, ...events: Array<[string, object]>) => {
+    const r = await res;
+    t.equal(r.status, status, r.text);
+    expected.push(...events);
+  };
+
+  await expect(customer('/v1/tasks', { task_id: 'task-1', title: 'Render invoices with the new fonts', session_id: 'sess-1' }), 201, ['task.created', CUSTOMER]);
+  await expect(customer('/v1/tasks', { task_id: 'task-2', title: 'Render the credit notes too', session_id: 'sess-1', actor: AGENT }), 201, ['task.created', AGENT]);
+  await expect(customer('/v1/tasks/task-1/checkpoints', { progress: 'Fonts uploaded', evidence_refs: [evidence] }), 201, ['task.checkpoint.written', CUSTOMER]);
+  await expect(customer('/v1/tasks/task-2/checkpoints', { progress: 'Fonts uploaded', actor: AGENT }), 201, ['task.checkpoint.written', AGENT]);
+  await expect(customer('/v1/events', rawEvent(SCOPE_A), 'raw-1'), 201, ['ext.acme.note', CUSTOMER]);
+  await expect(customer('/v1/events', rawEvent(SCOPE_A, { actor: USER }), 'raw-2'), 201, ['ext.acme.note', USER]);
+  await expect(customer('/v1/claim-boundaries/evaluate', { task_ids: ['task-1'], claims: [{ claim: 'The fonts were uploaded.', evidence: ['run-1'] }] }), 200, ['claim_boundary.evaluated', CUSTOMER]);
+  await expect(customer('/v1/proof-packets', { task_ids: ['task-1'], integrity_class: 'signed_and_receipted' }), 201,
+    ['proof_packet.receipted', CUSTOMER], ['proof_packet.assembled', CUSTOMER], ['access.logged', CUSTOMER]);
+  await expect(call('/v1/proof-packets', { scope: SCOPE_B, body: { task_ids: ['task-1'] } }), 404, ['access.logged', CUSTOMER]);
+  await expect(customer('/v1/tasks/task-1/closeout', closeout), 201, ['task.closed', CUSTOMER]);
+  await expect(customer('/v1/tasks/task-2/closeout', { ...closeout, actor: USER }), 201, ['task.closed', USER]);
+  await expect(call('/admin/quota/rules', { token: 'operator', scope: null, body: { name: 'total-1k', limit: 1024, subjects: ['size:all'] } }), 201, ['quota.rule.created', OPERATOR]);
+
+  const events = eventsAfter(start);
+  t.same(events.map((e) => [e.kind, e.actor]), expected, 'each event and its actor, in log order');
+  for (const e of events) assertSchema(t, 'api/event.json', e, `${e.kind} is a valid envelope`);
+});
+
+t.test('events written at start-up name the operator principal too', async (t) => {
+  const { eventsAfter } = await app(t);
+  const loaded = eventsAfter(0);
+  t.same(loaded.map((e) => [e.kind, e.actor]), [['forge.data.replaced', OPERATOR]], 'the bundled forge data set');
+});
+
+t.test('an actor is validated like the envelope\'s; a bad one writes nothing', async (t) => {
+  const { seq, customer } = await app(t);
+  t.equal((await customer('/v1/tasks', { task_id: 'task-1', title: 'Render invoices with the new fonts', session_id: 'sess-1' })).status, 201);
+  const before = seq();
+  const bad = [{ type: 'robot', id: 'r-1' }, { type: 'agent' }, { type: 'agent', id: 'a' }, { type: 'agent', id: 'agent-1', name: 'x' }, 'agent-1'];
+  for (const actor of bad) {
+    for (const [path, body] of [
+      ['/v1/tasks', { title: 'Render the credit notes', session_id: 'sess-1', actor }],
+      ['/v1/tasks/task-1/checkpoints', { progress: 'Fonts uploaded', actor }],
+      ['/v1/tasks/task-1/closeout', { ...closeout, actor }],
+    ] as const) {
+      const res = await customer(path, body);
+      t.equal(res.status, 422, `${path} ${JSON.stringify(actor)}`);
+      assertSchema(t, 'api/validation-result.json', res.json);
+      t.same([...new Set(res.json.blockers.map((b: any) => `${b.code} ${b.field}`))], ['schema_violation actor'], `${path}: the actor is the finding`);
+    }
+    const raw = await customer('/v1/events', rawEvent(SCOPE_A, { actor }), 'bad-actor');
+    t.same([raw.status, raw.json.code], [422, 'validation_failed'], `POST /v1/events ${JSON.stringify(actor)}`);
+    t.ok(raw.json.errors.every((e: any) => e.pointer.startsWith('/actor')), 'the pointer is under /actor');
+  }
+  t.equal(seq(), before, 'nothing written');
+});
