@@ -4,6 +4,7 @@ import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.
 import addFormatsModule from 'ajv-formats';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { isDateTime } from './domain/date-time.ts';
 import { AppError, type ErrorDetail } from './errors.ts';
 
 export const SCHEMA_BASE = 'https://schemas.gov.local/';
@@ -24,6 +25,10 @@ export function loadSchemaRegistry(dir: string, options: { checkMetaSchema?: boo
   const ajv = new Ajv2020({ allErrors: true, strict: true, strictRequired: false, allowUnionTypes: true, validateSchema: options.checkMetaSchema === true });
   const addFormats = addFormatsModule as unknown as (a: Ajv2020) => void;
   addFormats(ajv);
+  // ajv-formats' date-time also admits a space for T and +0530 or +05 offsets, which RFC 3339 does
+  // not: the format is exactly what src/domain/date-time.ts parses, so every accepted date-time
+  // (an as_of, a stored captured_at) reads back as an instant.
+  ajv.addFormat('date-time', { type: 'string', validate: isDateTime });
   const schemas = new Map<string, Record<string, unknown>>();
   for (const file of listJsonFiles(dir)) {
     const schema = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;

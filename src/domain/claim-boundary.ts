@@ -2,7 +2,7 @@
 // confidence values against the tasks' evidence pool. It judges support, never truth: semantic
 // correctness is never automatic, so wording that asserts it is blocked.
 import type { EvidenceRef, StoredEvent } from './event.ts';
-import { AppError } from '../errors.ts';
+import { parseDateTime } from './date-time.ts';
 import { buildEvidencePool } from './evidence-pool.ts';
 import { derivedId } from './derived-id.ts';
 import { SEMANTIC_CORRECTNESS_PHRASES, semanticCorrectnessPhrase } from './claim-phrases.ts';
@@ -63,7 +63,7 @@ export function emptySummary(): ClaimSummary {
 
 export function evaluateClaimBoundary(input: EvaluateClaimBoundaryInput): ClaimDecision {
   const { claims } = input;
-  const asOfMs = parseTime(input.asOf, 'as_of');
+  const asOfMs = parseDateTime(input.asOf, 'as_of');
   const staleAfterDays = input.staleAfterDays ?? DEFAULT_STALE_AFTER_DAYS;
   const ctx: Ctx = { pool: buildEvidencePool(input.events), asOfMs, staleAfterDays, results: new Array(claims.length) };
 
@@ -122,7 +122,7 @@ function classify(c: ClaimInput, deps: number[], cyclic: boolean, ctx: Ctx): Cla
 
   const refs = cited.map((id) => ctx.pool.get(id)!);
   const limitMs = ctx.staleAfterDays * DAY_MS;
-  const stale = refs.filter((r) => !(ctx.asOfMs - parseTime(r.captured_at, 'captured_at') <= limitMs));
+  const stale = refs.filter((r) => !(ctx.asOfMs - parseDateTime(r.captured_at, 'captured_at') <= limitMs));
   if (stale.length) {
     return out('stale', `Cites evidence captured more than ${ctx.staleAfterDays} days before as_of: ${list(stale.map((r) => `${r.artifact_id} (${r.captured_at})`))}.`);
   }
@@ -141,12 +141,6 @@ function classify(c: ClaimInput, deps: number[], cyclic: boolean, ctx: Ctx): Cla
   if (cited.length === 0) return out('inferred', `Cites no evidence; every claim it depends on came out verified or inferred: ${depNote(deps)}.`);
   const also = deps.length ? `; its dependencies came out verified or inferred: ${depNote(deps)}` : '';
   return out('verified', `Every cited evidence is present, fresh, bound by sha256 or etag, trusted and itself verified: ${list(cited)}${also}.`);
-}
-
-function parseTime(text: string, what: string): number {
-  const ms = Date.parse(text);
-  if (Number.isNaN(ms)) throw new AppError('invalid_date_time', `The ${what} "${text}" is not a date-time; send an RFC 3339 date-time.`);
-  return ms;
 }
 
 function list(items: string[]): string {

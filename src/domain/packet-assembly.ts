@@ -3,6 +3,7 @@
 // that adds its integrity block. Same inputs, byte-identical output (an ECDSA signature aside).
 import { AppError } from '../errors.ts';
 import { canonicalSha256Uri } from './canonical-json.ts';
+import { formatDateTime, parseDateTime } from './date-time.ts';
 import type { Scope, StoredEvent } from './event.ts';
 import { buildEvidencePool } from './evidence-pool.ts';
 import { derivedId } from './derived-id.ts';
@@ -26,8 +27,9 @@ export type AssemblePacketInput = {
   request: ProofPacketRequest;
   /** Every event of the listed tasks in this scope with recorded_at ≤ asOf, in seq order. */
   events: readonly StoredEvent[];
-  /** Ids of the access.logged events in scope about these tasks up to asOf. */
-  accessLogIds: readonly string[];
+  /** The access.logged events in this scope about these tasks with recorded_at ≤ asOf, in seq order. */
+  accessLog: readonly StoredEvent[];
+  /** Any RFC 3339 date-time; the packet carries it in the normal form. */
   asOf: string;
   defaultNonClaims?: readonly string[];
 };
@@ -39,8 +41,10 @@ export type AssembledPacket = {
 };
 
 export function assemblePacketBody(input: AssemblePacketInput): AssembledPacket {
-  const { scope, request, events, asOf } = input;
-  checkSnapshot(scope, request.task_ids, events, asOf);
+  const { scope, request, events, accessLog } = input;
+  const asOfMs = parseDateTime(input.asOf, 'as_of');
+  const asOf = formatDateTime(asOfMs);
+  checkSnapshot(scope, request.task_ids, events, accessLog, asOfMs);
   const sessionIds = sortedUnique([
     ...events.flatMap((e) => (e.session_id === undefined ? [] : [e.session_id])),
     ...(request.session_ids ?? []),
@@ -49,9 +53,16 @@ export function assemblePacketBody(input: AssemblePacketInput): AssembledPacket 
     throw new AppError('session_ids_required', 'A Proof Packet names at least one session, and none of these tasks has a bound session: bind a session (session.bound) or pass session_ids in the request.');
   }
   const hashRoot = hashChainRoot(events.map((e) => e.event_hash));
-  // The ids hash what the packet is about (scope, request with defaults filled, as_of) and the
-  // snapshot root, so a replayed request names the same packet and a grown snapshot a new one.
-  const idInputs = { scope: { ...scope }, request: normalizeRequest(request), as_of: asOf, hash_chain_root: hashRoot };
+  const accessLogIds = accessLog.map((e) => e.event_id);
+  // The ids hash everything the content follows from: what the packet is about (scope, request
+  // with defaults filled, as_of in the normal form) and the snapshot (its events' root, the access
+  // log entries it lists, the last seq it rests on). A replayed request names the same packet; a
+  // snapshot that differs in anything, even one access log entry, names another.
+  const snapshotSeq = Math.max(events[events.length - 1]!.seq, accessLog[accessLog.length - 1]?.seq ?? 0);
+  const idInputs = {
+    scope: { ...scope }, request: normalizeRequest(request), as_of: asOf,
+    hash_chain_root: hashRoot, access_log_ids: accessLogIds, snapshot_seq: snapshotSeq,
+  };
 
   const pool = [...buildEvidencePool(events).values()].sort((a, b) => compare(a.artifact_id, b.artifact_id));
   const redaction = redactEvidenceRefs(pool);
@@ -78,7 +89,7 @@ export function assemblePacketBody(input: AssemblePacketInput): AssembledPacket 
     evidence_refs: redaction.refs,
     claim_boundary: toClaimBoundary(decision),
     redaction_manifest: manifest,
-    access_log_ids: [...input.accessLogIds],
+    access_log_ids: accessLogIds,
     non_claims: [...new Set([...(input.defaultNonClaims ?? DEFAULT_NON_CLAIMS), ...(request.non_claims ?? [])])],
     assembled_at: asOf,
     packet_status: request.packet_status ?? 'draft',
@@ -132,27 +143,33 @@ export function sealPacket(body: PacketBody, options: SealOptions): ProofPacket 
   };
 }
 
-/** One pass: the snapshot must be in seq order, in this scope, about these tasks, and not after as_of. */
-function checkSnapshot(scope: Scope, taskIds: readonly string[], events: readonly StoredEvent[], asOf: string): void {
+/**
+ * One pass over each list: in seq order, in this scope, not after as_of (instants, never strings);
+ * the events are about the listed tasks, the access log holds access.logged events only.
+ */
+function checkSnapshot(scope: Scope, taskIds: readonly string[], events: readonly StoredEvent[], accessLog: readonly StoredEvent[], asOfMs: number): void {
   if (events.length === 0) {
     throw new AppError('empty_snapshot', 'None of the listed tasks has an event recorded at or before as_of; choose a later as_of.');
   }
-  const asOfMs = Date.parse(asOf);
-  if (Number.isNaN(asOfMs)) throw new AppError('invalid_date_time', `The as_of "${asOf}" is not a date-time; send an RFC 3339 date-time.`);
   const tasks = new Set(taskIds);
-  let lastSeq = 0;
-  for (const e of events) {
-    if (!(e.seq > lastSeq)) throw new AppError('events_out_of_order', `Events must be in increasing seq order; seq ${e.seq} follows ${lastSeq}.`);
-    lastSeq = e.seq;
-    // A packet must never mix tenants or workspaces: the packet-confusion guard holds here as well.
-    if (e.tenant_id !== scope.tenant_id || e.workspace_id !== scope.workspace_id || e.project_id !== scope.project_id) {
-      throw new AppError('event_out_of_scope', `Event ${e.event_id} belongs to another scope.`);
-    }
-    if (e.task_id === undefined || !tasks.has(e.task_id)) {
-      throw new AppError('event_outside_tasks', `Event ${e.event_id} is not about the listed tasks.`);
-    }
-    if (!(Date.parse(e.recorded_at) <= asOfMs)) {
-      throw new AppError('event_after_as_of', `Event ${e.event_id} was recorded after as_of; the snapshot holds events up to as_of only.`);
+  for (const [list, what] of [[events, 'Events'], [accessLog, 'Access log entries']] as const) {
+    let lastSeq = 0;
+    for (const e of list) {
+      if (!(e.seq > lastSeq)) throw new AppError('events_out_of_order', `${what} must be in increasing seq order; seq ${e.seq} follows ${lastSeq}.`);
+      lastSeq = e.seq;
+      // A packet must never mix tenants or workspaces: the packet-confusion guard holds here as well.
+      if (e.tenant_id !== scope.tenant_id || e.workspace_id !== scope.workspace_id || e.project_id !== scope.project_id) {
+        throw new AppError('event_out_of_scope', `Event ${e.event_id} belongs to another scope.`);
+      }
+      if (list === events && (e.task_id === undefined || !tasks.has(e.task_id))) {
+        throw new AppError('event_outside_tasks', `Event ${e.event_id} is not about the listed tasks.`);
+      }
+      if (list === accessLog && e.kind !== 'access.logged') {
+        throw new AppError('event_not_access_log', `Event ${e.event_id} is a ${e.kind}, not an access.logged entry.`);
+      }
+      if (!(parseDateTime(e.recorded_at, 'recorded_at') <= asOfMs)) {
+        throw new AppError('event_after_as_of', `Event ${e.event_id} was recorded after as_of; the snapshot holds events up to as_of only.`);
+      }
     }
   }
 }

@@ -39,6 +39,7 @@ const STATUS: Record<string, [number, string]> = {
   session_ids_required: [422, 'Session ids required'],
   empty_snapshot: [422, 'Nothing to assemble'],
   invalid_date_time: [422, 'Invalid date-time'],
+  as_of_in_future: [422, 'as_of in the future'],
   store_write_failed: [503, 'Store write failed'],
   store_unavailable: [503, 'Store unavailable'],
   store_closed: [503, 'Store closed'],

@@ -3,6 +3,7 @@
 // leaves an access.logged (outcome denied) in the caller's scope.
 import { DEFAULT_STALE_AFTER_DAYS, decisionIdFor, evaluateClaimBoundary, type ClaimDecision, type ClaimInput } from '../domain/claim-boundary.ts';
 import type { Json } from '../domain/canonical-json.ts';
+import { formatDateTime, parseDateTime } from '../domain/date-time.ts';
 import type { Scope, StoredEvent } from '../domain/event.ts';
 import { assemblePacketBody, sealPacket } from '../domain/packet-assembly.ts';
 import { hashChainRoot, packetSha256 } from '../domain/packet-hash.ts';
@@ -22,12 +23,16 @@ type EvaluateRequest = { task_ids: string[]; claims: ClaimInput[]; as_of?: strin
 export async function evaluateClaims(deps: ServiceDeps, ctx: WriteContext, body: unknown): Promise<{ replayed: boolean; decision: ClaimDecision }> {
   deps.registry.assert('api/claim-evaluate-request.json', body, 'claim evaluation request');
   const req = body as EvaluateRequest;
+  const requested = requestedAsOf(deps, req.as_of);
   await guardScope(deps, ctx, { taskIds: req.task_ids, sessionIds: [], resource: 'claim_boundary' });
   const staleAfterDays = req.stale_after_days ?? DEFAULT_STALE_AFTER_DAYS;
   const result = committedReplay(deps, ctx) ?? await retryOnConflict(() => {
-    const asOf = req.as_of ?? deps.clock().toISOString();
-    const { events, expect } = snapshot(deps, ctx.scope, req.task_ids, asOf);
-    const decisionId = decisionIdFor({ scope: { ...ctx.scope }, request: req, as_of: asOf, hash_chain_root: hashChainRoot(events.map((e) => e.event_hash)) });
+    const asOfMs = requested ?? deps.clock().getTime();
+    const asOf = formatDateTime(asOfMs);
+    const { events, expect } = snapshot(deps, ctx.scope, req.task_ids, asOfMs);
+    // Two spellings of one instant are one request: the id hashes the normal form.
+    const request = req.as_of === undefined ? req : { ...req, as_of: asOf };
+    const decisionId = decisionIdFor({ scope: { ...ctx.scope }, request, as_of: asOf, hash_chain_root: hashChainRoot(events.map((e) => e.event_hash)) });
     const decision = evaluateClaimBoundary({ claims: req.claims, events, asOf, staleAfterDays, decisionId, evaluatedAt: asOf });
     return deps.store.append([pending(deps, ctx, 'claim_boundary.evaluated', { request: req as unknown as Json, as_of: asOf, stale_after_days: staleAfterDays, decision: decision as unknown as Json })], expect);
   });
@@ -39,14 +44,12 @@ export async function evaluateClaims(deps: ServiceDeps, ctx: WriteContext, body:
 export async function assemblePacket(deps: ServiceDeps, ctx: WriteContext, body: unknown): Promise<{ replayed: boolean; packet: ProofPacket }> {
   deps.registry.assert('api/proof-packet-request.json', body, 'proof packet request');
   const req = body as ProofPacketRequest;
+  const requested = requestedAsOf(deps, req.as_of);
   await guardScope(deps, ctx, { taskIds: req.task_ids, sessionIds: req.session_ids ?? [], resource: 'proof_packet' });
   const result = committedReplay(deps, ctx) ?? await retryOnConflict(() => {
-    const asOf = req.as_of ?? deps.clock().toISOString();
-    const { events, expect } = snapshot(deps, ctx.scope, req.task_ids, asOf);
-    const accessLogIds = deps.queries.eventsOfKind(ctx.scope, 'access.logged')
-      .filter((e) => e.recorded_at <= asOf && ((e.payload.task_ids as string[] | undefined) ?? []).some((id) => req.task_ids.includes(id)))
-      .map((e) => e.event_id);
-    const { body: packetBody, manifest } = assemblePacketBody({ scope: ctx.scope, request: req, events, accessLogIds, asOf });
+    const asOfMs = requested ?? deps.clock().getTime();
+    const { events, accessLog, expect } = snapshot(deps, ctx.scope, req.task_ids, asOfMs);
+    const { body: packetBody, manifest } = assemblePacketBody({ scope: ctx.scope, request: req, events, accessLog, asOf: formatDateTime(asOfMs) });
     const integrityClass = req.integrity_class ?? 'hash_bound';
     const unit: PendingEvent[] = [];
     let receiptId: string | undefined;
@@ -81,15 +84,35 @@ function signer(keys: KeyRing, alg: 'ed25519' | 'ecdsa-p256-sha256' | 'hmac-sha2
 }
 
 /**
- * The events of the listed tasks in scope recorded up to as_of, in seq order, and the expectation
- * that makes the snapshot exact: no event beyond what was read may be recorded at or before as_of
- * (one sealed in the same millisecond but not yet durable would be), else it is read again.
+ * The as_of a request names, as an instant. Not later than the server's clock: events could still
+ * be recorded at or before a future as_of, so its snapshot (and a packet's bytes) could change.
  */
-function snapshot(deps: ServiceDeps, scope: Scope, taskIds: string[], asOf: string): { events: StoredEvent[]; expect: Expectation[] } {
+function requestedAsOf(deps: ServiceDeps, text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const asOfMs = parseDateTime(text, 'as_of');
+  const now = deps.clock().getTime();
+  if (asOfMs > now) {
+    throw new AppError('as_of_in_future', `The as_of ${formatDateTime(asOfMs)} is later than the server's clock (${formatDateTime(now)}); a snapshot holds only what has been recorded: send an as_of at or before now, or leave it out for now.`);
+  }
+  return asOfMs;
+}
+
+/**
+ * The events of the listed tasks in scope recorded up to as_of, in seq order; the access log
+ * entries in scope about those tasks up to as_of (read at the same seq); and the expectation that
+ * makes the snapshot exact: no event beyond what was read may be recorded at or before as_of (one
+ * sealed in the same millisecond but not yet durable would be), else it is read again. Times are
+ * compared as instants.
+ */
+function snapshot(deps: ServiceDeps, scope: Scope, taskIds: string[], asOfMs: number): { events: StoredEvent[]; accessLog: StoredEvent[]; expect: Expectation[] } {
   const readAt = deps.store.tail().seq;
   const all = taskIds.flatMap((id) => deps.queries.taskEventsUpTo(scope, id, readAt));
-  const events = all.filter((e) => e.recorded_at <= asOf).sort((a, b) => a.seq - b.seq);
-  return { events, expect: [{ type: 'snapshot_complete', seq: readAt, asOf: Date.parse(asOf), orElse: () => writeConflict('The event log') }] };
+  const upToAsOf = (e: StoredEvent) => e.seq <= readAt && parseDateTime(e.recorded_at, 'recorded_at') <= asOfMs;
+  const events = all.filter(upToAsOf).sort((a, b) => a.seq - b.seq);
+  const accessLog = deps.queries.eventsOfKind(scope, 'access.logged')
+    .filter((e) => upToAsOf(e) && ((e.payload.task_ids as string[] | undefined) ?? []).some((id) => taskIds.includes(id)))
+    .sort((a, b) => a.seq - b.seq);
+  return { events, accessLog, expect: [{ type: 'snapshot_complete', seq: readAt, asOf: asOfMs, orElse: () => writeConflict('The event log') }] };
 }
 
 function pending(deps: ServiceDeps, ctx: WriteContext, kind: string, payload: { [key: string]: Json }): PendingEvent {

@@ -1,5 +1,7 @@
 // Claim boundaries, Proof Packets, receipts, attestations, verification and keys (contract
-// sections 8 and 9), over the smoke task and its evidence, plus the cross-scope confusion guard.
+// sections 8 and 9), over the smoke task and its evidence, plus the cross-scope confusion guard and
+// the as_of rules: instants in any RFC 3339 spelling, never the future, reproducible packets.
+import { formatDateTime, parseDateTime } from '../domain/date-time.ts';
 import { check, happy, negative, type SmokeCheck } from './check.ts';
 import { smokeTaskId } from './checks-tasks.ts';
 import type { SmokeCtx } from './context.ts';
@@ -12,6 +14,23 @@ const ATTESTATION = 'GET /v1/proof-packets/{packet_id}/attestation';
 const RECEIPT = 'GET /v1/receipts/{receipt_id}';
 const VERIFY = 'POST /v1/signatures/verify';
 const KEYS = 'GET /v1/keys';
+const TIMELINE = 'GET /v1/tasks/{task_id}/timeline';
+/** Later than any server's clock. */
+const FUTURE = '9999-12-31T23:59:59.999Z';
+
+type TimelineEvent = { event_id: string; recorded_at: string };
+
+/** The smoke task's events (a handful: one page), each with its recorded_at as an instant. */
+async function smokeTimeline(ctx: SmokeCtx): Promise<(TimelineEvent & { at: number })[]> {
+  const body = ctx.expect(await ctx.call(TIMELINE, { params: { task_id: smokeTaskId(ctx) }, query: { limit: 1000 } }), 200);
+  return (body.events as TimelineEvent[]).map((e) => ({ ...e, at: parseDateTime(e.recorded_at, 'recorded_at') }));
+}
+
+/** `ms` spelled at -12:00 with nine fraction digits and a lowercase t: the same instant. */
+function spelledAtMinus12(ms: number): string {
+  const local = formatDateTime(ms - 12 * 3_600_000);
+  return `${local.slice(0, 10)}t${local.slice(11, 23)}000000-12:00`;
+}
 
 export function proofChecks(): SmokeCheck[] {
   let packet: Record<string, any> | null = null;
@@ -81,6 +100,45 @@ export function proofChecks(): SmokeCheck[] {
     negative('proofs: verification with an unknown member is 422', VERIFY, async (ctx) => {
       ctx.expect(await ctx.call(VERIFY, { body: { packet, colour: 'red' } }), 422, { code: 'validation_failed' });
     }, { needs: afterPacket }),
+    happy('proofs: as_of spelled at -12:00 is the instant it names, written back in UTC milliseconds', PACKETS, async (ctx) => {
+      const events = await smokeTimeline(ctx);
+      const last = events[events.length - 1]!;
+      const body = ctx.expect(await ctx.call(PACKETS, { body: { task_ids: [smokeTaskId(ctx)], as_of: spelledAtMinus12(last.at) } }), 201);
+      check(body.assembled_at === formatDateTime(last.at), `assembled_at ${body.assembled_at}, expected ${formatDateTime(last.at)}`);
+      check(body.event_range.last_event_id === last.event_id, `last_event_id ${body.event_range.last_event_id}, expected ${last.event_id}`);
+    }, { needs: [...needs, TIMELINE] }),
+    happy('proofs: a second-precision as_of between millisecond events is compared as an instant', PACKETS, async (ctx) => {
+      // "…:07Z" sorts after "…:07.598Z" as a string; as an instant it is before it.
+      const events = await smokeTimeline(ctx);
+      const asOf = `${events[events.length - 1]!.recorded_at.slice(0, 19)}Z`;
+      const covered = events.filter((e) => e.at <= parseDateTime(asOf));
+      const res = await ctx.call(PACKETS, { body: { task_ids: [smokeTaskId(ctx)], as_of: asOf } });
+      if (covered.length === 0) return void ctx.expect(res, 422, { code: 'empty_snapshot' });
+      const body = ctx.expect(res, 201);
+      check(body.event_range.event_count === covered.length, `event_count ${body.event_range.event_count}, expected ${covered.length} (events up to ${asOf})`);
+    }, { needs: [...needs, TIMELINE] }),
+    negative('proofs: a packet as_of later than the server clock is 422 as_of_in_future', PACKETS, async (ctx) => {
+      ctx.expect(await ctx.call(PACKETS, { body: { task_ids: [smokeTaskId(ctx)], as_of: FUTURE } }), 422, { code: 'as_of_in_future' });
+    }, { needs }),
+    negative('proofs: a claim evaluation as_of later than the server clock is 422 as_of_in_future', EVALUATE, async (ctx) => {
+      ctx.expect(await ctx.call(EVALUATE, { body: { task_ids: [smokeTaskId(ctx)], as_of: FUTURE, claims: claims(ctx) } }), 422, { code: 'as_of_in_future' });
+    }, { needs }),
+    happy('proofs: the same request with the same past as_of is byte-identical, whatever was written between', PACKETS, async (ctx) => {
+      const events = await smokeTimeline(ctx);
+      const body = { task_ids: [smokeTaskId(ctx)], as_of: formatDateTime(events[events.length - 1]!.at), claims: claims(ctx) };
+      const first = ctx.expect(await ctx.call(PACKETS, { body }), 201);
+      // Writes after as_of: the first assembly's own access.logged, a claim evaluation, an assembly at now.
+      ctx.expect(await ctx.call(EVALUATE, { body: { task_ids: [smokeTaskId(ctx)], claims: claims(ctx) } }), 200);
+      ctx.expect(await ctx.call(PACKETS, { body: { task_ids: [smokeTaskId(ctx)] } }), 201);
+      for (const round of ['second', 'third']) {
+        const again = ctx.expect(await ctx.call(PACKETS, { body }), 201);
+        check(again.packet_id === first.packet_id, `${round} assembly: packet_id ${again.packet_id}, first ${first.packet_id}`);
+        check(again.integrity.packet_sha256 === first.integrity.packet_sha256, `${round} assembly: another packet_sha256 under the same request`);
+        check(JSON.stringify(again) === JSON.stringify(first), `${round} assembly: not byte-identical to the first`);
+      }
+      const stored = ctx.expect(await ctx.call(PACKET, { params: { packet_id: first.packet_id } }), 200);
+      check(JSON.stringify(stored) === JSON.stringify(first), 'GET /v1/proof-packets/{id} answers other bytes than the assembly');
+    }, { needs: [...needs, TIMELINE, EVALUATE, PACKET] }),
     happy('proofs: GET /v1/keys answers the public keys and no secret', KEYS, async (ctx) => {
       const res = await ctx.call(KEYS, { scope: null });
       const body = ctx.expect(res, 200);

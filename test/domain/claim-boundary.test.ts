@@ -96,6 +96,8 @@ t.test('stale exactly at stale_after_days', async (t) => {
   t.equal(at('2025-01-15T00:00:00Z', 0), 'verified', 'stale_after_days 0: captured at as_of is fresh');
   t.equal(at('2025-01-14T23:59:59Z', 0), 'stale', 'stale_after_days 0: any earlier capture is stale');
   t.equal(at('2025-02-01T00:00:00+01:00'), 'verified', 'captured after as_of is not stale');
+  t.equal(at('2024-12-15T19:00:00-05:00'), 'verified', 'an offset: exactly 30 days before as_of as an instant');
+  t.equal(at('2024-12-16T04:59:59.9999+05:00'), 'stale', 'an offset and a long fraction: just past 30 days');
 });
 
 t.test('evidence.sanitized raises content_trust to sanitized_projection', async (t) => {
@@ -193,5 +195,9 @@ t.test('decisionIdFor is deterministic over canonical inputs', async (t) => {
 });
 
 t.test('an unreadable as_of is refused', async (t) => {
-  t.throws(() => evaluateClaimBoundary({ claims: [], events: [], asOf: 'soon', decisionId: 'cbd_x', evaluatedAt: AS_OF }), { code: 'invalid_date_time' });
+  for (const asOf of ['soon', '2025-02-30T00:00:00Z', '2025-01-15 00:00:00Z', '2025-01-15T00:00:00+0100']) {
+    t.throws(() => evaluateClaimBoundary({ claims: [], events: [], asOf, decisionId: 'cbd_x', evaluatedAt: AS_OF }), { code: 'invalid_date_time' }, asOf);
+  }
+  const captured = (captured_at: string) => () => run([{ claim: 'Build 42 passed.', evidence: ['art-x'] }], [event(1, [ref('art-x', { captured_at })])]);
+  t.throws(captured('2024-02-30T00:00:00Z'), { code: 'invalid_date_time' }, 'an impossible captured_at is not read as 1 March');
 });

@@ -46,9 +46,19 @@ const EVENTS = timeline([
   { refs: [ref('art-old', { sha256: 'c'.repeat(64) })] },
   { kind: 'evidence.sanitized', payload: { artifact_id: 'art-ext' }, session_id: 'sess-b' },
 ]);
+/** An access.logged entry of the scope, as the log would store it (its place in the chain aside). */
+function accessEntry(event_id: string, seq: number, over: Partial<StoredEvent> = {}): StoredEvent {
+  return {
+    schema_version: 'service.event.v1', event_id, seq, kind: 'access.logged', ...SCOPE, transport: 'customer',
+    recorded_at: '2025-01-14T12:00:00Z', idempotency_key: null, request_sha256: null,
+    payload: { action: 'exported', outcome: 'allowed', resource: { type: 'proof_packet', id: 'pkt_x' }, task_ids: ['task-1'] },
+    prev_hash: ZERO_HASH, event_hash: `sha256:${createHash('sha256').update(event_id).digest('hex')}`, ...over,
+  };
+}
+const ACCESS_LOG = [accessEntry('evt_access_1', 6)];
 function input(over: Partial<AssemblePacketInput> = {}): AssemblePacketInput {
   return {
-    scope: SCOPE, events: EVENTS, accessLogIds: ['evt_access_1'], asOf: AS_OF,
+    scope: SCOPE, events: EVENTS, accessLog: ACCESS_LOG, asOf: AS_OF,
     request: { task_ids: ['task-1', 'task-2'], claims: [{ claim: 'Build 42 passed.', evidence: ['art-log'] }, { claim: 'It is bug-free.' }] },
     ...over,
   };
@@ -78,10 +88,29 @@ t.test('ids derive from the canonical inputs', async (t) => {
     ['another as_of', input({ asOf: '2025-01-16T00:00:00.000Z' })],
     ['another request', input({ request: { ...input().request, packet_status: 'final' } })],
     ['another snapshot', input({ events: EVENTS.slice(0, 4) })],
+    // The access log entries are content: a packet listing one more must not share the id.
+    ['one more access log entry', input({ accessLog: [...ACCESS_LOG, accessEntry('evt_access_2', 7)] })],
+    ['no access log entry', input({ accessLog: [] })],
   ] as const) {
     const other = ids(changed);
     t.ok(other.every((id, k) => id !== base[k]), `${name}: every id changes`);
   }
+  for (const spelling of ['2025-01-15T00:00:00Z', '2025-01-14t12:00:00-12:00', '2025-01-15T05:30:00.000999+05:30']) {
+    t.same(ids(input({ asOf: spelling })), base, `as_of ${spelling}: the same instant names the same packet`);
+  }
+});
+
+t.test('as_of in any RFC 3339 spelling is written back in the normal form', async (t) => {
+  const normal = assemblePacketBody(input());
+  for (const spelling of ['2025-01-15T00:00:00Z', '2025-01-14T12:00:00-12:00', '2025-01-15t00:00:00.000000z']) {
+    const { body } = assemblePacketBody(input({ asOf: spelling }));
+    t.same([body.assembled_at, body.claim_boundary.evaluated_at, body.redaction_manifest.applied_at], [AS_OF, AS_OF, AS_OF], spelling);
+    t.equal(canonicalJson(body), canonicalJson(normal.body), `${spelling}: byte-identical to the normal form's packet`);
+  }
+  // Later than every event only as an instant: as a string "2025-01-14T00:00:00-12:00" sorts before the 14th's events.
+  const late = assemblePacketBody(input({ asOf: '2025-01-14T00:00:00-12:00' }));
+  t.equal(late.body.event_range.event_count, 5);
+  t.equal(late.body.assembled_at, '2025-01-14T12:00:00.000Z');
 });
 
 t.test('every integrity class emits a schema-valid packet', async (t) => {
@@ -168,16 +197,27 @@ t.test('claims: the engine decides, the packet carries the five seed members', a
 t.test('the snapshot contract: the caller passes in-scope events up to as_of, in seq order', async (t) => {
   const atAsOf = timeline([{ session_id: 's-1', recorded_at: AS_OF }]);
   t.equal(assemblePacketBody(input({ events: atAsOf })).body.event_range.event_count, 1, 'recorded exactly at as_of is inside');
+  t.equal(assemblePacketBody(input({ events: atAsOf, asOf: '2025-01-15T00:00:00Z' })).body.event_range.event_count, 1, 'also when as_of has no fraction');
   const cases: [string, StoredEvent[], string][] = [
     ['recorded after as_of', timeline([{ session_id: 's-1', recorded_at: '2025-01-15T00:00:00.001Z' }]), 'event_after_as_of'],
+    ['recorded after as_of, sorting before it as a string', timeline([{ session_id: 's-1', recorded_at: '2025-01-15T00:00:00.598Z' }]), 'event_after_as_of'],
     ['another tenant', timeline([{ session_id: 's-1', scope: { ...SCOPE, tenant_id: 'ten-b' } }]), 'event_out_of_scope'],
     ['another workspace', timeline([{ session_id: 's-1', scope: { ...SCOPE, workspace_id: 'ws-2' } }]), 'event_out_of_scope'],
     ['a task not listed', timeline([{ session_id: 's-1', task_id: 'task-9' }]), 'event_outside_tasks'],
     ['out of seq order', [EVENTS[1]!, EVENTS[0]!], 'events_out_of_order'],
     ['nothing at all', [], 'empty_snapshot'],
   ];
-  for (const [name, events, code] of cases) t.throws(() => assemblePacketBody(input({ events })), { code }, name);
-  t.throws(() => assemblePacketBody(input({ asOf: 'later' })), { code: 'invalid_date_time' });
+  for (const [name, events, code] of cases) t.throws(() => assemblePacketBody(input({ events, asOf: '2025-01-15T00:00:00Z' })), { code }, name);
+  const accessCases: [string, StoredEvent[], string][] = [
+    ['an entry recorded after as_of', [accessEntry('evt_a', 6, { recorded_at: '2025-01-15T00:00:00.598Z' })], 'event_after_as_of'],
+    ['an entry of another tenant', [accessEntry('evt_a', 6, { tenant_id: 'ten-b' })], 'event_out_of_scope'],
+    ['an entry that is not access.logged', [accessEntry('evt_a', 6, { kind: 'task.checkpoint.written' })], 'event_not_access_log'],
+    ['entries out of seq order', [accessEntry('evt_a', 7), accessEntry('evt_b', 6)], 'events_out_of_order'],
+  ];
+  for (const [name, accessLog, code] of accessCases) t.throws(() => assemblePacketBody(input({ accessLog, asOf: '2025-01-15T00:00:00Z' })), { code }, name);
+  for (const asOf of ['later', '2025-01-15', '2025-02-30T00:00:00Z', '2025-01-15 00:00:00Z']) {
+    t.throws(() => assemblePacketBody(input({ asOf })), { code: 'invalid_date_time' }, asOf);
+  }
 });
 
 t.test('session_ids_required when neither the events nor the request name a session', async (t) => {

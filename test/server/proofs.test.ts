@@ -8,7 +8,7 @@ import { leafHash, verifyInclusion } from '../../src/domain/merkle.ts';
 import { hashBytes } from '../../src/domain/packet-hash.ts';
 import { verifyPacket } from '../../src/domain/packet-verify.ts';
 import { parseCheckpoint, verifyNote } from '../../src/domain/signed-note.ts';
-import { assertSchema, rawEvent, SCOPE_A, SCOPE_B, testApp } from '../fixtures/test-app.ts';
+import { assertSchema, fixedClock, rawEvent, SCOPE_A, SCOPE_B, testApp } from '../fixtures/test-app.ts';
 
 const ref = (artifact: string, extra: Record<string, unknown> = {}) => ({
   artifact_id: artifact,
@@ -56,6 +56,7 @@ t.test('claim boundary evaluation over the task evidence', async (t) => {
   t.equal(res.json.engine_version, 'cb-1');
   t.equal(res.json.blocked_claims.length, 1);
   t.match(res.json.non_claims.join(' '), /semantic/i);
+  await service.store.settled(); // the index follows the log in the background
   const last = service.queries.eventsOfKind(SCOPE_A, 'claim_boundary.evaluated');
   t.equal(last.length, 1, 'claim_boundary.evaluated appended');
 });
@@ -160,6 +161,8 @@ t.test('confusion guard: another tenant or workspace is blocked, nothing assembl
       t.equal(res.status, 404, `${scope.tenant_id}/${scope.workspace_id} ${path}`);
       t.equal(res.json.code, 'not_found_in_scope');
     }
+    // The index follows the log in the background: wait for it before reading it directly.
+    await service.store.settled();
     const denied = service.queries.eventsOfKind(scope, 'access.logged');
     t.equal(denied.length, 2, 'two denials logged in the caller scope');
     t.match(denied[0]!.payload, { action: 'attempted', outcome: 'denied', code: 'not_found_in_scope', resource: { type: 'task', id: 'task-1' } });
@@ -184,4 +187,100 @@ t.test('packet request rules', async (t) => {
   const replay = await call('/v1/proof-packets', { body: { task_ids: ['task-1'], as_of: AS_OF }, idempotencyKey: 'pk-1' });
   t.equal(replay.status, 200);
   t.equal(replay.text, key.text);
+});
+
+t.test('as_of is an instant: a second-precision as_of between millisecond events answers 201', async (t) => {
+  // Every event lands at .598 of a second: "…:02Z" sorts after "…:02.598Z" as a string.
+  const { call } = await testApp(t, { clock: fixedClock(Date.parse('2026-11-01T10:00:00.598Z')) });
+  const created = (await call('/v1/tasks', { body: { task_id: 'task-1', title: 'Publish the audit trail export', session_id: 'sess-1' } })).json.event;
+  const later = (await call('/v1/tasks/task-1/checkpoints', { body: { progress: 'Export job ran' } })).json.event;
+  t.match(later.recorded_at, /\.598Z$/);
+  const asOf = `${later.recorded_at.slice(0, 19)}Z`;
+  for (const [path, body] of [['/v1/proof-packets', { task_ids: ['task-1'], as_of: asOf }], ['/v1/claim-boundaries/evaluate', { task_ids: ['task-1'], as_of: asOf, claims: [{ claim: 'It ran.' }] }]] as const) {
+    const res = await call(path, { body });
+    t.equal(res.status, path === '/v1/proof-packets' ? 201 : 200, `${path}: ${res.text}`);
+  }
+  const packet = (await call('/v1/proof-packets', { body: { task_ids: ['task-1'], as_of: asOf } })).json;
+  t.same(packet.event_range, { first_event_id: created.event_id, last_event_id: created.event_id, event_count: 1 }, 'the later event is outside');
+  t.equal(packet.assembled_at, `${asOf.slice(0, 19)}.000Z`, 'as_of written back in the normal form');
+});
+
+t.test('as_of with an offset, later than every event, covers every event', async (t) => {
+  const { call } = await seeded(t);
+  // The same instant as AS_OF plus a millisecond, spelled at -12:00 with nine fraction digits.
+  const instant = new Date(Date.parse(AS_OF) + 1);
+  const local = new Date(instant.getTime() - 12 * 3_600_000).toISOString().slice(0, 23);
+  const asOf = `${local}000000-12:00`.replace('T', 't');
+  const packet = await call('/v1/proof-packets', { body: { task_ids: ['task-1'], as_of: asOf } });
+  t.equal(packet.status, 201, packet.text);
+  t.equal(packet.json.event_range.event_count, 3, 'every event of the task');
+  for (const at of [packet.json.assembled_at, packet.json.claim_boundary.evaluated_at, packet.json.redaction_manifest.applied_at]) t.equal(at, instant.toISOString());
+  const decision = await call('/v1/claim-boundaries/evaluate', { body: { task_ids: ['task-1'], as_of: asOf, claims: [{ claim: 'The export job ran.', evidence: ['run-1'] }] } });
+  t.equal(decision.status, 200, decision.text);
+  t.equal(decision.json.evaluated_at, instant.toISOString());
+  t.same(decision.json.results.map((r: any) => r.confidence), ['verified'], 'the evidence recorded before as_of counts');
+});
+
+t.test('as_of later than the server clock is 422 as_of_in_future, and nothing is written', async (t) => {
+  const { call, service } = await seeded(t);
+  const before = service.store.tail().seq;
+  for (const asOf of ['2030-01-01T00:00:00.000Z', '2026-11-02T00:00:00+00:00']) {
+    for (const [path, body] of [['/v1/proof-packets', { task_ids: ['task-1'], as_of: asOf }], ['/v1/claim-boundaries/evaluate', { task_ids: ['task-1'], as_of: asOf, claims: [{ claim: 'It ran.' }] }]] as const) {
+      const res = await call(path, { body });
+      t.equal(res.status, 422, `${path} ${asOf}`);
+      t.equal(res.json?.code, 'as_of_in_future');
+      assertSchema(t, 'api/problem.json', res.json);
+    }
+  }
+  const unreadable = await call('/v1/proof-packets', { body: { task_ids: ['task-1'], as_of: '2026-11-01 10:00:00Z' } });
+  t.equal(unreadable.status, 422, 'a space for T is not RFC 3339');
+  t.equal(unreadable.json.code, 'validation_failed');
+  // Checked before the scope guard: an out-of-scope request with a future as_of logs no access either.
+  t.equal((await call('/v1/proof-packets', { scope: SCOPE_B, body: { task_ids: ['task-1'], as_of: '2030-01-01T00:00:00Z' } })).json.code, 'as_of_in_future');
+  t.equal(service.store.tail().seq, before, 'nothing appended');
+});
+
+t.test('the same request with the same past as_of stays byte-identical, whatever happens between', async (t) => {
+  const { call } = await seeded(t);
+  const body = { task_ids: ['task-1'], as_of: AS_OF, claims: [{ claim: 'The export job ran.', evidence: ['run-1'] }] };
+  const first = await call('/v1/proof-packets', { body });
+  t.equal(first.status, 201);
+  // Other writes after as_of: a checkpoint, a claim evaluation, a denied attempt about the task
+  // (an access.logged in this scope), and packets of other as_of values (more access.logged).
+  await call('/v1/tasks/task-1/checkpoints', { body: { progress: 'later work', evidence_refs: [ref('run-2')] } });
+  await call('/v1/claim-boundaries/evaluate', { body: { task_ids: ['task-1'], claims: [{ claim: 'It ran.' }] } });
+  t.equal((await call('/v1/proof-packets', { body: { task_ids: ['task-1'], session_ids: ['sess-of-b'] } })).status, 404);
+  t.equal((await call('/v1/proof-packets', { body: { task_ids: ['task-1'] } })).status, 201);
+  const second = await call('/v1/proof-packets', { body });
+  await call('/v1/tasks/task-1/checkpoints', { body: { progress: 'more later work' } });
+  const third = await call('/v1/proof-packets', { body });
+  // The same instant in another spelling is the same request.
+  const spelled = await call('/v1/proof-packets', { body: { ...body, as_of: AS_OF.replace(/\.(\d{3})Z$/, '.$1999+00:00') } });
+  for (const [name, res] of [['second', second], ['third', third], ['another spelling', spelled]] as const) {
+    t.equal(res.status, 201, name);
+    t.equal(res.text, first.text, `${name}: the same JSON text`);
+    t.equal(res.json.integrity.packet_sha256, first.json.integrity.packet_sha256, `${name}: the same packet_sha256`);
+  }
+  const fetched = await call(`/v1/proof-packets/${first.json.packet_id}`);
+  t.equal(fetched.status, 200);
+  t.equal(fetched.text, first.text, 'GET answers the same bytes');
+});
+
+t.test('a packet id names one content: with a clock that stands still, each assembly at now differs and so does its id', async (t) => {
+  // A frozen clock: every event, and each assembly's own access.logged, is recorded at as_of, so
+  // each later assembly at that as_of lists one more access log entry.
+  const now = new Date('2026-11-01T10:00:00.000Z');
+  const { call } = await testApp(t, { clock: () => new Date(now) });
+  await call('/v1/tasks', { body: { task_id: 'task-1', title: 'Publish the audit trail export', session_id: 'sess-1' } });
+  const body = { task_ids: ['task-1'], as_of: now.toISOString() };
+  const packets = [];
+  for (let i = 0; i < 3; i++) {
+    const res = await call('/v1/proof-packets', { body });
+    t.equal(res.status, 201);
+    packets.push(res);
+  }
+  t.same(packets.map((p) => p.json.access_log_ids.length), [0, 1, 2], 'each assembly lists the ones before');
+  t.equal(new Set(packets.map((p) => p.json.packet_id)).size, 3, 'three contents, three ids');
+  t.equal(new Set(packets.map((p) => p.json.integrity.packet_sha256)).size, 3);
+  for (const p of packets) t.equal((await call(`/v1/proof-packets/${p.json.packet_id}`)).text, p.text, 'GET answers each as assembled');
 });
