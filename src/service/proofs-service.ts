@@ -24,9 +24,11 @@ export async function evaluateClaims(deps: ServiceDeps, ctx: WriteContext, body:
   deps.registry.assert('api/claim-evaluate-request.json', body, 'claim evaluation request');
   const req = body as EvaluateRequest;
   const requested = requestedAsOf(deps, req.as_of);
+  await deps.store.settled();
   await guardScope(deps, ctx, { taskIds: req.task_ids, sessionIds: [], resource: 'claim_boundary' });
   const staleAfterDays = req.stale_after_days ?? DEFAULT_STALE_AFTER_DAYS;
-  const result = committedReplay(deps, ctx) ?? await retryOnConflict(() => {
+  const result = committedReplay(deps, ctx) ?? await retryOnConflict(async () => {
+    await deps.store.settled();
     const asOfMs = requested ?? deps.clock().getTime();
     const asOf = formatDateTime(asOfMs);
     const { events, expect } = snapshot(deps, ctx.scope, req.task_ids, asOfMs);
@@ -45,8 +47,10 @@ export async function assemblePacket(deps: ServiceDeps, ctx: WriteContext, body:
   deps.registry.assert('api/proof-packet-request.json', body, 'proof packet request');
   const req = body as ProofPacketRequest;
   const requested = requestedAsOf(deps, req.as_of);
+  await deps.store.settled();
   await guardScope(deps, ctx, { taskIds: req.task_ids, sessionIds: req.session_ids ?? [], resource: 'proof_packet' });
-  const result = committedReplay(deps, ctx) ?? await retryOnConflict(() => {
+  const result = committedReplay(deps, ctx) ?? await retryOnConflict(async () => {
+    await deps.store.settled();
     const asOfMs = requested ?? deps.clock().getTime();
     const { events, accessLog, expect } = snapshot(deps, ctx.scope, req.task_ids, asOfMs);
     const { body: packetBody, manifest } = assemblePacketBody({ scope: ctx.scope, request: req, events, accessLog, asOf: formatDateTime(asOfMs) });
@@ -105,7 +109,7 @@ function requestedAsOf(deps: ServiceDeps, text: string | undefined): number | un
  * compared as instants.
  */
 function snapshot(deps: ServiceDeps, scope: Scope, taskIds: string[], asOfMs: number): { events: StoredEvent[]; accessLog: StoredEvent[]; expect: Expectation[] } {
-  const readAt = deps.store.tail().seq;
+  const readAt = deps.store.indexedSeq();
   const all = taskIds.flatMap((id) => deps.queries.taskEventsUpTo(scope, id, readAt));
   const upToAsOf = (e: StoredEvent) => e.seq <= readAt && parseDateTime(e.recorded_at, 'recorded_at') <= asOfMs;
   const events = all.filter(upToAsOf).sort((a, b) => a.seq - b.seq);
