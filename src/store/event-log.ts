@@ -107,7 +107,18 @@ export function openEventLog(options: EventLogOptions): EventLog {
 
   const flush = async (): Promise<void> => {
     while (queue.length > 0) {
-      if (options.ready) await options.ready();
+      if (options.ready) {
+        try {
+          await options.ready();
+        } catch (err) {
+          // The index writer failed: nothing more is sealed until a restart catches the index up.
+          failed ??= err instanceof AppError ? err : new AppError('store_unavailable', 'The index fell behind the event log; restart the preview to rebuild it.', { cause: err });
+          const waiting = queue;
+          queue = [];
+          for (const item of waiting) item.reject(failed);
+          return;
+        }
+      }
       const batch = queue;
       queue = [];
       const before = tail;
