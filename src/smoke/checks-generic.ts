@@ -1,7 +1,7 @@
 // Negative calls made for every route the server lists, from its route list and its OpenAPI
 // document alone: no token (401), a token it never issued (401), the wrong transport (403: the
 // operator on a /v1/ write, the customer on /admin/ and the forge's user routes), missing scope
-// headers (400) and a malformed JSON body (400).
+// headers (400), a malformed JSON body (400) and one nested too deep (400).
 import { check, COMPUTE_ONLY, negative, type SmokeCheck } from './check.ts';
 import type { SmokeCtx } from './context.ts';
 
@@ -46,6 +46,12 @@ export function genericChecks(routes: ListedRoute[], doc: Record<string, any> | 
       out.push(negative(`${route}: malformed JSON → 400 malformed_json`, route, async (ctx: SmokeCtx) => {
         const res = await ctx.call(route, { rawBody: '{"broken": ', ...(route === 'POST /v1/events' ? { idempotencyKey: `smoke-${ctx.runId}-malformed` } : {}) });
         ctx.expect(res, 400, { code: 'malformed_json' });
+      }));
+      // Refused before any schema check, however deep: a bounded scan, never the stack (a 5xx).
+      out.push(negative(`${route}: a body nested 5,000 levels → 400 json_too_deep`, route, async (ctx: SmokeCtx) => {
+        const rawBody = `{"a":${'['.repeat(5000)}${']'.repeat(5000)}}`;
+        const res = await ctx.call(route, { rawBody, ...(route === 'POST /v1/events' ? { idempotencyKey: `smoke-${ctx.runId}-deep` } : {}) });
+        ctx.expect(res, 400, { code: 'json_too_deep' });
       }));
     }
   }
