@@ -53,11 +53,11 @@ export type EventLogOptions = {
   /** Decides, unit by unit in queue order, what each queued append becomes; holds the overlays. */
   gate: WriteGate;
   /**
-   * Runs once a batch is durable, before its appends resolve: hands the batch to the index writer,
-   * which applies it in the background (the gate's overlay covers it meanwhile). `written` is the
-   * batch's bytes as written (its lines, each ending in a newline); the log no longer needs them.
+   * Runs once a batch is durable, before its appends resolve: tells the index writer, which reads
+   * the batch's lines (bytes `from` to `to` of the log) and applies them in the background (the
+   * gate's overlay covers the batch meanwhile).
    */
-  onDurable: (rows: SealedRow[], endOffset: number, written: Buffer) => void;
+  onDurable: (batch: { from: number; to: number; lastSeq: number }) => void;
   /** Resolves when the next batch may be sealed (the index writer is not too far behind). */
   ready?: () => Promise<void>;
   /** Called once per written batch (one write + one fsync); tests assert group commit with it. */
@@ -186,7 +186,7 @@ export function openEventLog(options: EventLogOptions): EventLog {
       }
       tail = { seq, hash: prev, recordedAt, size: before.size + buffer.length };
       gate.batchDurable();
-      options.onDurable(rows, tail.size, buffer);
+      options.onDurable({ from: before.size, to: tail.size, lastSeq: seq });
       for (const { item, from, size } of accepted) item.resolve(answer(rows.slice(from, from + size), false));
       for (const { item, first, size } of replays) {
         const from = first - before.seq - 1;

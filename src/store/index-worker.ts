@@ -1,7 +1,8 @@
-// The index writer thread's entry: applies durable batches to the SQLite index on a connection of
-// its own, in the order they arrive, and reports each. Batches that queue up while one is applied
-// go into the next transaction together (bigger FTS segments, fewer commits). Projection work, FTS
-// merges and WAL checkpoints run here, so they never block the server's event loop.
+// The index writer thread's entry: reads each durable batch's lines from the log and applies them
+// to the SQLite index on a connection of its own, in log order, and reports each. Batches that
+// queue up while one is applied go into the next transaction together (bigger FTS segments, fewer
+// commits). Projections, FTS merges and WAL checkpoints run here, never on the server's event loop.
+import { closeSync, openSync, readSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import type { StoredEvent } from '../domain/event.ts';
 import { openIndexDb } from './index-db.ts';
@@ -9,12 +10,13 @@ import type { IndexReply, IndexRequest } from './index-writer.ts';
 import { EXTRA_PROJECTIONS } from './projections/registry.ts';
 
 const port = parentPort!;
-const index = openIndexDb((workerData as { path: string }).path, EXTRA_PROJECTIONS);
+const { path, logPath } = workerData as { path: string; logPath: string };
+const index = openIndexDb(path, EXTRA_PROJECTIONS);
+const log = openSync(logPath, 'r');
 const reply = (message: IndexReply) => port.postMessage(message);
 let queued: Array<Extract<IndexRequest, { type: 'apply' }>> = [];
 let closing = false;
 let draining = false;
-const decoder = new TextDecoder();
 
 /** A batch's text is its lines, each ending in a newline. */
 function lineRows(text: string): Array<{ event: StoredEvent; line: string }> {
@@ -30,8 +32,15 @@ function drain(): void {
   if (batches.length > 0) {
     const last = batches[batches.length - 1]!;
     try {
-      const rows = batches.flatMap((b) => lineRows(decoder.decode(b.bytes)));
-      index.applyBatch(rows, last.endOffset);
+      // Queued batches are consecutive: one read covers them all.
+      const bytes = Buffer.allocUnsafe(last.to - batches[0]!.from);
+      let read = 0;
+      while (read < bytes.length) {
+        const n = readSync(log, bytes, read, bytes.length - read, batches[0]!.from + read);
+        if (n === 0) throw new Error(`the log ends before byte ${batches[0]!.from + bytes.length}`);
+        read += n;
+      }
+      index.applyBatch(lineRows(bytes.toString('utf8')), last.to);
       reply({ type: 'applied', seq: last.lastSeq });
     } catch (err) {
       reply({ type: 'failed', seq: last.lastSeq, message: (err as Error)?.message ?? String(err) });
@@ -39,6 +48,7 @@ function drain(): void {
   }
   if (closing) {
     index.close();
+    closeSync(log);
     reply({ type: 'closed' });
   }
 }

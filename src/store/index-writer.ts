@@ -4,13 +4,13 @@
 import { Worker } from 'node:worker_threads';
 import { AppError } from '../errors.ts';
 
-/** `bytes`: the batch's log lines as written (UTF-8, each ending in a newline). */
-export type IndexRequest = { type: 'apply'; bytes: Uint8Array; endOffset: number; lastSeq: number } | { type: 'close' };
+/** A durable batch: bytes `from` to `to` of the log (whole lines), ending with seq `lastSeq`. */
+export type IndexRequest = { type: 'apply'; from: number; to: number; lastSeq: number } | { type: 'close' };
 export type IndexReply = { type: 'ready' } | { type: 'applied'; seq: number } | { type: 'failed'; seq: number; message: string } | { type: 'closed' };
 
 export type IndexWriter = {
-  /** Hands over a durable batch's bytes (the caller must not use `written` afterwards). */
-  apply(written: Buffer, endOffset: number, lastSeq: number): void;
+  /** Hands a durable batch to the worker, which reads its lines from the log. */
+  apply(batch: { from: number; to: number; lastSeq: number }): void;
   /** The last seq the index holds. */
   indexedSeq(): number;
   /** Resolves once the index holds every event up to `seq`. */
@@ -25,11 +25,12 @@ const MAX_BEHIND = 20_000;
 
 export async function startIndexWriter(options: {
   path: string;
+  logPath: string;
   startSeq: number;
   onIndexed: (seq: number) => void;
   onFailed: (error: AppError) => void;
 }): Promise<IndexWriter> {
-  const worker = spawnWorker({ path: options.path });
+  const worker = spawnWorker({ path: options.path, logPath: options.logPath });
   let indexed = options.startSeq;
   let sent = options.startSeq;
   let failure: AppError | null = null;
@@ -78,13 +79,12 @@ export async function startIndexWriter(options: {
   };
 
   return {
-    apply(written, endOffset, lastSeq) {
+    apply({ from, to, lastSeq }) {
       sent = lastSeq;
       worker.ref();
-      // Moved, not copied, when the buffer owns its memory (a small one may share Node's pool).
-      const owns = written.byteOffset === 0 && written.buffer.byteLength === written.byteLength && !(written.buffer instanceof SharedArrayBuffer);
-      const bytes = owns ? new Uint8Array(written.buffer) : new Uint8Array(written);
-      worker.postMessage({ type: 'apply', bytes, endOffset, lastSeq } satisfies IndexRequest, [bytes.buffer as ArrayBuffer]);
+      // Offsets only: the worker reads the lines from the log (the page cache has them), so the
+      // event loop neither copies nor clones a batch.
+      worker.postMessage({ type: 'apply', from, to, lastSeq } satisfies IndexRequest);
     },
     indexedSeq: () => indexed,
     settled,
@@ -108,7 +108,7 @@ export async function startIndexWriter(options: {
  * sources. A worker runs plain Node, so from the sources it first registers tsx's loader (loader
  * flags of the parent, like tap's --import=tsx, do not reach a worker's module loading here).
  */
-function spawnWorker(workerData: { path: string }): Worker {
+function spawnWorker(workerData: { path: string; logPath: string }): Worker {
   if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./index-worker.mjs', import.meta.url), { workerData });
   const tsx = JSON.stringify(import.meta.resolve('tsx/esm/api'));
   const entry = JSON.stringify(new URL('./index-worker.ts', import.meta.url).href);

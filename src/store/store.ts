@@ -71,6 +71,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
       let log: EventLog | null = null;
       const writer = await startIndexWriter({
         path: indexPathOf(dataDir),
+        logPath,
         startSeq: tail.seq,
         onIndexed: (seq) => gate.indexed(seq),
         onFailed: (error) => {
@@ -84,7 +85,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
         tail,
         clock: options.clock,
         gate,
-        onDurable: (rows, endOffset, written) => writer.apply(written, endOffset, rows[rows.length - 1]!.event.seq),
+        onDurable: (batch) => writer.apply(batch),
         ready: () => writer.ready(),
         ...(options.onBatch ? { onBatch: options.onBatch } : {}),
       });
