@@ -27,6 +27,8 @@ const HINTS: Record<string, string> = {
   json_too_deep: 'An argument nests arrays and objects more than 64 levels deep; flatten it (the pointer names the first level too deep) and call the tool again.',
   precondition_failed: 'The task changed since it was read: read it again (task_timeline) and decide again before writing.',
   write_conflict: 'Other writes kept changing what this call depends on; call the tool again.',
+  index_behind: 'The server\'s index is catching up (its writes are safe in the log); wait a few seconds and call the tool again.',
+  index_unavailable: 'The server\'s index is corrupt (its writes are safe in the log); ask the operator to restart the preview, which rebuilds it.',
   invalid_argument: 'Fix the argument and call the tool again.',
   unknown_argument: 'Leave the argument out; the tool\'s input schema lists every argument it takes.',
 };

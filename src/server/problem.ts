@@ -42,6 +42,8 @@ const STATUS: Record<string, [number, string]> = {
   as_of_in_future: [422, 'as_of in the future'],
   store_write_failed: [503, 'Store write failed'],
   store_unavailable: [503, 'Store unavailable'],
+  index_behind: [503, 'Index behind'],
+  index_unavailable: [503, 'Index unavailable'],
   store_closed: [503, 'Store closed'],
 };
 

@@ -111,11 +111,11 @@ export function openEventLog(options: EventLogOptions): EventLog {
         try {
           await options.ready();
         } catch (err) {
-          // The index writer failed: nothing more is sealed until a restart catches the index up.
-          failed ??= err instanceof AppError ? err : new AppError('store_unavailable', 'The index fell behind the event log; restart the preview to rebuild it.', { cause: err });
+          // The index is too far behind and cannot catch up now: refuse what waits (nothing of it
+          // is written); later appends try again.
           const waiting = queue;
           queue = [];
-          for (const item of waiting) item.reject(failed);
+          for (const item of waiting) item.reject(err);
           return;
         }
       }

@@ -25,6 +25,11 @@ function lineRows(text: string): Array<{ event: StoredEvent; line: string }> {
   return lines.map((line) => ({ event: JSON.parse(line) as StoredEvent, line }));
 }
 
+/** After a failed batch the worker waits before it tries again, longer each time (disk full, locked). */
+const RETRY_MS = [100, 250, 500, 1000, 2000, 5000];
+let failures = 0;
+let retry: NodeJS.Timeout | null = null;
+
 function drain(): void {
   draining = false;
   const batches = queued;
@@ -41,12 +46,24 @@ function drain(): void {
         read += n;
       }
       index.applyBatch(lineRows(bytes.toString('utf8')), last.to);
+      failures = 0;
       reply({ type: 'applied', seq: last.lastSeq });
     } catch (err) {
-      reply({ type: 'failed', seq: last.lastSeq, message: (err as Error)?.message ?? String(err) });
+      // Nothing of the transaction stayed: keep the batches and try again later, in order.
+      queued = batches.concat(queued);
+      const code = typeof (err as { code?: unknown })?.code === 'string' ? (err as { code: string }).code : null;
+      reply({ type: 'failed', seq: last.lastSeq, code, message: (err as Error)?.message ?? String(err) });
+      if (!closing) {
+        retry = setTimeout(() => {
+          retry = null;
+          drain();
+        }, RETRY_MS[Math.min(failures++, RETRY_MS.length - 1)]);
+        return;
+      }
     }
   }
   if (closing) {
+    if (retry) clearTimeout(retry);
     index.close();
     closeSync(log);
     reply({ type: 'closed' });
@@ -56,8 +73,11 @@ function drain(): void {
 port.on('message', (message: IndexRequest) => {
   if (message.type === 'close') closing = true;
   else queued.push(message);
-  // Every message that arrived in this turn joins the same transaction.
-  if (!draining) {
+  // Every message that arrived in this turn joins the same transaction; while a retry is pending,
+  // new batches wait for it (they come after the failed ones).
+  if (!draining && (retry === null || closing)) {
+    if (retry) clearTimeout(retry);
+    retry = null;
     draining = true;
     setImmediate(drain);
   }

@@ -6,45 +6,63 @@ import { AppError } from '../errors.ts';
 
 /** A durable batch: bytes `from` to `to` of the log (whole lines), ending with seq `lastSeq`. */
 export type IndexRequest = { type: 'apply'; from: number; to: number; lastSeq: number } | { type: 'close' };
-export type IndexReply = { type: 'ready' } | { type: 'applied'; seq: number } | { type: 'failed'; seq: number; message: string } | { type: 'closed' };
+export type IndexReply =
+  | { type: 'ready' }
+  | { type: 'applied'; seq: number }
+  /** The batch could not be applied; the worker keeps it and tries again (`code`: SQLite's, if any). */
+  | { type: 'failed'; seq: number; code: string | null; message: string }
+  | { type: 'closed' };
+
+/** `catching_up`: batches are on their way; `failing`: applying fails and is retried; `unavailable`: the index file is corrupt. */
+export type IndexState = 'current' | 'catching_up' | 'failing' | 'unavailable';
+export type IndexStatus = { state: IndexState; indexed_seq: number; last_error: string | null };
 
 export type IndexWriter = {
   /** Hands a durable batch to the worker, which reads its lines from the log. */
   apply(batch: { from: number; to: number; lastSeq: number }): void;
   /** The last seq the index holds. */
   indexedSeq(): number;
-  /** Resolves once the index holds every event up to `seq`. */
+  /**
+   * Resolves once the index holds every event up to `seq`. While applying fails it rejects at once
+   * (503 index_behind, or index_unavailable for a corrupt index) rather than answer from a stale index.
+   */
   settled(seq: number): Promise<void>;
-  /** Resolves when the worker is at most MAX_BEHIND events behind. */
+  /** Resolves when the worker is at most MAX_BEHIND events behind (rejects as `settled` does once it is failing). */
   ready(): Promise<void>;
+  status(): IndexStatus;
   close(): Promise<void>;
 };
 
 /** How far (in events) the index may trail the log before the log waits for it. */
 const MAX_BEHIND = 20_000;
+const CORRUPT_CODES = new Set(['SQLITE_CORRUPT', 'SQLITE_NOTADB']);
 
 export async function startIndexWriter(options: {
   path: string;
   logPath: string;
   startSeq: number;
   onIndexed: (seq: number) => void;
+  /** The worker is gone: nothing more can be indexed until a restart. */
   onFailed: (error: AppError) => void;
 }): Promise<IndexWriter> {
   const worker = spawnWorker({ path: options.path, logPath: options.logPath });
   let indexed = options.startSeq;
   let sent = options.startSeq;
-  let failure: AppError | null = null;
+  let fatal: AppError | null = null;
+  /** Set while applying fails (the worker retries); cleared by the next batch applied. */
+  let trouble: { error: AppError; state: 'failing' | 'unavailable'; message: string } | null = null;
   let waiters: Array<{ seq: number; resolve: () => void; reject: (err: unknown) => void }> = [];
   let onClosed: (() => void) | null = null;
 
   const wake = () => {
-    const due = waiters.filter((w) => failure !== null || w.seq <= indexed);
+    const refusal = fatal ?? trouble?.error ?? null;
+    const due = waiters.filter((w) => refusal !== null || w.seq <= indexed);
     waiters = waiters.filter((w) => !due.includes(w));
-    for (const w of due) (failure ? w.reject(failure) : w.resolve());
+    for (const w of due) (w.seq <= indexed ? w.resolve() : w.reject(refusal));
   };
-  const fail = (error: AppError) => {
-    failure ??= error;
-    options.onFailed(failure);
+  const die = (error: AppError) => {
+    fatal ??= error;
+    options.onFailed(fatal);
     wake();
   };
 
@@ -58,23 +76,29 @@ export async function startIndexWriter(options: {
   worker.on('message', (m: IndexReply) => {
     if (m.type === 'applied') {
       indexed = m.seq;
+      trouble = null;
       if (indexed >= sent) worker.unref();
       options.onIndexed(m.seq);
       wake();
     } else if (m.type === 'failed') {
-      fail(new AppError('store_unavailable', `The index fell behind the event log (${m.message}); restart the preview to rebuild it.`));
+      const corrupt = m.code !== null && CORRUPT_CODES.has(m.code);
+      trouble = corrupt
+        ? { state: 'unavailable', message: m.message, error: new AppError('index_unavailable', `The index is corrupt (${m.message}); every acknowledged event is safe in the log. Restart the preview: it rebuilds the index.`) }
+        : { state: 'failing', message: m.message, error: new AppError('index_behind', `The index is behind the event log and cannot be written now (${m.message}); every acknowledged event is safe in the log and the index catches up by itself as soon as it can write again (free disk space). Try again shortly.`) };
+      wake();
     } else if (m.type === 'closed') {
       onClosed?.();
     }
   });
-  worker.on('error', (err) => fail(new AppError('store_unavailable', 'The index writer stopped; restart the preview to rebuild the index.', { cause: err })));
+  worker.on('error', (err) => die(new AppError('store_unavailable', 'The index writer stopped; restart the preview to rebuild the index.', { cause: err })));
   worker.on('exit', () => {
-    if (onClosed === null) fail(new AppError('store_unavailable', 'The index writer exited; restart the preview to rebuild the index.'));
+    if (onClosed === null) die(new AppError('store_unavailable', 'The index writer exited; restart the preview to rebuild the index.'));
   });
 
   const settled = (seq: number): Promise<void> => {
-    if (failure) return Promise.reject(failure);
     if (seq <= indexed) return Promise.resolve();
+    const refusal = fatal ?? trouble?.error;
+    if (refusal) return Promise.reject(refusal);
     return new Promise((resolve, reject) => waiters.push({ seq, resolve, reject }));
   };
 
@@ -89,9 +113,14 @@ export async function startIndexWriter(options: {
     indexedSeq: () => indexed,
     settled,
     ready: () => (sent - indexed <= MAX_BEHIND ? Promise.resolve() : settled(sent - MAX_BEHIND)),
+    status: () => ({
+      state: fatal ? 'unavailable' : trouble ? trouble.state : indexed < sent ? 'catching_up' : 'current',
+      indexed_seq: indexed,
+      last_error: fatal?.message ?? trouble?.message ?? null,
+    }),
     async close() {
-      // Everything sent is applied first (a failure leaves the rest for the next start's catch-up).
-      await settled(sent).catch(() => {});
+      // Everything sent is applied first unless applying fails (the next start catches up).
+      if (!fatal && !trouble) await settled(sent).catch(() => {});
       worker.ref();
       await new Promise<void>((resolve) => {
         onClosed = resolve;

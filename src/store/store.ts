@@ -11,7 +11,7 @@ import { committedReads } from './committed-state.ts';
 import { openEventLog, readLastLine, truncateDurably, type AppendResult, type EventLog, type LogTail, type PendingEvent } from './event-log.ts';
 import type { Expectation } from './expectations.ts';
 import { openIndexDb, readLogLines, removeIndexFiles, type IndexDb, type ProjectionFactory } from './index-db.ts';
-import { startIndexWriter } from './index-writer.ts';
+import { startIndexWriter, type IndexStatus } from './index-writer.ts';
 import { EVENT_INDEXES } from './migrations.ts';
 import { EXTRA_PROJECTIONS } from './projections/registry.ts';
 import { createWriteGate } from './write-gate.ts';
@@ -36,6 +36,8 @@ export type Store = {
   settled(): Promise<void>;
   /** The last seq the index holds (a snapshot read from the index is complete up to it). */
   indexedSeq(): number;
+  /** How the index writer is doing (for /health). */
+  indexStatus(): IndexStatus;
   /** A stream's state as the index holds it (consistent with the index's projections). */
   stream(id: string): StreamState | undefined;
   close(): Promise<void>;
@@ -97,6 +99,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
         append: (unit, expect) => opened.append(unit, expect),
         settled: () => writer.settled(opened.tail().seq),
         indexedSeq: () => writer.indexedSeq(),
+        indexStatus: () => writer.status(),
         stream: (id) => gate.indexedStream(id),
         async close() {
           await opened.close();

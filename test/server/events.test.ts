@@ -18,7 +18,8 @@ t.test('health is sanitized without a token and detailed with the operator token
 
   const operator = await call('/health', { token: 'operator', scope: null });
   assertSchema(t, 'api/health.json', operator.json);
-  t.same(Object.keys(operator.json.detail).sort(), ['event_count', 'index_seq', 'last_seq', 'pid', 'uptime_s']);
+  t.same(Object.keys(operator.json.detail).sort(), ['event_count', 'index_seq', 'index_state', 'last_seq', 'pid', 'uptime_s']);
+  t.equal(operator.json.detail.index_state, 'current');
   for (const secret of [TOKENS.customer, TOKENS.operator, 'BEGIN', 'PRIVATE', 'run.json', 'keys/']) {
     t.notOk(operator.text.includes(secret), `never shows ${secret}`);
   }

@@ -141,24 +141,25 @@ t.test('an index made before stream versions is rebuilt from the log', async (t)
   t.same(await outcomes([store.append([pending()], [expectTask('open')])]), ['task_closed']);
 });
 
-t.test('the index writer fails: acknowledged events stay, later writes are 503, a restart catches up', async (t) => {
+t.test('the index cannot be applied: acknowledged events stay, reads are refused, a restart rebuilds', async (t) => {
   const warnings: string[] = [];
   const dataDir = tempDir(t);
   const store = await openStore({ dataDir, clock: fixedClock(), warn: (m) => warnings.push(m) });
   await store.append([pending({ kind: 'task.created' })], [expectTask('absent')]);
   await store.settled();
-  // Break the index under the worker: its next transaction fails.
+  // Break the index under the worker: every transaction it tries now fails (and is retried).
   store.index.db.exec('DROP TABLE streams');
   const acknowledged = await store.append([pending()], [expectTask('open')]);
   t.equal(acknowledged.events[0]!.seq, 2, 'the write is durable and acknowledged');
-  await t.rejects(store.settled(), { code: 'store_unavailable' });
-  await t.rejects(store.append([pending()]), { code: 'store_unavailable' }, 'later writes are refused');
-  t.match(warnings.join('\n'), /index fell behind/);
+  await t.rejects(store.settled(), { code: 'index_behind' }, 'no read of a stale index');
+  t.equal(store.indexStatus().state, 'failing');
+  const later = await store.append([pending()], [expectTask('open', 2)]);
+  t.equal(later.events[0]!.seq, 3, 'the gate still sees the unindexed writes: conditions hold');
   await store.close();
 
   const { store: reopened, warnings: again } = await open(t, dataDir);
   t.match(again.join('\n'), /rebuilding/);
-  t.equal(reopened.tail().seq, 2);
-  t.same(reopened.stream(stream), { version: 2, closed: false }, 'the index holds the acknowledged write');
-  t.same(await outcomes([reopened.append([pending()], [expectTask('open', 2)])]), ['ok:3']);
+  t.equal(reopened.tail().seq, 3);
+  t.same(reopened.stream(stream), { version: 3, closed: false }, 'the index holds every acknowledged write');
+  t.same(await outcomes([reopened.append([pending()], [expectTask('open', 3)])]), ['ok:4']);
 });

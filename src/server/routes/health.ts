@@ -11,8 +11,10 @@ export const RELEASE_LABEL = 'R0.5-preview';
 export function healthRoutes(deps: ServiceDeps & { tokens: Tokens; routes: RouteSpec[]; startedAt: Date }): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   app.get('/health', (c) => {
+    const index = deps.store.indexStatus();
     const body: Record<string, unknown> = {
-      status: 'ok',
+      // Degraded while reads of the index are refused (writes still land in the log).
+      status: index.state === 'failing' || index.state === 'unavailable' ? 'degraded' : 'ok',
       mode: 'preview',
       release_label: RELEASE_LABEL,
       routes: deps.routes.map((r) => ({ method: r.method, path: r.path, status: r.status })),
@@ -22,7 +24,9 @@ export function healthRoutes(deps: ServiceDeps & { tokens: Tokens; routes: Route
       body.detail = {
         event_count: tail.seq,
         last_seq: tail.seq,
-        index_seq: deps.store.index.lastSeq(),
+        index_seq: index.indexed_seq,
+        index_state: index.state,
+        ...(index.last_error === null ? {} : { index_error: index.last_error }),
         uptime_s: Math.max(0, (deps.clock().getTime() - deps.startedAt.getTime()) / 1000),
         pid: process.pid,
       };
