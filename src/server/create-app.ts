@@ -34,6 +34,13 @@ export type AppDeps = ServiceDeps & {
   config: PreviewConfig;
 };
 
+/** SQLite's own word that the index file is damaged, as the app's error for it. */
+function indexDamage(err: unknown): AppError | null {
+  const code = (err as { code?: unknown } | null)?.code;
+  if (typeof code !== 'string' || !/^SQLITE_(CORRUPT|NOTADB)/.test(code)) return null;
+  return new AppError('index_unavailable', 'The index file is damaged; every acknowledged event is safe in the log. Restart the preview to rebuild the index.', { cause: err });
+}
+
 /** A route table path as a pattern: {name} matches one path segment. */
 function pathPattern(path: string): RegExp {
   return new RegExp(`^${path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{[^}]+\\?\}/g, '[^/]+')}$`);
@@ -76,7 +83,10 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.route('/', quotaRoutes(deps));
 
   app.notFound((c) => problemResponse(c, new AppError('route_not_found', `There is no route ${c.req.method} ${c.req.path}; GET /health lists every route.`)));
-  app.onError((err, c) => {
+  app.onError((thrown, c) => {
+    // A damaged index file found by a read: refuse reads until a restart rebuilds it.
+    const err = indexDamage(thrown) ?? thrown;
+    if (err !== thrown || (err instanceof AppError && err.code === 'index_unavailable')) deps.store.markIndexCorrupt((thrown as Error).message);
     const res = problemResponse(c, err);
     // Every 5xx is logged, an AppError whose code is in no table too (it answers a generic 500).
     if (res.status >= 500) deps.logError(serverErrorLine(c, err, res.status));

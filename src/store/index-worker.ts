@@ -10,7 +10,7 @@ import type { IndexReply, IndexRequest } from './index-writer.ts';
 import { EXTRA_PROJECTIONS } from './projections/registry.ts';
 
 const port = parentPort!;
-const { path, logPath } = workerData as { path: string; logPath: string };
+const { path, logPath, check } = workerData as { path: string; logPath: string; check: boolean };
 const index = openIndexDb(path, EXTRA_PROJECTIONS);
 const log = openSync(logPath, 'r');
 const reply = (message: IndexReply) => port.postMessage(message);
@@ -83,3 +83,14 @@ port.on('message', (message: IndexRequest) => {
   }
 });
 reply({ type: 'ready' });
+// An index too big to check at start is checked here, while the preview already serves.
+if (check) {
+  setImmediate(() => {
+    try {
+      const verdict = String(index.db.pragma('quick_check', { simple: true }));
+      if (verdict !== 'ok') reply({ type: 'corrupt', message: `quick_check: ${verdict}` });
+    } catch (err) {
+      reply({ type: 'corrupt', message: (err as Error)?.message ?? String(err) });
+    }
+  });
+}

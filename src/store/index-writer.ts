@@ -11,6 +11,8 @@ export type IndexReply =
   | { type: 'applied'; seq: number }
   /** The batch could not be applied; the worker keeps it and tries again (`code`: SQLite's, if any). */
   | { type: 'failed'; seq: number; code: string | null; message: string }
+  /** The background integrity check found the index file damaged. */
+  | { type: 'corrupt'; message: string }
   | { type: 'closed' };
 
 /** `catching_up`: batches are on their way; `failing`: applying fails and is retried; `unavailable`: the index file is corrupt. */
@@ -30,6 +32,8 @@ export type IndexWriter = {
   /** Resolves when the worker is at most MAX_BEHIND events behind (rejects as `settled` does once it is failing). */
   ready(): Promise<void>;
   status(): IndexStatus;
+  /** A read found the index corrupt: refuse reads (503 index_unavailable) until a restart rebuilds it. */
+  markCorrupt(message: string): void;
   close(): Promise<void>;
 };
 
@@ -41,21 +45,38 @@ export async function startIndexWriter(options: {
   path: string;
   logPath: string;
   startSeq: number;
+  /** Run SQLite's quick_check in the worker once it runs (an index too big to check at start). */
+  checkInBackground: boolean;
   onIndexed: (seq: number) => void;
+  /** The index was found corrupt (by the worker or by a read): the next start must rebuild it. */
+  onCorrupt: (message: string) => void;
   /** The worker is gone: nothing more can be indexed until a restart. */
   onFailed: (error: AppError) => void;
 }): Promise<IndexWriter> {
-  const worker = spawnWorker({ path: options.path, logPath: options.logPath });
+  const worker = spawnWorker({ path: options.path, logPath: options.logPath, check: options.checkInBackground });
   let indexed = options.startSeq;
   let sent = options.startSeq;
   let fatal: AppError | null = null;
   /** Set while applying fails (the worker retries); cleared by the next batch applied. */
   let trouble: { error: AppError; state: 'failing' | 'unavailable'; message: string } | null = null;
+  /** Set once the index is known corrupt: it stays until a restart rebuilds the index. */
+  let corrupt: { error: AppError; state: 'unavailable'; message: string } | null = null;
+  const corruption = (message: string) => ({
+    state: 'unavailable' as const,
+    message,
+    error: new AppError('index_unavailable', `The index is corrupt (${message}); every acknowledged event is safe in the log. Restart the preview: it rebuilds the index.`),
+  });
+  const markCorrupt = (message: string) => {
+    if (corrupt) return;
+    corrupt = corruption(message);
+    options.onCorrupt(message);
+    wake();
+  };
   let waiters: Array<{ seq: number; resolve: () => void; reject: (err: unknown) => void }> = [];
   let onClosed: (() => void) | null = null;
 
   const wake = () => {
-    const refusal = fatal ?? trouble?.error ?? null;
+    const refusal = fatal ?? corrupt?.error ?? trouble?.error ?? null;
     const due = waiters.filter((w) => refusal !== null || w.seq <= indexed);
     waiters = waiters.filter((w) => !due.includes(w));
     for (const w of due) (w.seq <= indexed ? w.resolve() : w.reject(refusal));
@@ -81,11 +102,11 @@ export async function startIndexWriter(options: {
       options.onIndexed(m.seq);
       wake();
     } else if (m.type === 'failed') {
-      const corrupt = m.code !== null && CORRUPT_CODES.has(m.code);
-      trouble = corrupt
-        ? { state: 'unavailable', message: m.message, error: new AppError('index_unavailable', `The index is corrupt (${m.message}); every acknowledged event is safe in the log. Restart the preview: it rebuilds the index.`) }
-        : { state: 'failing', message: m.message, error: new AppError('index_behind', `The index is behind the event log and cannot be written now (${m.message}); every acknowledged event is safe in the log and the index catches up by itself as soon as it can write again (free disk space). Try again shortly.`) };
+      if (m.code !== null && CORRUPT_CODES.has(m.code)) markCorrupt(m.message);
+      trouble = { state: 'failing', message: m.message, error: new AppError('index_behind', `The index is behind the event log and cannot be written now (${m.message}); every acknowledged event is safe in the log and the index catches up by itself as soon as it can write again (free disk space). Try again shortly.`) };
       wake();
+    } else if (m.type === 'corrupt') {
+      markCorrupt(m.message);
     } else if (m.type === 'closed') {
       onClosed?.();
     }
@@ -96,6 +117,7 @@ export async function startIndexWriter(options: {
   });
 
   const settled = (seq: number): Promise<void> => {
+    if (corrupt) return Promise.reject(corrupt.error);
     if (seq <= indexed) return Promise.resolve();
     const refusal = fatal ?? trouble?.error;
     if (refusal) return Promise.reject(refusal);
@@ -114,10 +136,11 @@ export async function startIndexWriter(options: {
     settled,
     ready: () => (sent - indexed <= MAX_BEHIND ? Promise.resolve() : settled(sent - MAX_BEHIND)),
     status: () => ({
-      state: fatal ? 'unavailable' : trouble ? trouble.state : indexed < sent ? 'catching_up' : 'current',
+      state: fatal || corrupt ? 'unavailable' : trouble ? trouble.state : indexed < sent ? 'catching_up' : 'current',
       indexed_seq: indexed,
-      last_error: fatal?.message ?? trouble?.message ?? null,
+      last_error: fatal?.message ?? corrupt?.message ?? trouble?.message ?? null,
     }),
+    markCorrupt,
     async close() {
       // Everything sent is applied first unless applying fails (the next start catches up).
       if (!fatal && !trouble) await settled(sent).catch(() => {});
@@ -137,7 +160,7 @@ export async function startIndexWriter(options: {
  * sources. A worker runs plain Node, so from the sources it first registers tsx's loader (loader
  * flags of the parent, like tap's --import=tsx, do not reach a worker's module loading here).
  */
-function spawnWorker(workerData: { path: string; logPath: string }): Worker {
+function spawnWorker(workerData: { path: string; logPath: string; check: boolean }): Worker {
   if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./index-worker.mjs', import.meta.url), { workerData });
   const tsx = JSON.stringify(import.meta.resolve('tsx/esm/api'));
   const entry = JSON.stringify(new URL('./index-worker.ts', import.meta.url).href);

@@ -3,6 +3,7 @@
 import type Database from 'better-sqlite3';
 import type { Scope, StoredEvent } from '../domain/event.ts';
 import type { Task } from '../domain/task.ts';
+import { AppError } from '../errors.ts';
 import { scopeKey, scopeToken } from './projections/core.ts';
 
 export type SearchHit = { task_id: string | null; event_id: string; seq: number; kind: string; snippet: string };
@@ -41,12 +42,12 @@ export function createQueries(db: Database.Database) {
   const packet = db.prepare<[string, string], { seq: number }>('SELECT seq FROM packets WHERE scope = ? AND packet_id = ?');
   const bySeq = db.prepare<[number], { line: string }>('SELECT line FROM events WHERE seq = ?');
   const hashes = db.prepare<[number], { event_hash: string }>('SELECT event_hash FROM events WHERE seq <= ? ORDER BY seq');
-  const parse = (rows: Array<{ line: string }>) => rows.map((r) => JSON.parse(r.line) as StoredEvent);
+  const parse = (rows: Array<{ line: string }>) => rows.map((r) => indexed<StoredEvent>(r.line));
 
   return {
     task(scope: Scope, taskId: string): Task | undefined {
       const row = task.get(scopeKey(scope), taskId);
-      return row ? (JSON.parse(row.state) as Task) : undefined;
+      return row ? indexed<Task>(row.state) : undefined;
     },
     timeline(scope: Scope, taskId: string, afterSeq: number, limit: number): StoredEvent[] {
       return parse(timeline.all(scopeKey(scope), taskId, afterSeq, limit));
@@ -60,11 +61,11 @@ export function createQueries(db: Database.Database) {
     },
     /** Events with their stored canonical lines (what a replay answers with, byte for byte). */
     rowsBySeq(first: number, last: number): Array<{ event: StoredEvent; line: string }> {
-      return bySeqRange.all(first, last).map(({ line }) => ({ event: JSON.parse(line) as StoredEvent, line }));
+      return bySeqRange.all(first, last).map(({ line }) => ({ event: indexed<StoredEvent>(line), line }));
     },
     eventById(eventId: string): StoredEvent | undefined {
       const row = byEventId.get(eventId);
-      return row ? (JSON.parse(row.line) as StoredEvent) : undefined;
+      return row ? indexed<StoredEvent>(row.line) : undefined;
     },
     sessionExists(scope: Scope, sessionId: string): boolean {
       return sessionSeen.get(scopeKey(scope), sessionId) !== undefined;
@@ -76,7 +77,7 @@ export function createQueries(db: Database.Database) {
     packetEvent(scope: Scope, packetId: string): StoredEvent | undefined {
       const row = packet.get(scopeKey(scope), packetId);
       const line = row ? bySeq.get(row.seq) : undefined;
-      return line ? (JSON.parse(line.line) as StoredEvent) : undefined;
+      return line ? indexed<StoredEvent>(line.line) : undefined;
     },
     /** Every event hash of the log up to `size`, in seq order (the leaves of the log's Merkle tree). */
     eventHashesUpTo(size: number): string[] {
@@ -96,4 +97,13 @@ export function createQueries(db: Database.Database) {
       }));
     },
   };
+}
+
+/** JSON the index holds; text that does not parse means the index file is damaged. */
+function indexed<T>(text: string): T {
+  try {
+    return JSON.parse(text) as T;
+  } catch (cause) {
+    throw new AppError('index_unavailable', 'The index holds a row that does not parse: the index file is damaged. Every acknowledged event is safe in the log; restart the preview to rebuild the index.', { cause });
+  }
 }

@@ -1,7 +1,7 @@
 // The local store: the data-dir lock, start-up recovery of the log (torn tail, incomplete unit),
 // the index caught up with the log (or rebuilt) at start and kept up by a worker thread while
 // running, and the append path that ties them together.
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ZERO_HASH, type StoredEvent } from '../domain/event.ts';
 import { AppError } from '../errors.ts';
@@ -38,6 +38,8 @@ export type Store = {
   indexedSeq(): number;
   /** How the index writer is doing (for /health). */
   indexStatus(): IndexStatus;
+  /** A read found the index corrupt: reads answer 503 index_unavailable, and the next start rebuilds it. */
+  markIndexCorrupt(message: string): void;
   /** A stream's state as the index holds it (consistent with the index's projections). */
   stream(id: string): StreamState | undefined;
   close(): Promise<void>;
@@ -59,6 +61,11 @@ export function indexPathOf(dataDir: string): string {
   return join(dataDir, 'index.sqlite');
 }
 
+/** A file that says the index was found corrupt while running: the next start rebuilds it. */
+export function rebuildMarkerOf(dataDir: string): string {
+  return join(dataDir, 'index.rebuild');
+}
+
 export async function openStore(options: StoreOptions): Promise<Store> {
   const { dataDir, warn } = options;
   mkdirSync(dataDir, { recursive: true });
@@ -75,6 +82,12 @@ export async function openStore(options: StoreOptions): Promise<Store> {
         path: indexPathOf(dataDir),
         logPath,
         startSeq: tail.seq,
+        checkInBackground: statSync(indexPathOf(dataDir)).size > QUICK_CHECK_MAX_BYTES,
+        onCorrupt: (message) => {
+          // The next start rebuilds the index, whatever it finds then.
+          if (!existsSync(rebuildMarkerOf(dataDir))) writeFileSync(rebuildMarkerOf(dataDir), `${message}\n`);
+          warn(`The index is corrupt (${message}); reads answer 503 index_unavailable until a restart rebuilds it.`);
+        },
         onIndexed: (seq) => gate.indexed(seq),
         onFailed: (error) => {
           // The events stay durable in the log; the next start catches the index up.
@@ -92,6 +105,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
         ...(options.onBatch ? { onBatch: options.onBatch } : {}),
       });
       const opened = log;
+      let closing: Promise<void> | null = null;
       return {
         dataDir,
         index,
@@ -100,12 +114,17 @@ export async function openStore(options: StoreOptions): Promise<Store> {
         settled: () => writer.settled(opened.tail().seq),
         indexedSeq: () => writer.indexedSeq(),
         indexStatus: () => writer.status(),
+        markIndexCorrupt: (message) => writer.markCorrupt(message),
         stream: (id) => gate.indexedStream(id),
-        async close() {
-          await opened.close();
-          await writer.close();
-          index.close();
-          await lock.release();
+        close() {
+          // Idempotent: a second close waits for the first.
+          closing ??= (async () => {
+            await opened.close();
+            await writer.close();
+            index.close();
+            await lock.release();
+          })();
+          return closing;
         },
       };
     } catch (err) {
@@ -151,24 +170,91 @@ export function recoverTail(logPath: string, warn: (m: string) => void): LogTail
 
 function openCaughtUpIndex(dataDir: string, tail: LogTail, projections: ProjectionFactory[], warn: (m: string) => void): IndexDb {
   const indexPath = indexPathOf(dataDir);
+  const marker = rebuildMarkerOf(dataDir);
   let index: IndexDb | null = null;
-  if (tail.seq > 0 && !existsSync(indexPath)) warn(`The index at ${indexPath} is missing; rebuilding it from the log.`);
-  try {
-    index = openIndexDb(indexPath, projections);
-    const seq = index.lastSeq();
-    if (seq === tail.seq && (seq === 0 || index.lastHash() === tail.hash)) return index;
-    if (seq < tail.seq && index.logOffset() <= tail.size) {
-      catchUp(index, logPathOf(dataDir), index.logOffset(), tail);
-      return index;
+  if (existsSync(marker)) {
+    warn(`The index at ${indexPath} was found corrupt while the preview ran (${readFileSync(marker, 'utf8').trim()}); rebuilding it from the log.`);
+  } else {
+    if (tail.seq > 0 && !existsSync(indexPath)) warn(`The index at ${indexPath} is missing; rebuilding it from the log.`);
+    try {
+      index = openIndexDb(indexPath, projections);
+      const damage = indexDamage(index, indexPath, logPathOf(dataDir), tail);
+      if (damage !== null) {
+        warn(`The index at ${indexPath} is damaged (${damage}); rebuilding it from the log.`);
+      } else {
+        const seq = index.lastSeq();
+        if (seq === tail.seq && (seq === 0 || index.lastHash() === tail.hash)) return index;
+        if (seq < tail.seq && index.logOffset() <= tail.size) {
+          catchUp(index, logPathOf(dataDir), index.logOffset(), tail);
+          return index;
+        }
+        warn(`The index (seq ${seq}) does not match the log (seq ${tail.seq}); rebuilding it from the log.`);
+      }
+    } catch (err) {
+      if (err instanceof AppError && err.code === 'store_corrupt') throw err;
+      if (err instanceof AppError && err.code === 'index_outdated') warn(`The index at ${indexPath} was made by an older version (${err.message}); rebuilding it from the log.`);
+      else warn(`The index at ${indexPath} is missing or unreadable (${(err as Error).message}); rebuilding it from the log.`);
     }
-    warn(`The index (seq ${seq}) does not match the log (seq ${tail.seq}); rebuilding it from the log.`);
-  } catch (err) {
-    if (err instanceof AppError && err.code === 'store_corrupt') throw err;
-    if (err instanceof AppError && err.code === 'index_outdated') warn(`The index at ${indexPath} was made by an older version (${err.message}); rebuilding it from the log.`);
-    else warn(`The index at ${indexPath} is missing or unreadable (${(err as Error).message}); rebuilding it from the log.`);
   }
   index?.close();
-  return rebuildIndex(dataDir, tail, projections);
+  const rebuilt = rebuildIndex(dataDir, tail, projections);
+  rmSync(marker, { force: true });
+  return rebuilt;
+}
+
+/** An index up to this size gets SQLite's quick_check at every start (about 0.3 s per 64 MiB here). */
+const QUICK_CHECK_MAX_BYTES = 64 * 1024 * 1024;
+/** How many of the newest indexed events are compared byte for byte with the log at every start. */
+const TAIL_ROWS_CHECKED = 256;
+
+/**
+ * Why the index cannot be trusted, or null: SQLite's quick_check (for an index of moderate size),
+ * then the newest indexed rows against the log's own lines. A bigger index is quick-checked by the
+ * index writer in the background once the preview runs.
+ */
+function indexDamage(index: IndexDb, indexPath: string, logPath: string, tail: LogTail): string | null {
+  if (statSync(indexPath).size <= QUICK_CHECK_MAX_BYTES) {
+    const verdict = String(index.db.pragma('quick_check', { simple: true }));
+    if (verdict !== 'ok') return `quick_check: ${verdict}`;
+  }
+  const rows = index.db.prepare<[number, number], { seq: number; line: string }>('SELECT seq, line FROM events WHERE seq <= ? ORDER BY seq DESC LIMIT ?').all(tail.seq, TAIL_ROWS_CHECKED);
+  if (rows.length === 0) return null;
+  const logLines = lastLogLines(logPath, tail.size, rows.length);
+  for (const row of rows) {
+    const line = logLines.get(row.seq);
+    if (line !== undefined && line !== row.line) return `the indexed event seq ${row.seq} differs from the log`;
+  }
+  return null;
+}
+
+/** The log's last `count` lines by seq (read back from its end). */
+function lastLogLines(logPath: string, size: number, count: number): Map<number, string> {
+  const out = new Map<number, string>();
+  let chunk = 256 * 1024;
+  for (;;) {
+    const start = Math.max(0, size - chunk);
+    const fd = openSync(logPath, 'r');
+    const buf = Buffer.alloc(size - start);
+    try {
+      readSync(fd, buf, 0, buf.length, start);
+    } finally {
+      closeSync(fd);
+    }
+    const lines = buf.toString('utf8').split('\n');
+    lines.pop();
+    if (start > 0) lines.shift(); // the first piece may be a partial line
+    if (lines.length >= count || start === 0) {
+      for (const line of lines.slice(-count)) {
+        try {
+          out.set((JSON.parse(line) as StoredEvent).seq, line);
+        } catch {
+          // recovery already cut a torn tail; a bad line elsewhere is for gov events verify
+        }
+      }
+      return out;
+    }
+    chunk *= 4;
+  }
 }
 
 function catchUp(index: IndexDb, logPath: string, from: number, tail: LogTail): void {

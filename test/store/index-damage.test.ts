@@ -1,0 +1,106 @@
+// A damaged index is never trusted: at start, SQLite's quick_check and the newest indexed rows
+// against the log find it and it is rebuilt with a warning; while running, a read that finds it
+// damaged answers 503 index_unavailable and leaves a marker so the next start rebuilds it.
+import t, { type Test } from 'tap';
+import Database from 'better-sqlite3';
+import { existsSync, openSync, writeSync, closeSync, statSync } from 'node:fs';
+import { createQueries } from '../../src/store/queries.ts';
+import type { PendingEvent } from '../../src/store/event-log.ts';
+import { indexPathOf, openStore, rebuildMarkerOf, type Store } from '../../src/store/store.ts';
+import { fixedClock, tempDir, testApp } from '../fixtures/test-app.ts';
+
+const scope = { tenant_id: 'tenant-a', workspace_id: 'ws-1', project_id: 'proj-1' };
+let id = 0;
+function pending(extra: Partial<PendingEvent> = {}): PendingEvent {
+  id++;
+  return { event_id: `evt_${id}`, kind: 'ext.acme.note', ...scope, task_id: 'task-1', transport: 'customer', idempotency_key: null, request_sha256: null, payload: { text: `note ${id} about the vault path` }, ...extra };
+}
+
+async function open(t: Test, dataDir: string): Promise<{ store: Store; warnings: string[] }> {
+  const warnings: string[] = [];
+  const store = await openStore({ dataDir, clock: fixedClock(), warn: (m) => warnings.push(m) });
+  t.teardown(() => store.close().catch(() => {}));
+  return { store, warnings };
+}
+
+/** A data dir whose log holds a task with 300 events, and a consistent index; the store is closed. */
+async function seeded(t: Test): Promise<string> {
+  const dataDir = tempDir(t);
+  const { store } = await open(t, dataDir);
+  await store.append([pending({ kind: 'task.created', payload: { title: 'Seeded task' } })]);
+  for (let i = 0; i < 30; i++) await Promise.all(Array.from({ length: 10 }, () => store.append([pending()])));
+  await store.close();
+  return dataDir;
+}
+
+/** What a reader gets: the task and its whole timeline, parsed. */
+function answers(store: Store) {
+  const q = createQueries(store.index.db);
+  return { task: q.task(scope, 'task-1'), timeline: q.timeline(scope, 'task-1', 0, 1000).map((e) => e.seq) };
+}
+
+t.test('random bytes over a page past page 1: found at start, rebuilt, answers as the log says', async (t) => {
+  const dataDir = await seeded(t);
+  const path = indexPathOf(dataDir);
+  const pageSize = 4096;
+  t.ok(statSync(path).size > 8 * pageSize, 'the index spans several pages');
+  // Seeded noise over page 3 (a b-tree page of the event table or its indexes).
+  let seed = 42;
+  const noise = Buffer.alloc(pageSize, 0).map(() => (seed = (seed * 1103515245 + 12345) % 2 ** 31) & 0xff);
+  const fd = openSync(path, 'r+');
+  writeSync(fd, noise, 0, pageSize, 2 * pageSize);
+  closeSync(fd);
+  const { store, warnings } = await open(t, dataDir);
+  t.match(warnings.join('\n'), /damaged \(quick_check|missing or unreadable/, 'start-up says why it rebuilds');
+  t.match(warnings.join('\n'), /rebuilding it from the log/);
+  await store.settled();
+  const got = answers(store);
+  t.equal(got.task?.last_seq, 301);
+  t.same(got.timeline, Array.from({ length: 301 }, (_, i) => i + 1));
+});
+
+t.test('an indexed event that differs from the log (a valid database): found at start, rebuilt', async (t) => {
+  const dataDir = await seeded(t);
+  const db = new Database(indexPathOf(dataDir));
+  db.prepare("UPDATE events SET line = replace(line, 'vault', 'VAULT') WHERE seq = 300").run();
+  db.close();
+  const { store, warnings } = await open(t, dataDir);
+  t.match(warnings.join('\n'), /damaged \(the indexed event seq 300 differs from the log\)/);
+  const row = store.index.db.prepare('SELECT line FROM events WHERE seq = 300').get() as { line: string };
+  t.match(row.line, /vault/, 'the rebuilt row is the log line');
+});
+
+t.test('a marker left by a run that found the index corrupt: the next start rebuilds, and removes it', async (t) => {
+  const dataDir = await seeded(t);
+  const { writeFileSync } = await import('node:fs');
+  writeFileSync(rebuildMarkerOf(dataDir), 'a row did not parse\n');
+  const { store, warnings } = await open(t, dataDir);
+  t.match(warnings.join('\n'), /found corrupt while the preview ran \(a row did not parse\); rebuilding/);
+  t.notOk(existsSync(rebuildMarkerOf(dataDir)));
+  t.equal(store.index.lastSeq(), 301);
+});
+
+t.test('a read that finds the index damaged: 503 index_unavailable from then on, rebuilt at the next start', async (t) => {
+  const dataDir = tempDir(t);
+  {
+    const { call, service } = await testApp(t, { dataDir });
+    t.equal((await call('/v1/tasks', { body: { task_id: 'task-dmg', title: 'A task whose index row breaks', session_id: 'sess-1' } })).status, 201);
+    service.store.index.db.prepare("UPDATE tasks SET state = '{not json' WHERE task_id = 'task-dmg'").run();
+    const read = await call('/v1/tasks/task-dmg');
+    t.match(read, { status: 503, json: { code: 'index_unavailable' } });
+    t.ok(existsSync(rebuildMarkerOf(dataDir)), 'the next start will rebuild');
+    const again = await call('/v1/tasks/task-dmg/timeline');
+    t.match(again, { status: 503, json: { code: 'index_unavailable' } }, 'every read is refused now');
+    const health = await call('/health', { token: 'operator', scope: null });
+    t.equal(health.json.status, 'degraded');
+    t.equal(health.json.detail.index_state, 'unavailable');
+    const write = await call('/v1/events', { body: { kind: 'ext.acme.note', ...scope, task_id: 'task-dmg', payload: { text: 'still durable' } }, idempotencyKey: 'dmg-1', scope: { ...scope } });
+    t.equal(write.status, 201, 'a write that reads nothing from the index still lands in the log');
+    await service.store.close();
+  }
+  const { call } = await testApp(t, { dataDir });
+  const task = await call('/v1/tasks/task-dmg', { scope: { ...scope } });
+  t.equal(task.status, 200);
+  t.equal(task.json.last_seq, 2);
+  t.notOk(existsSync(rebuildMarkerOf(dataDir)));
+});
