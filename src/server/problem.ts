@@ -4,6 +4,7 @@ import type { Context } from 'hono';
 import { AppError, type ErrorDetail } from '../errors.ts';
 
 const STATUS: Record<string, [number, string]> = {
+  bad_request: [400, 'Bad request'],
   malformed_json: [400, 'Malformed JSON'],
   json_too_deep: [400, 'JSON nested too deeply'],
   scope_required: [400, 'Scope required'],
@@ -29,6 +30,7 @@ const STATUS: Record<string, [number, string]> = {
   event_id_exists: [409, 'Event id exists'],
   write_conflict: [409, 'Write conflict'],
   precondition_failed: [412, 'Precondition failed'],
+  request_timeout: [408, 'Request timeout'],
   payload_too_large: [413, 'Payload too large'],
   unsupported_media_type: [415, 'Unsupported media type'],
   validation_failed: [422, 'Validation failed'],
@@ -40,6 +42,7 @@ const STATUS: Record<string, [number, string]> = {
   empty_snapshot: [422, 'Nothing to assemble'],
   invalid_date_time: [422, 'Invalid date-time'],
   as_of_in_future: [422, 'as_of in the future'],
+  request_header_fields_too_large: [431, 'Request header fields too large'],
   store_write_failed: [503, 'Store write failed'],
   store_unavailable: [503, 'Store unavailable'],
   index_behind: [503, 'Index behind'],

@@ -2,6 +2,7 @@
 // data dir; SIGKILL mid-stream losing nothing acknowledged; idempotency across a restart.
 import t from 'tap';
 import { existsSync, readFileSync, statSync } from 'node:fs';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { SCOPE_A, tempDir } from '../fixtures/test-app.ts';
 import { runGov, scopeHeaders, startPreview, type RunningPreview } from '../fixtures/spawn-preview.ts';
@@ -11,6 +12,17 @@ function post(p: RunningPreview, body: unknown, key: string) {
     method: 'POST',
     headers: { Authorization: `Bearer ${p.tokens.customer}`, 'Content-Type': 'application/json', 'Idempotency-Key': key, ...scopeHeaders(SCOPE_A) },
     body: JSON.stringify(body),
+  });
+}
+/** The raw bytes of the answer to raw bytes, read until the server closes the connection. */
+function rawAnswer(port: number, request: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1');
+    let text = '';
+    socket.on('data', (d) => (text += d));
+    socket.on('error', reject);
+    socket.on('close', () => resolve(text));
+    socket.write(request);
   });
 }
 const note = (text: string) => ({ kind: 'ext.acme.note', ...SCOPE_A, payload: { text } });
@@ -32,6 +44,11 @@ t.test('start on port 0, health, a write, status, stop', async (t) => {
   const huge = await post(p, note('x'.repeat(1024 * 1024)), 'k-huge');
   t.equal(huge.status, 413);
   t.equal((await huge.json()).code, 'payload_too_large');
+  // Below the app, the CLI's server answers too: a missing Host reaches the guard, and headers Node
+  // will not read get a problem body (test/server/node-server.test.ts has every case).
+  const port = Number(new URL(p.baseUrl).port);
+  t.match(await rawAnswer(port, 'GET /health HTTP/1.0\r\n\r\n'), /^HTTP\/1\.1 403 [^]*"code":"host_not_allowed"/);
+  t.match(await rawAnswer(port, `GET /health HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nX-Padding: ${'a'.repeat(17 * 1024)}\r\n\r\n`), /^HTTP\/1\.1 431 [^]*application\/problem\+json[^]*"code":"request_header_fields_too_large"/);
   const status = await runGov(['preview', 'status', '--data-dir', dir, '--json']);
   t.equal(status.code, 0);
   // A fresh preview records the forge data set it loads (fixtures/forge/default.json), then our write.
@@ -42,6 +59,7 @@ t.test('start on port 0, health, a write, status, stop', async (t) => {
   t.notOk(existsSync(join(dir, 'run.json')), 'the run file is removed');
   t.notOk(existsSync(join(dir, 'writer.lock')), 'the lock is released');
   t.match(p.stderr(), /POST \/v1\/events 201 [\d.]+ms/, 'one access line per request');
+  t.match(p.stderr(), /^- - 431 - request_header_fields_too_large req_\S+$/m, 'and one for what the parser refused');
   t.notMatch(p.stderr() + p.stdout(), new RegExp(p.tokens.customer), 'no token is ever printed');
   const verify = await runGov(['events', 'verify', '--data-dir', dir, '--json']);
   t.equal(verify.code, 0);

@@ -1,13 +1,12 @@
 // `gov preview start|status|stop`: the loopback preview server in the foreground, its status from
 // the run file and /health, and a clean stop by signal.
-import { createAdaptorServer } from '@hono/node-server';
 import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
 import { resolve } from 'node:path';
 import { appDepsOf, DEFAULT_FORGE_DATA_PATH, resolveDataDir, newTokens, openServiceDeps, readConfigFile, schemaRegistry } from '../../deps.ts';
 import { ensureForgeData, readForgeDataFile } from '../../service/quota/forge-data.ts';
 import { AppError } from '../../errors.ts';
 import { createApp } from '../../server/create-app.ts';
+import { createNodeServer } from '../../server/node-server.ts';
 import type { CliIo, CommandResult } from '../io.ts';
 import { readRunFile, removeRunFile, runFilePath, writeRunFile } from '../run-file.ts';
 
@@ -46,8 +45,8 @@ export async function previewStart(options: StartOptions, io: CliIo): Promise<Co
   const tokens = newTokens();
   let boundPort = port;
   const access = batchedLines(options.json ? io.stderr : io.stdout);
-  const app = createApp(appDepsOf(service, { tokens, port: () => boundPort, access, config }));
-  const server = createAdaptorServer({ fetch: app.fetch }) as Server;
+  const deps = appDepsOf(service, { tokens, port: () => boundPort, access, config });
+  const server = createNodeServer(createApp(deps).fetch, deps);
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);

@@ -30,7 +30,8 @@ export function loopbackGuard(port: () => number): MiddlewareHandler<AppEnv> {
   };
 }
 
-function isAllowedHost(host: string, port: number): boolean {
+/** Whether a Host header names the preview itself; the Node server asks it too (node-server.ts). */
+export function isAllowedHost(host: string, port: number): boolean {
   const match = /^(\[::1\]|[^:]+)(?::(\d+))?$/.exec(host.toLowerCase());
   if (!match) return false;
   const [, name, portText] = match;

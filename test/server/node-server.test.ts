@@ -1,0 +1,110 @@
+// Below the app, over a real socket: a missing or odd Host reaches the loopback guard (403
+// host_not_allowed), and what Node's parser or the adapter refuses gets a problem body with a
+// request id and an access line — never a bare 400/431. Nothing is written in any case.
+import t, { type Test } from 'tap';
+import { connect } from 'node:net';
+import { serveApp } from '../fixtures/served-app.ts';
+import { assertSchema, rawEvent, SCOPE_A, TOKENS } from '../fixtures/test-app.ts';
+
+type RawAnswer = { statusLine: string; status: number; headers: Record<string, string>; body: string };
+
+/** Sends the bytes as they are and reads the answer until the server closes the connection. */
+function rawRequest(port: number, bytes: Buffer): Promise<RawAnswer> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1');
+    const chunks: Buffer[] = [];
+    socket.on('data', (d) => chunks.push(d));
+    socket.on('error', reject);
+    socket.on('close', () => {
+      const text = Buffer.concat(chunks).toString('utf8');
+      const end = text.indexOf('\r\n\r\n');
+      const [statusLine = '', ...lines] = text.slice(0, end).split('\r\n');
+      const headers = Object.fromEntries(lines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]));
+      resolve({ statusLine, status: Number(statusLine.split(' ')[1]), headers, body: text.slice(end + 4) });
+    });
+    socket.write(bytes);
+  });
+}
+
+const body = JSON.stringify(rawEvent(SCOPE_A));
+/** A raw event write that the app would accept (201) with a good Host. */
+function eventWrite(head: string, hostLine: string | null, extra = ''): Buffer {
+  return Buffer.from(
+    `${head}\r\n${hostLine === null ? '' : `${hostLine}\r\n`}Authorization: Bearer ${TOKENS.customer}\r\n` +
+      `X-Tenant-Id: ${SCOPE_A.tenant_id}\r\nX-Workspace-Id: ${SCOPE_A.workspace_id}\r\nX-Project-Id: ${SCOPE_A.project_id}\r\n` +
+      `Idempotency-Key: k-raw\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n${extra}Connection: close\r\n\r\n${body}`,
+    'latin1',
+  );
+}
+
+function assertProblem(t: Test, res: RawAnswer, status: number, code: string): void {
+  t.equal(res.status, status, `${res.statusLine} is ${status}`);
+  t.equal(res.headers['content-type'], 'application/problem+json', 'a problem body');
+  const problem = JSON.parse(res.body);
+  assertSchema(t, 'api/problem.json', problem);
+  t.equal(problem.code, code);
+  t.equal(problem.status, status);
+  t.match(problem.request_id, /^req_/);
+  t.equal(res.headers['x-request-id'], problem.request_id, 'X-Request-Id is the body\'s request id');
+}
+
+t.test('a missing or odd Host reaches the loopback guard: 403 host_not_allowed, nothing written', async (t) => {
+  const { port, service, accessLines } = await serveApp(t);
+  const good = await rawRequest(port, eventWrite('POST /v1/events HTTP/1.1', `Host: 127.0.0.1:${port}`));
+  t.equal(good.status, 201, 'the same write with a good Host is accepted (the cases below differ only in Host)');
+  const before = service.store.tail().seq;
+  const cases: [string, Buffer][] = [
+    ['an empty Host', eventWrite('POST /v1/events HTTP/1.1', 'Host:')],
+    ['a Host with userinfo', eventWrite('POST /v1/events HTTP/1.1', `Host: evil@127.0.0.1:${port}`)],
+    ['no Host over HTTP/1.1', eventWrite('POST /v1/events HTTP/1.1', null)],
+    ['no Host over HTTP/1.0', eventWrite('POST /v1/events HTTP/1.0', null)],
+    ['a foreign Host', eventWrite('POST /v1/events HTTP/1.1', `Host: evil.example:${port}`)],
+    ['a Host that is no authority at all', eventWrite('POST /v1/events HTTP/1.1', 'Host: a b/c')],
+    ['a second Host after a good one', eventWrite('POST /v1/events HTTP/1.1', `Host: 127.0.0.1:${port}`, 'Host: evil.example\r\n')],
+  ];
+  for (const [name, bytes] of cases) {
+    const lines = accessLines.length;
+    const res = await rawRequest(port, bytes);
+    t.test(name, async (t) => {
+      assertProblem(t, res, 403, 'host_not_allowed');
+      t.equal(service.store.tail().seq, before, 'nothing written');
+      t.match(accessLines.slice(lines), [/^POST \/v1\/events 403 [\d.]+ms$/], 'the app\'s access line');
+    });
+  }
+  const upper = await rawRequest(port, Buffer.from(`GET /health HTTP/1.1\r\nHost: LOCALHOST:${port}\r\nConnection: close\r\n\r\n`));
+  t.equal(upper.status, 200, 'a loopback Host in capitals still builds the URL and passes');
+});
+
+t.test('what the parser or the adapter refuses gets a problem body, a request id and an access line', async (t) => {
+  const { port, service, accessLines } = await serveApp(t);
+  const before = service.store.tail().seq;
+  const host = `Host: 127.0.0.1:${port}`;
+  const cases: [string, Buffer, number, string][] = [
+    ['a raw non-ASCII byte in the path', Buffer.concat([Buffer.from('POST /v1/ev'), Buffer.from([0xff]), eventWrite('ents HTTP/1.1', host)]), 400, 'bad_request'],
+    ['headers over 16 KiB', eventWrite('POST /v1/events HTTP/1.1', host, `X-Padding: ${'a'.repeat(17 * 1024)}\r\n`), 431, 'request_header_fields_too_large'],
+    ['a malformed request line', Buffer.from('NOT A REQUEST LINE\r\n\r\n'), 400, 'bad_request'],
+    ['a second Content-Length that is no number', eventWrite('POST /v1/events HTTP/1.1', host, 'Content-Length: 12x\r\n'), 400, 'bad_request'],
+    ['a backslash in the path (refused by the adapter)', eventWrite('POST /v1/ev\\ents HTTP/1.1', host), 400, 'bad_request'],
+    ['an asterisk request target (refused by the adapter)', eventWrite('POST * HTTP/1.1', host), 400, 'bad_request'],
+  ];
+  for (const [name, bytes, status, code] of cases) {
+    const lines = accessLines.length;
+    const res = await rawRequest(port, bytes);
+    t.test(name, async (t) => {
+      assertProblem(t, res, status, code);
+      t.equal(service.store.tail().seq, before, 'nothing written');
+      const problem = JSON.parse(res.body);
+      t.same(accessLines.slice(lines), [`- - ${status} - ${code} ${problem.request_id}`], 'one access line naming the code and the request id');
+    });
+  }
+});
+
+t.test('an app that throws before answering gets a generic 500 problem, not a bare one', async (t) => {
+  const { port, accessLines } = await serveApp(t, () => () => {
+    throw new Error('secret internal detail');
+  });
+  const res = await rawRequest(port, Buffer.from(`GET /health HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: close\r\n\r\n`));
+  assertProblem(t, res, 500, 'internal_error');
+  t.notMatch(res.body, /secret/, 'nothing internal in the answer');
+  t.match(accessLines, [/^- - 500 - internal_error req_/]);
+});
