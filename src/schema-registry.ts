@@ -6,6 +6,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { isDateTime } from './domain/date-time.ts';
 import { AppError, type ErrorDetail } from './errors.ts';
+import { escapePointer } from './domain/json-pointer.ts';
 
 export const SCHEMA_BASE = 'https://schemas.gov.local/';
 
@@ -77,11 +78,11 @@ function toDetails(errors: ErrorObject[]): ErrorDetail[] {
     let detail: string;
     if (e.keyword === 'additionalProperties') {
       const name = String((e.params as { additionalProperty: string }).additionalProperty);
-      pointer = `${pointer}/${name.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+      pointer = `${pointer}/${escapePointer(name)}`;
       detail = `unknown member "${name}" is not allowed`;
     } else if (e.keyword === 'required') {
       const name = String((e.params as { missingProperty: string }).missingProperty);
-      pointer = `${pointer}/${name}`;
+      pointer = `${pointer}/${escapePointer(name)}`;
       detail = `required member "${name}" is missing`;
     } else {
       detail = e.message ?? e.keyword;

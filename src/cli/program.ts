@@ -3,6 +3,7 @@
 import { Command } from 'commander';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { VERSION } from '../version.ts';
 import type { CliIo, CommandResult } from './io.ts';
 import { render } from './render.ts';
 
@@ -19,7 +20,7 @@ function examples(...lines: string[]): string {
 export function createProgram(io: CliIo, state: ProgramState): Command {
   const program = new Command('gov')
     .description('gov — governance backend for AI-agent work (local-first preview)')
-    .version('0.1.0')
+    .version(VERSION)
     .exitOverride()
     .showHelpAfterError('(run with --help for usage and examples)')
     .configureOutput({ writeOut: io.stdout, writeErr: io.stderr });

@@ -8,7 +8,8 @@ import { payloadSchemaOf } from './event.ts';
 import { fieldPointer, GateContext, isRecord, jsonType, type ValidationResult } from './gate-context.ts';
 import { findAngleToken, findEmptyValue, isCopiedFrom, trimmedLength } from './placeholder-text.ts';
 import { EVIDENCE_TEXT, ISSUE_TEXT, MIN_TEXT_LENGTH } from './repair-prompts.ts';
-import { eachString, escapePointer, type SmartTemplate, type TemplateRegistry } from './templates.ts';
+import { escapePointer } from './json-pointer.ts';
+import { eachString, type SmartTemplate, type TemplateRegistry } from './templates.ts';
 
 export type { GateIssue, GateIssueCode, ValidationResult } from './gate-context.ts';
 

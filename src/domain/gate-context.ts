@@ -3,6 +3,7 @@
 import type { ErrorDetail } from '../errors.ts';
 import { composeRepairPrompt, ISSUE_TEXT } from './repair-prompts.ts';
 import type { SmartTemplate, TemplateRegistry } from './templates.ts';
+import { pointerFrom, unescapePointer } from './json-pointer.ts';
 
 export type GateIssueCode =
   | 'missing' | 'wrong_type' | 'invalid_value' | 'blank' | 'too_short' | 'duplicate' | 'copied_text'
@@ -96,16 +97,13 @@ export const ROOT_FIELD = '$';
 export function fieldOf(pointer: string): string {
   if (pointer === '') return ROOT_FIELD;
   const first = pointer.slice(1).split('/')[0] ?? '';
-  return first.replace(/~1/g, '/').replace(/~0/g, '~');
+  return unescapePointer(first);
 }
 
 /** `risk_inputs.autonomy` → `/risk_inputs/autonomy`; ROOT_FIELD → the root. */
 export function fieldPointer(field: string): string {
   if (field === ROOT_FIELD) return '';
-  return field
-    .split('.')
-    .map((part) => `/${part.replace(/~/g, '~0').replace(/\//g, '~1')}`)
-    .join('');
+  return pointerFrom(field.split('.'));
 }
 
 export function isRecord(value: unknown): value is Record<string, unknown> {

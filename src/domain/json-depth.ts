@@ -2,6 +2,7 @@
 // nesting (`json_too_deep`) before any recursive code sees them (schema validation, RFC 8785
 // serialisation, JSON.stringify), so the answer never depends on the stack left or on JIT warm-up.
 import { AppError } from '../errors.ts';
+import { pointerFrom } from './json-pointer.ts';
 
 /**
  * The deepest array or object a request body may hold, counted in steps of its JSON pointer: in
@@ -52,5 +53,5 @@ export type PathNode = { parent: PathNode | null; key: string };
 export function pointerOf(node: PathNode): string {
   const keys: string[] = [];
   for (let n: PathNode | null = node; n !== null && n.parent !== null; n = n.parent) keys.push(n.key);
-  return keys.reverse().map((k) => `/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`).join('');
+  return pointerFrom(keys.reverse());
 }

@@ -2,6 +2,7 @@
 // resolves an id or alias, refusing at construction an alias collision or a prefilled `verified`.
 import { AppError } from '../errors.ts';
 import type { Json } from './canonical-json.ts';
+import { escapePointer } from './json-pointer.ts';
 import { normaliseText } from './placeholder-text.ts';
 
 export type TemplateStatus = 'live' | 'preview' | 'target';
@@ -110,10 +111,6 @@ export function eachString(value: unknown, pointer: string, visit: (text: string
       for (let i = entries.length - 1; i >= 0; i--) stack.push([entries[i]![1], `${at}/${escapePointer(entries[i]![0])}`]);
     }
   }
-}
-
-export function escapePointer(key: string): string {
-  return key.replace(/~/g, '~0').replace(/\//g, '~1');
 }
 
 function deepFreeze<T>(value: T): T {

@@ -5,6 +5,7 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { CallOptions, ClientScope, GovClient } from '../client/client.ts';
 import { AppError } from '../errors.ts';
+import { VERSION } from '../version.ts';
 import { SCHEMA_BASE } from '../schema-registry.ts';
 import { derefSchema } from './deref-schema.ts';
 import { ACCESS_POLICY, httpErrorResult, successResult, thrownErrorResult } from './tool-result.ts';
@@ -46,7 +47,7 @@ export function buildMcpServer(deps: FrontDoorDeps): Server {
   const known = new Map(tools.map((tool) => [tool.name, new Set(Object.keys(tool.inputSchema.properties ?? {}))]));
   const specs = new Map(TOOLS.map((spec) => [spec.name, spec]));
   const server = new Server(
-    { name: 'gov', version: deps.version ?? '0.1.0' },
+    { name: 'gov', version: deps.version ?? VERSION },
     { capabilities: { tools: {} }, instructions: instructionsFor(deps.client.baseUrl) },
   );
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools }));

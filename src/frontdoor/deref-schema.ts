@@ -2,6 +2,8 @@
 // Schema object: MCP clients take a tool's inputSchema as it is and do not fetch other documents,
 // so relative refs (../api/…, #/$defs/…) must be resolved before the tool list is served.
 
+import { unescapePointer } from '../domain/json-pointer.ts';
+
 type Schema = Record<string, unknown>;
 type Schemas = ReadonlyMap<string, Schema>;
 
@@ -57,7 +59,7 @@ function resolveRef(schemas: Schemas, ref: string, base: string): { node: unknow
   if (fragment !== '' && !fragment.startsWith('/')) throw new Error(`$ref ${ref}: only JSON-pointer fragments are supported`);
   let node: unknown = doc;
   for (const token of fragment.split('/').slice(1)) {
-    const name = token.replace(/~1/g, '/').replace(/~0/g, '~');
+    const name = unescapePointer(token);
     node = node !== null && typeof node === 'object' ? (node as Schema)[name] : undefined;
     if (node === undefined) throw new Error(`$ref ${ref} (from ${base}) points at nothing`);
   }

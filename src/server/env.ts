@@ -1,5 +1,7 @@
 // The Hono environment shared by the root app, middleware and route modules.
-export type Transport = 'customer' | 'operator';
+import type { Transport } from '../domain/event.ts';
+
+export type { Transport };
 
 export type AppEnv = {
   Variables: {

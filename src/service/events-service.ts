@@ -10,7 +10,7 @@ import type { Expectation } from '../store/expectations.ts';
 import type { ServiceDeps } from './deps.ts';
 import { eventTemplateOf, gateBody, type Gated } from './templates-service.ts';
 import { assertScopeMatches, expectTask } from './write-checks.ts';
-import type { WriteContext } from './write-context.ts';
+import { pendingEvent, type WriteContext } from './write-context.ts';
 
 export async function submitRawEvent(deps: ServiceDeps, ctx: WriteContext, body: unknown): Promise<Gated<AppendResult>> {
   const template = eventTemplateOf(deps, body);
@@ -39,13 +39,7 @@ export async function submitRawEvent(deps: ServiceDeps, ctx: WriteContext, body:
     const eventId = draft.event_id;
     expect.push({ type: 'event_id_unused', eventId, orElse: () => new AppError('event_id_exists', `An event with id ${eventId} is already recorded; send a new event_id, or leave it out and the server makes one.`) });
   }
-  const write = await deps.store.append([{
-    ...draft,
-    event_id: draft.event_id ?? deps.newId('evt'),
-    actor: draft.actor ?? ctx.principal,
-    transport: ctx.transport,
-    idempotency_key: ctx.idempotencyKey,
-    request_sha256: ctx.requestSha256,
-  }], expect);
+  const { tenant_id: _t, workspace_id: _w, project_id: _p, ...fields } = draft;
+  const write = await deps.store.append([pendingEvent(ctx, deps.newId, fields)], expect);
   return { ok: true, write };
 }

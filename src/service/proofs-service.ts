@@ -16,7 +16,7 @@ import type { KeyRing } from '../store/keys.ts';
 import type { ServiceDeps } from './deps.ts';
 import { committedReplay } from './idempotency.ts';
 import { retryOnConflict, writeConflict } from './optimistic.ts';
-import type { WriteContext } from './write-context.ts';
+import { pendingEvent, type WriteContext } from './write-context.ts';
 
 type EvaluateRequest = { task_ids: string[]; claims: ClaimInput[]; as_of?: string; stale_after_days?: number };
 
@@ -120,7 +120,7 @@ function snapshot(deps: ServiceDeps, scope: Scope, taskIds: string[], asOfMs: nu
 }
 
 function pending(deps: ServiceDeps, ctx: WriteContext, kind: string, payload: { [key: string]: Json }): PendingEvent {
-  return { ...ctx.scope, event_id: deps.newId('evt'), kind, actor: ctx.principal, transport: ctx.transport, idempotency_key: ctx.idempotencyKey, request_sha256: ctx.requestSha256, payload };
+  return pendingEvent(ctx, deps.newId, { kind, payload });
 }
 
 /**

@@ -5,12 +5,12 @@
 // writes to the task can never be followed by one of them.
 import type { Actor, EvidenceRef, StoredEvent } from '../domain/event.ts';
 import { foldTask, type Task } from '../domain/task.ts';
-import type { AppendResult, PendingEvent } from '../store/event-log.ts';
+import type { AppendResult } from '../store/event-log.ts';
 import type { ServiceDeps } from './deps.ts';
 import { committedReplay } from './idempotency.ts';
 import { gateRouteBody, type Gated } from './templates-service.ts';
 import { assertTaskWritable, expectTask } from './write-checks.ts';
-import type { WriteContext } from './write-context.ts';
+import { pendingEvent, type WriteContext } from './write-context.ts';
 
 /** `line` is the event's stored canonical text, which the route answers with. */
 export type TaskWrite = { replayed: boolean; task: Task; event: StoredEvent; line: string };
@@ -24,10 +24,10 @@ export async function createTask(deps: ServiceDeps, ctx: WriteContext, body: unk
   if (!validation.ok) return { ok: false, validation };
   const req = body as { task_id?: string; title: string; session_id: string; description?: string; labels?: string[]; actor?: Actor };
   const taskId = req.task_id ?? deps.newId('task');
-  const result = await deps.store.append([{
-    ...event(deps, ctx, 'task.created', taskId, req.actor), session_id: req.session_id,
+  const result = await deps.store.append([pendingEvent(ctx, deps.newId, {
+    kind: 'task.created', task_id: taskId, ...(req.actor ? { actor: req.actor } : {}), session_id: req.session_id,
     payload: pick(req, ['title', 'description', 'labels']),
-  }], [expectTask(ctx.scope, taskId, 'absent')]);
+  })], [expectTask(ctx.scope, taskId, 'absent')]);
   return { ok: true, write: await withTask(deps, ctx, result) };
 }
 
@@ -39,12 +39,12 @@ export async function writeCheckpoint(deps: ServiceDeps, ctx: WriteContext, task
   const validation = gateRouteBody(deps, 'checkpoint.write.v1', body);
   if (!validation.ok) return { ok: false, validation };
   const req = body as { session_id?: string; evidence_refs?: EvidenceRef[]; actor?: Actor } & Record<string, Json>;
-  const result = await deps.store.append([{
-    ...event(deps, ctx, 'task.checkpoint.written', taskId, req.actor),
+  const result = await deps.store.append([pendingEvent(ctx, deps.newId, {
+    kind: 'task.checkpoint.written', task_id: taskId, ...(req.actor ? { actor: req.actor } : {}),
     ...(req.session_id ? { session_id: req.session_id } : {}),
     ...(req.evidence_refs ? { evidence_refs: req.evidence_refs } : {}),
     payload: pick(req, ['progress', 'blockers', 'next_actions', 'context_lines']),
-  }], [expectTask(ctx.scope, taskId, 'open', ctx.ifMatch ?? undefined)]);
+  })], [expectTask(ctx.scope, taskId, 'open', ctx.ifMatch ?? undefined)]);
   return { ok: true, write: { replayed: result.replayed, event: result.events[0]!, line: result.lines[0]! } };
 }
 
@@ -61,12 +61,12 @@ export async function closeTask(deps: ServiceDeps, ctx: WriteContext, taskId: st
   const validation = gateRouteBody(deps, 'task_closeout.v1', body);
   if (!validation.ok) return { ok: false, validation };
   const req = body as { session_id?: string; evidence_refs?: EvidenceRef[]; actor?: Actor } & Record<string, Json>;
-  const result = await deps.store.append([{
-    ...event(deps, ctx, 'task.closed', taskId, req.actor),
+  const result = await deps.store.append([pendingEvent(ctx, deps.newId, {
+    kind: 'task.closed', task_id: taskId, ...(req.actor ? { actor: req.actor } : {}),
     ...(req.session_id ? { session_id: req.session_id } : {}),
     ...(req.evidence_refs ? { evidence_refs: req.evidence_refs } : {}),
     payload: pick(req, ['outcome', 'summary', 'verification', 'context_lines', 'future_agent_traps', 'blockers', 'gaps', 'next_actions']),
-  }], [expectTask(ctx.scope, taskId, 'open', ctx.ifMatch ?? undefined)]);
+  })], [expectTask(ctx.scope, taskId, 'open', ctx.ifMatch ?? undefined)]);
   return { ok: true, write: await withTask(deps, ctx, result) };
 }
 
@@ -79,12 +79,6 @@ async function withTask(deps: ServiceDeps, ctx: WriteContext, result: AppendResu
 }
 
 /** A task event's envelope; its actor is the body's, else the transport's principal. */
-function event(deps: ServiceDeps, ctx: WriteContext, kind: string, taskId: string, actor: Actor | undefined): Omit<PendingEvent, 'payload'> {
-  return {
-    ...ctx.scope, kind, task_id: taskId, event_id: deps.newId('evt'), actor: actor ?? ctx.principal,
-    transport: ctx.transport, idempotency_key: ctx.idempotencyKey, request_sha256: ctx.requestSha256,
-  };
-}
 
 function pick(source: Record<string, unknown>, keys: string[]): { [key: string]: Json } {
   const out: { [key: string]: Json } = {};

@@ -1,11 +1,12 @@
 // What every write carries from its transport to the services: scope, transport and its principal,
 // the Idempotency-Key, the canonical fingerprint of the request (for replay comparison) and the
 // version the caller's If-Match names.
-import type { Actor, Scope } from '../domain/event.ts';
+import { transportPrincipal, type Actor, type EventDraft, type Scope, type Transport } from '../domain/event.ts';
+import type { PendingEvent } from '../store/event-log.ts';
 
 export type WriteContext = {
   scope: Scope;
-  transport: 'customer' | 'operator';
+  transport: Transport;
   /**
    * The actor of every event the write records unless its body names one: the transport's
    * principal (transportPrincipal), so every event names who did it.
@@ -20,3 +21,28 @@ export type WriteContext = {
   /** The aggregate version the write is conditional on (If-Match: "<version>"); null without one. */
   ifMatch: number | null;
 };
+
+/** What a write decides about one of its events; the envelope's other members come from the context. */
+export type EventFields = Omit<EventDraft, keyof Scope>;
+
+/**
+ * The one way a service makes an event: the caller's scope and transport, the actor the body named
+ * or else the transport's principal, the request's Idempotency-Key and fingerprint, and a fresh id
+ * unless the caller chose one.
+ */
+export function pendingEvent(ctx: WriteContext, newId: (prefix: string) => string, fields: EventFields): PendingEvent {
+  return {
+    ...fields,
+    ...ctx.scope,
+    event_id: fields.event_id ?? newId('evt'),
+    actor: fields.actor ?? ctx.principal,
+    transport: ctx.transport,
+    idempotency_key: ctx.idempotencyKey,
+    request_sha256: ctx.requestSha256,
+  };
+}
+
+/** The context of writes the server makes on its own behalf over the operator transport (quota, forge data). */
+export function operatorContext(scope: Scope): WriteContext {
+  return { scope, transport: 'operator', principal: transportPrincipal('operator'), idempotencyKey: null, requestSha256: null, ifMatch: null };
+}

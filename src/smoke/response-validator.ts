@@ -4,6 +4,7 @@
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { routeKey } from './check.ts';
+import { escapePointer, unescapePointer } from '../domain/json-pointer.ts';
 
 type Obj = Record<string, any>;
 
@@ -84,13 +85,13 @@ export function createResponseValidator(doc: Obj): ResponseValidator {
 
 /** A JSON pointer segment, made safe inside a URI fragment. */
 function escape(segment: string): string {
-  return encodeURIComponent(segment.replace(/~/g, '~0').replace(/\//g, '~1'));
+  return encodeURIComponent(escapePointer(segment));
 }
 
 /** Follows one local `$ref` of a response object (components.responses). */
 function deref(doc: Obj, node: Obj): Obj | undefined {
   if (typeof node?.$ref !== 'string' || !node.$ref.startsWith('#/')) return node;
-  return node.$ref.slice(2).split('/').reduce<any>((n, p) => n?.[decodeURIComponent(p).replace(/~1/g, '/').replace(/~0/g, '~')], doc);
+  return node.$ref.slice(2).split('/').reduce<any>((n, p) => n?.[unescapePointer(decodeURIComponent(p))], doc);
 }
 
 function errorLine(e: ErrorObject): string {

@@ -52,7 +52,8 @@ function readHolderPid(path: string): number | null {
   }
 }
 
-function isAlive(pid: number): boolean {
+/** Whether a process with this pid exists (EPERM: it does, it is only not ours to signal). */
+export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

@@ -5,7 +5,7 @@
 import { closeSync, fstatSync, ftruncateSync, fsyncSync, openSync, readSync } from 'node:fs';
 import { fdatasync, write } from 'node:fs';
 import { canonicalJson, sha256Hex } from '../domain/canonical-json.ts';
-import type { EventDraft, StoredEvent } from '../domain/event.ts';
+import type { EventDraft, StoredEvent, Transport } from '../domain/event.ts';
 import { AppError } from '../errors.ts';
 import type { Expectation } from './expectations.ts';
 import type { WriteGate } from './write-gate.ts';
@@ -13,7 +13,7 @@ import type { WriteGate } from './write-gate.ts';
 /** An event as a route hands it to the log: the draft plus the server-set request members. */
 export type PendingEvent = EventDraft & {
   event_id: string;
-  transport: 'customer' | 'operator';
+  transport: Transport;
   idempotency_key: string | null;
   request_sha256: string | null;
 };

@@ -9,6 +9,7 @@ import { createApp } from '../../server/create-app.ts';
 import { createNodeServer } from '../../server/node-server.ts';
 import type { CliIo, CommandResult } from '../io.ts';
 import { readRunFile, removeRunFile, runFilePath, writeRunFile } from '../run-file.ts';
+import { isAlive } from '../../store/data-dir-lock.ts';
 
 export type StartOptions = { port?: string; host?: string; dataDir?: string; config?: string; forgeData?: string; json?: boolean };
 
@@ -117,7 +118,7 @@ export async function previewStop(options: { dataDir?: string }, io: CliIo): Pro
   }
   // Wait (up to 15 s) for the process to go away: it removes the run file as its last step.
   for (let i = 0; i < 150; i++) {
-    if (!alive(run.pid)) return { exitCode: 0, json: { stopped: true, pid: run.pid }, text: `stopped the preview (pid ${run.pid})\n` };
+    if (!isAlive(run.pid)) return { exitCode: 0, json: { stopped: true, pid: run.pid }, text: `stopped the preview (pid ${run.pid})\n` };
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new AppError('stop_timeout', `Process ${run.pid} did not stop within 15 s; stop it with kill ${run.pid}.`);
@@ -141,11 +142,3 @@ function batchedLines(write: (text: string) => void): (line: string) => void {
   };
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}

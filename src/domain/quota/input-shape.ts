@@ -1,6 +1,7 @@
 // Structural checks for the quota input files: each takes the JSON pointer of the value it checks,
 // so a failure names the file, the pointer, the line and the reason (AppError `bad_input_file`).
-import { escapePointer, type JsonInput } from './json-input.ts';
+import { escapePointer } from '../json-pointer.ts';
+import type { JsonInput } from './json-input.ts';
 
 /** Limits and sizes must be exact in JSON numbers: ±(2^53−1), as the forge API routes also require. */
 export const MAX_EXACT = Number.MAX_SAFE_INTEGER;

@@ -3,6 +3,7 @@
 // JSON.parse messages do not always carry a position. JSON.parse still produces the value.
 import { AppError } from '../../errors.ts';
 import { findTooDeep, MAX_BODY_NESTING } from '../json-depth.ts';
+import { escapePointer } from '../json-pointer.ts';
 
 export type JsonInput = {
   fileName: string;
@@ -71,10 +72,6 @@ export function parseJsonInput(text: string, fileName: string): JsonInput {
       throw badInputFile(fileName, pointer, reason, lineOf(pointer));
     },
   };
-}
-
-export function escapePointer(token: string): string {
-  return token.replace(/~/g, '~0').replace(/\//g, '~1');
 }
 
 const LITERAL = /true|false|null|-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;

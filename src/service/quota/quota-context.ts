@@ -1,6 +1,6 @@
 // What every quota operation works with: the service deps, the quota configuration, the quota
 // queries, the current forge data view, and the one append path for quota and forge events.
-import { payloadSchemaOf, transportPrincipal, type EventDraft } from '../../domain/event.ts';
+import { payloadSchemaOf, type EventDraft } from '../../domain/event.ts';
 import { groupListResolver, type GroupListSource, type QuotaGroup } from '../../domain/quota/evaluate.ts';
 import { QUOTA_SCOPE, type QuotaEventDraft } from '../../domain/quota/quota-events.ts';
 import { QUOTA_STREAM } from '../../domain/streams.ts';
@@ -8,6 +8,7 @@ import type { PreviewConfig } from '../../deps.ts';
 import { createQuotaQueries, type QuotaQueries } from '../../store/quota-queries.ts';
 import type { ServiceDeps } from '../deps.ts';
 import { retryOnConflict, writeConflict } from '../optimistic.ts';
+import { operatorContext, pendingEvent } from '../write-context.ts';
 import { EMPTY_FORGE_DATA, forgeState, type ForgeState } from './forge-state.ts';
 
 export type QuotaConfig = PreviewConfig['quota'];
@@ -34,6 +35,8 @@ const QUOTA_WRITE_ATTEMPTS = 64;
 
 export function quotaContext(deps: ServiceDeps, config: QuotaConfig): QuotaContext {
   const q = createQuotaQueries(deps.store.index.db);
+  // Quota and forge events are the server's own writes over the operator transport.
+  const operator = operatorContext(QUOTA_SCOPE);
   let state: { seq: number; view: ForgeState } | null = null;
   // Rules, groups and memberships change only by quota events: the resolver built from them is kept
   // while the quota stream's version stays the same, so a check does not re-read the whole policy.
@@ -77,16 +80,7 @@ export function quotaContext(deps: ServiceDeps, config: QuotaConfig): QuotaConte
     const unit = drafts.map((draft) => {
       // The payload schemas are the events' contract; a failure here is a bug, not a bad request.
       deps.registry.assert(payloadSchemaOf(draft.kind)!, draft.payload, `${draft.kind} payload`, 'quota_event_invalid');
-      return {
-        ...QUOTA_SCOPE,
-        kind: draft.kind,
-        payload: draft.payload as unknown as EventDraft['payload'],
-        actor: transportPrincipal('operator'),
-        event_id: deps.newId('evt'),
-        transport: 'operator' as const,
-        idempotency_key: null,
-        request_sha256: null,
-      };
+      return pendingEvent(operator, deps.newId, { kind: draft.kind, payload: draft.payload as unknown as EventDraft['payload'] });
     });
     await deps.store.append(unit, [{ type: 'stream', stream: QUOTA_STREAM, version, orElse: () => writeConflict('The quota state') }]);
   }
