@@ -4,6 +4,7 @@ import t, { type Test } from 'tap';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { StoredEvent } from '../../src/domain/event.ts';
+import { evidenceOfRun } from '../fixtures/bodies.ts';
 import { assertSchema, rawEvent, SCOPE_A, SCOPE_B, testApp } from '../fixtures/test-app.ts';
 
 const CUSTOMER = { type: 'service_account', id: 'preview-customer' };
@@ -11,16 +12,7 @@ const OPERATOR = { type: 'service_account', id: 'preview-operator' };
 const AGENT = { type: 'agent', id: 'renderer-agent-3' };
 const USER = { type: 'user', id: 'dana' };
 
-const evidence = {
-  artifact_id: 'run-1',
-  uri: 'https://ci.internal.test/runs/1/log',
-  evidence_type: 'log',
-  sha256: 'b'.repeat(64),
-  confidence: 'claimed',
-  redaction: 'none',
-  content_trust: 'trusted_internal',
-  captured_at: '2026-11-01T09:00:00Z',
-};
+const evidence = evidenceOfRun(1);
 
 const closeout = {
   outcome: 'completed',
@@ -57,7 +49,7 @@ t.test('every event names an actor: the body\'s, else the transport\'s principal
   await expect(customer('/v1/tasks/task-2/checkpoints', { progress: 'Fonts uploaded', actor: AGENT }), 201, ['task.checkpoint.written', AGENT]);
   await expect(customer('/v1/events', rawEvent(SCOPE_A), 'raw-1'), 201, ['ext.acme.note', CUSTOMER]);
   await expect(customer('/v1/events', rawEvent(SCOPE_A, { actor: USER }), 'raw-2'), 201, ['ext.acme.note', USER]);
-  await expect(customer('/v1/claim-boundaries/evaluate', { task_ids: ['task-1'], claims: [{ claim: 'The fonts were uploaded.', evidence: ['run-1'] }] }), 200, ['claim_boundary.evaluated', CUSTOMER]);
+  await expect(customer('/v1/claim-boundaries/evaluate', { task_ids: ['task-1'], claims: [{ claim: 'The fonts were uploaded.', evidence: ['ci-run-1'] }] }), 200, ['claim_boundary.evaluated', CUSTOMER]);
   await expect(customer('/v1/proof-packets', { task_ids: ['task-1'], integrity_class: 'signed_and_receipted' }), 201,
     ['proof_packet.receipted', CUSTOMER], ['proof_packet.assembled', CUSTOMER], ['access.logged', CUSTOMER]);
   await expect(call('/v1/proof-packets', { scope: SCOPE_B, body: { task_ids: ['task-1'] } }), 404, ['access.logged', CUSTOMER]);

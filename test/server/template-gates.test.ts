@@ -2,18 +2,9 @@
 // POST /v1/templates/validate refuses (422, the same validation body, nothing written) and takes the
 // bodies it passes. Issue 11 items 5 and 14.
 import t from 'tap';
+import { evidence } from '../fixtures/bodies.ts';
 import { assertSchema, SCOPE_A, testApp } from '../fixtures/test-app.ts';
 
-const evidence = {
-  artifact_id: 'ci-run-91',
-  uri: 'https://ci.internal.test/runs/91/log',
-  evidence_type: 'log',
-  sha256: 'b'.repeat(64),
-  confidence: 'claimed',
-  redaction: 'none',
-  content_trust: 'trusted_internal',
-  captured_at: '2026-11-01T09:00:00Z',
-};
 
 const closeout = {
   outcome: 'completed',

@@ -5,21 +5,11 @@
 import t from 'tap';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { closeout as goodCloseout } from '../fixtures/bodies.ts';
+import { closeout as goodCloseout, evidenceOfRun } from '../fixtures/bodies.ts';
 import { quotaApp } from '../fixtures/quota-app.ts';
 import { rawEvent, SCOPE_A, testApp } from '../fixtures/test-app.ts';
 
-const evidence = (n: number) => ({
-  artifact_id: `ci-run-${n}`,
-  uri: `https://ci.internal.test/runs/${n}/log`,
-  evidence_type: 'log',
-  sha256: 'b'.repeat(64),
-  confidence: 'claimed',
-  redaction: 'none',
-  content_trust: 'trusted_internal',
-  captured_at: '2026-11-01T09:00:00Z',
-});
-const attach = (taskId: string, n: number) => rawEvent(SCOPE_A, { kind: 'evidence.attached', task_id: taskId, payload: {}, evidence_refs: [evidence(n)] });
+const attach = (taskId: string, n: number) => rawEvent(SCOPE_A, { kind: 'evidence.attached', task_id: taskId, payload: {}, evidence_refs: [evidenceOfRun(n)] });
 
 function logLines(dataDir: string): any[] {
   return readFileSync(join(dataDir, 'events.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
