@@ -70,7 +70,7 @@ export function readConfigFile(path: string | undefined): PreviewConfig {
 }
 
 export function newTokens(): Tokens {
-  // 256 bits each; the contract asks for at least 128.
+  // 256 bits each; docs/contract.md §2 asks for at least 128.
   return { customer: randomBytes(32).toString('base64url'), operator: randomBytes(32).toString('base64url') };
 }
 

@@ -1,4 +1,4 @@
-// The one table from error code to process exit code (contract section 1): 2 usage or bad input,
+// The one table from error code to process exit code (docs/contract.md §1): 2 usage or bad input,
 // 3 runtime failure; everything unknown is a runtime failure too.
 import { AppError } from '../errors.ts';
 

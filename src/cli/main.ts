@@ -1,5 +1,5 @@
 // The `gov` entry point and the only place that sets the process exit code: 0 success, 1 a check
-// failed, 2 usage error, 3 runtime failure (contract section 1). Errors are one sentence on stderr.
+// failed, 2 usage error, 3 runtime failure (docs/contract.md §1). Errors are one sentence on stderr.
 import { CommanderError } from 'commander';
 import { AppError } from '../errors.ts';
 import { exitCodeOf } from './exit-codes.ts';

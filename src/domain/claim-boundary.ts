@@ -1,4 +1,4 @@
-// Claim Boundary engine cb-1 (contract section 8): classifies each claim as one of the seven
+// Claim Boundary engine cb-1 (docs/contract.md §8): classifies each claim as one of the seven
 // confidence values against the tasks' evidence pool. It judges support, never truth: semantic
 // correctness is never automatic, so wording that asserts it is blocked.
 import type { EvidenceRef, StoredEvent } from './event.ts';
@@ -23,7 +23,7 @@ export type ClaimInput = { claim: string; evidence?: string[]; depends_on?: numb
 export type ClaimResult = { claim: string; confidence: ClaimConfidence; reason: string };
 export type ClaimSummary = Record<ClaimConfidence, number>;
 export type BlockedClaim = { claim: string; reason: string };
-/** The seed's five members: what a Proof Packet carries. */
+/** The five members a Proof Packet's claim_boundary carries (docs/contract.md §8). */
 export type ClaimBoundary = {
   decision_id: string; engine_version: string; evaluated_at: string; summary: ClaimSummary; blocked_claims: BlockedClaim[];
 };
@@ -98,7 +98,7 @@ export function evaluateClaimBoundary(input: EvaluateClaimBoundaryInput): ClaimD
 
 type Ctx = { pool: Map<string, EvidenceRef>; asOfMs: number; staleAfterDays: number; results: (ClaimResult | undefined)[] };
 
-/** The first class that applies, in the contract's order 1..7; the reason names what decided it. */
+/** The first class that applies, in the order 1..7 of docs/contract.md §8; the reason names what decided it. */
 function classify(c: ClaimInput, deps: number[], cyclic: boolean, ctx: Ctx): ClaimResult {
   const out = (confidence: ClaimConfidence, reason: string): ClaimResult => ({ claim: c.claim, confidence, reason: clip(reason) });
   if (c.kind === 'non_claim') return out('not_claimed', 'Declared kind non_claim: recorded as explicitly not claimed.');
@@ -147,7 +147,7 @@ function list(items: string[]): string {
   return items.join(', ');
 }
 
-/** Reasons are bounded by the seed (1..500 characters); a long artifact list is cut, not dropped. */
+/** Reasons are bounded by the schema (1..500 characters); a long artifact list is cut, not dropped. */
 function clip(reason: string): string {
   return reason.length <= REASON_MAX ? reason : `${reason.slice(0, REASON_MAX - 1)}…`;
 }

@@ -1,4 +1,4 @@
-// Wording that asserts semantic correctness (contract section 8, precedence step 2). Such a claim is
+// Wording that asserts semantic correctness (docs/contract.md §8, class 2). Such a claim is
 // blocked whatever it cites: integrity evidence can show what happened, never that it is correct.
 
 /**

@@ -1,4 +1,4 @@
-// The one template gate (contract §7): POST /v1/templates/validate and every write route with a
+// The one template gate (docs/contract.md §7): POST /v1/templates/validate and every write route with a
 // template call validateTemplatePayload, so a body that validates is exactly a body the route takes.
 import type { ErrorDetail } from '../errors.ts';
 import {

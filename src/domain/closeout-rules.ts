@@ -1,4 +1,4 @@
-// The content rules of the live templates (seed "Closeout content rules", contract §7): what a
+// The content rules of the live templates (docs/contract.md §7): what a
 // closeout needs per outcome, what makes a context line or trap acceptable, when evidence is bound.
 import { type GateContext, isRecord, jsonType } from './gate-context.ts';
 import { findEmptyValue, findPlaceholder, isCopiedFrom, trimmedLength } from './placeholder-text.ts';
@@ -10,7 +10,7 @@ export type TemplateRule = (payload: Payload, ctx: GateContext) => void;
 export const CLOSEOUT_OUTCOMES = ['completed', 'blocked', 'deferred'] as const;
 export type CloseoutOutcome = (typeof CLOSEOUT_OUTCOMES)[number];
 
-// Only these trust levels can back a verified claim (contract §8, rule 7).
+// Only these trust levels can back a verified claim (docs/contract.md §8, class 7).
 const TRUSTED = new Set(['trusted_internal', 'sanitized_projection']);
 
 export const closeoutRules: TemplateRule = (payload, ctx) => {
@@ -166,7 +166,7 @@ function checkContextList(payload: Payload, field: string, ctx: GateContext): Ar
 }
 
 /**
- * Evidence references: each an object bound to its artifact by sha256 or etag (the seed's rule);
+ * Evidence references: each an object bound to its artifact by sha256 or etag (docs/contract.md §7);
  * the full shape is the request schema's job. `required` = at least one.
  */
 function checkEvidenceRefs(payload: Payload, ctx: GateContext, required: boolean): void {

@@ -1,4 +1,4 @@
-// The event envelope `service.event.v1` (contract section 5) and the kind catalogue: which kinds are
+// The event envelope `service.event.v1` (docs/contract.md §5) and the kind catalogue: which kinds are
 // adapter kinds (raw POST /v1/events), which are derived by routes (reserved), which are unknown.
 import type { Json } from './canonical-json.ts';
 
@@ -62,7 +62,7 @@ export type StoredEvent = Scope & {
   event_hash: string;
 };
 
-/** The seed's `id`: 2 to 128 characters, ^[A-Za-z0-9][A-Za-z0-9_.:-]*$ (schemas/common/types.json). */
+/** An `id`: 2 to 128 characters, ^[A-Za-z0-9][A-Za-z0-9_.:-]*$ (schemas/common/types.json). */
 export function isId(value: string): boolean {
   return value.length >= 2 && value.length <= 128 && /^[A-Za-z0-9][A-Za-z0-9_.:-]*$/.test(value);
 }

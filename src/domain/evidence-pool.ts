@@ -1,4 +1,4 @@
-// The evidence pool of a set of task events (contract sections 8 and 9): the latest evidence_ref per
+// The evidence pool of a set of task events (docs/contract.md §8, §9): the latest evidence_ref per
 // artifact_id in seq order, with content_trust raised where an `evidence.sanitized` event says so.
 // The claim boundary engine and the packet assembly both read evidence through this one function.
 import { AppError } from '../errors.ts';

@@ -1,5 +1,5 @@
 // The state of one template-gate run: blockers and warnings found so far (one blocker per place in
-// the payload), evidence still needed, and the validation body they become (contract §7).
+// the payload), evidence still needed, and the validation body they become (docs/contract.md §7).
 import type { ErrorDetail } from '../errors.ts';
 import { composeRepairPrompt, ISSUE_TEXT } from './repair-prompts.ts';
 import type { SmartTemplate, TemplateRegistry } from './templates.ts';

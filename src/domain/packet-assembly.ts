@@ -1,4 +1,4 @@
-// Proof Packet v1 assembly (contract section 9): a pure, deterministic function from a validated
+// Proof Packet v1 assembly (docs/contract.md §9): a pure, deterministic function from a validated
 // request, a scope and an as_of snapshot of event truth to the packet body, and the sealing step
 // that adds its integrity block. Same inputs, byte-identical output (an ECDSA signature aside).
 import { AppError } from '../errors.ts';
@@ -15,7 +15,7 @@ import {
   type ProofPacket, type ProofPacketRequest, type RedactionManifest, type SignatureAlg,
 } from './proof-packet.ts';
 
-/** The three non-claims every packet carries (contract section 9); callers may add more. */
+/** The three non-claims every packet carries (docs/contract.md §9); callers may add more. */
 export const DEFAULT_NON_CLAIMS: readonly string[] = [
   INTEGRITY_NON_CLAIM,
   'Search is discovery only and is not proof authority: this packet is hydrated from task event truth, not from search results.',
@@ -36,7 +36,7 @@ export type AssemblePacketInput = {
 export type AssembledPacket = {
   body: PacketBody;
   manifest: { manifest: RedactionManifest; actions: RedactionAction[] };
-  /** The full claim decision (with per-claim results) whose five seed members the body carries. */
+  /** The full claim decision (with per-claim results) whose five claim_boundary members the body carries. */
   decision: ClaimDecision;
 };
 

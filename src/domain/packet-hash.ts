@@ -1,4 +1,4 @@
-// The two digests a Proof Packet carries (contract section 9): `packet_sha256` over the canonical
+// The two digests a Proof Packet carries (docs/contract.md §9): `packet_sha256` over the canonical
 // packet minus its integrity block and receipt id, and `hash_chain_root` over its events' hashes.
 import { AppError } from '../errors.ts';
 import { canonicalJson, sha256Hex } from './canonical-json.ts';

@@ -1,4 +1,4 @@
-// The one Proof Packet verifier (contract §9), shared by POST /v1/signatures/verify, `gov packet
+// The one Proof Packet verifier (docs/contract.md §9), shared by POST /v1/signatures/verify, `gov packet
 // verify` and the tests: parse, then four checks in a fixed order, each failing with its own code.
 // API: verifyPacket(input) → {ok, checks: {packet_hash, signature, hash_chain, receipt}}.
 import { createPublicKey, type KeyObject } from 'node:crypto';

@@ -1,5 +1,5 @@
-// The Proof Packet v1 shapes (seed tables; schemas/api/proof-packet.json is the contract, these types
-// follow it) and the request of POST /v1/proof-packets (contract section 9).
+// The Proof Packet v1 shapes (schemas/api/proof-packet.json is the contract, these types
+// follow it) and the request of POST /v1/proof-packets (docs/contract.md §9).
 import type { EvidenceRef, Scope } from './event.ts';
 import type { ClaimBoundary, ClaimInput } from './claim-boundary.ts';
 import type { RedactionSummary } from './redaction.ts';

@@ -1,4 +1,4 @@
-// Redaction policy redaction.default.v1 (contract section 9): cuts credentials out of evidence
+// Redaction policy redaction.default.v1 (docs/contract.md §9): cuts credentials out of evidence
 // references before they leave in a Proof Packet, and records each cut so the manifest can hash it.
 // It only ever removes: a ref that was partial or removed stays so, nothing is restored.
 import type { EvidenceRef } from './event.ts';
@@ -21,7 +21,7 @@ export type RedactionAction = { artifact_id: string; field: RedactionField; rule
 export type RedactionSummary = { none: number; partial: number; removed: number };
 export type RedactionResult = { refs: EvidenceRef[]; actions: RedactionAction[]; summary: RedactionSummary };
 
-/** The seed's length limits; a cut that no longer fits replaces the whole member. */
+/** The schema's length limits (uri 2048, source 256); a cut that no longer fits replaces the whole member. */
 const MAX_LENGTH: Record<RedactionField, number> = { uri: 2048, source: 256 };
 const RULE_ORDER: readonly RedactionRule[] = ['userinfo', 'secret_param', 'oversize'];
 

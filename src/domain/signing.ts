@@ -1,4 +1,4 @@
-// Signatures over bytes for the packet's three algorithms (seed `packet_integrity.signature.alg`),
+// Signatures over bytes for the packet's three algorithms (`packet_integrity.signature.alg`),
 // values in unpadded base64url, plus the key helpers the store and `GET /v1/keys` share.
 // API: signBytes, verifyBytes, signPacketHash, verifyPacketHash, publicKeyPem, publicKeyDer, keyIdFor.
 import {
@@ -44,7 +44,7 @@ export function verifyBytes(alg: SignatureAlg, data: Uint8Array, signature: stri
     : verify('sha256', data, { key: publicKey, dsaEncoding: 'ieee-p1363' }, raw);
 }
 
-/** Contract §9: a packet signature covers the ASCII bytes of its `packet_sha256` URI. */
+/** docs/contract.md §9: a packet signature covers the ASCII bytes of its `packet_sha256` URI. */
 export function signPacketHash(alg: SignatureAlg, packetSha256: string, key: SignatureKey): string {
   return signBytes(alg, Buffer.from(packetSha256, 'ascii'), key);
 }
@@ -64,7 +64,7 @@ export function publicKeyDer(key: KeyObject): Buffer {
 }
 
 /**
- * A stable key id matching the seed's id pattern: `<alg>:<first 16 hex of SHA-256(SPKI DER)>`.
+ * A stable key id that is a valid id (docs/contract.md §3): `<alg>:<first 16 hex of SHA-256(SPKI DER)>`.
  * For hmac-sha256 pass the secret: it is hashed under a label so the id is not a bare hash of it.
  */
 export function keyIdFor(alg: SignatureAlg, publicKeyDerOrSecret: Uint8Array): string {

@@ -1,4 +1,4 @@
-// The task projection as a pure fold over a task's events (contract section 6). The SQLite writer
+// The task projection as a pure fold over a task's events (docs/contract.md §6). The SQLite writer
 // and the idempotent replay of a task route both use it, so they cannot drift apart.
 import type { StoredEvent } from './event.ts';
 

@@ -1,4 +1,4 @@
-// Smart templates (seed "Smart template", contract §7) as data: the registry that lists them and
+// Smart templates (docs/contract.md §7) as data: the registry that lists them and
 // resolves an id or alias, refusing at construction an alias collision or a prefilled `verified`.
 import { AppError } from '../errors.ts';
 import type { Json } from './canonical-json.ts';

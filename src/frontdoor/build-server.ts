@@ -1,5 +1,5 @@
 // The MCP front door: a low-level SDK Server whose tools call the gov HTTP API through the typed
-// client and nothing else (contract section 11). No data dir, no store, no local fallback: when the
+// client and nothing else (docs/contract.md §11). No data dir, no store, no local fallback: when the
 // API is down a tool answers an error result naming the URL and how to start the preview.
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';

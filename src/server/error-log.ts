@@ -1,6 +1,6 @@
 // The one stderr line a 5xx writes: a JSON object with the request id (also in the answer), method,
 // matched route and path, the error's name, code, message and stack. The answer itself stays
-// generic; this line is where an operator finds what went wrong (contract: the stack goes to
+// generic; this line is where an operator finds what went wrong (docs/contract.md §4: the stack goes to
 // stderr only). It never holds a header, a query string or the body.
 import type { Context } from 'hono';
 import { routePath } from 'hono/route';

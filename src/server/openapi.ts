@@ -68,7 +68,7 @@ function operation(route: RouteSpec, registry: SchemaRegistry): Record<string, u
   const parameters: unknown[] = [...route.path.matchAll(/\{([^}]+)\}/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: { type: 'string' } }));
   if (route.scoped) parameters.push(...SCOPE_PARAMS.map(([name]) => ({ $ref: `#/components/parameters/${name}` })));
   if (route.method === 'POST' && route.path.startsWith('/v1/')) {
-    // The adapters' raw write must carry a key; other POSTs honour one when sent (contract section 5).
+    // The adapters' raw write must carry a key; other POSTs honour one when sent (docs/contract.md §5).
     parameters.push({ $ref: `#/components/parameters/${route.path === '/v1/events' ? 'IdempotencyKeyRequired' : 'IdempotencyKey'}` });
   }
   if (route.etag === 'write') parameters.push({ $ref: '#/components/parameters/IfMatch' });
@@ -108,7 +108,7 @@ function schemaRef(ref: string, registry: SchemaRegistry): string {
   return componentRef(ref);
 }
 
-/** The forge's /user and /orgs routes act as a user: the operator token plus Sudo (QUOTA.md section 5). */
+/** The forge's /user and /orgs routes act as a user: the operator token plus Sudo (docs/quota.md §5). */
 const FORGE_USER_PATH = /^(\/api\/v1)?\/(user|orgs)(\/|$)/;
 
 /** Who may call: public routes nothing; reads either token; customer writes the customer token only. */

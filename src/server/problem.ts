@@ -1,4 +1,4 @@
-// The one table from error code to HTTP status and title (contract section 4), and the RFC 9457
+// The one table from error code to HTTP status and title (docs/contract.md §4), and the RFC 9457
 // problem body built from an AppError. Unknown errors become a 500 that reveals nothing internal.
 import type { Context } from 'hono';
 import { AppError, type ErrorDetail } from '../errors.ts';

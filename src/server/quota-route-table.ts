@@ -1,4 +1,4 @@
-// The forge quota routes: their table (each route under the seed's path and again under /api/v1
+// The forge quota routes: their table (each route under its bare path and again under /api/v1
 // for Forgejo clients) and the Hono app that serves them, mounted by the root app.
 import { Hono } from 'hono';
 import type { PreviewConfig } from '../deps.ts';
@@ -14,7 +14,7 @@ import { quotaUserRoutes } from './routes/quota-user.ts';
 
 export type QuotaRouteDeps = ServiceDeps & { tokens: Tokens; config: PreviewConfig; logError: (line: string) => void };
 
-/** Forgejo clients call the API under this prefix; the seed names the bare paths. */
+/** Forgejo clients call the API under this prefix; docs/quota.md §5 names the bare paths. */
 export const FORGE_API_PREFIX = '/api/v1';
 
 const E = 'quota/forge-error.json';

@@ -1,5 +1,5 @@
-// The route table: every mounted route with its status class (live / preview / target per the
-// seed), who may call it, and its schemas. /health's route list and the OpenAPI document come from
+// The route table: every mounted route with its status class (docs/contract.md §2: live, preview,
+// target), who may call it, and its schemas. /health's route list and the OpenAPI document come from
 // here, and a test keeps it equal to what the app actually serves.
 
 export type RouteClass = 'live' | 'preview' | 'target';

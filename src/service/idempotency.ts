@@ -1,4 +1,4 @@
-// Idempotency-Key semantics (IETF draft, contract section 5): keys are per tenant and live in the
+// Idempotency-Key semantics (IETF draft, docs/contract.md §5): keys are per tenant and live in the
 // log (the index's idempotency table is their projection). Same key + same request → the original
 // events again (a replay); same key + another request → 422. The log's single writer settles
 // concurrent first uses (one event, the rest replays); this look-up lets a route answer a replay of

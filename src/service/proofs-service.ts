@@ -64,7 +64,7 @@ export async function assemblePacket(deps: ServiceDeps, ctx: WriteContext, body:
     const packet = integrityClass === 'hash_bound'
       ? sealPacket(packetBody, { integrityClass })
       : sealPacket(packetBody, { integrityClass, ...signer(deps.keys, req.signature_alg ?? 'ed25519'), ...(receiptId ? { receiptId } : {}) });
-    // Every packet is checked against the seed's schema before it leaves (or is stored).
+    // Every packet is checked against the packet schema before it leaves or is stored (docs/contract.md §9).
     deps.registry.assert('api/proof-packet.json', packet, 'assembled proof packet', 'packet_schema_violation');
     unit.push(pending(deps, ctx, 'proof_packet.assembled', { packet: packet as unknown as Json, redaction_actions: manifest.actions as unknown as Json }));
     unit.push(pending(deps, ctx, 'access.logged', { action: 'exported', outcome: 'allowed', resource: { type: 'proof_packet', id: packet.packet_id }, task_ids: req.task_ids }));
@@ -124,7 +124,7 @@ function pending(deps: ServiceDeps, ctx: WriteContext, kind: string, payload: { 
 }
 
 /**
- * The cross-tenant and cross-workspace confusion guard (contract section 3). Existence elsewhere is
+ * The cross-tenant and cross-workspace confusion guard (docs/contract.md §3). Existence elsewhere is
  * never revealed: the answer is the same 404 whether the task is in another scope or nowhere.
  */
 async function guardScope(deps: ServiceDeps, ctx: WriteContext, ask: { taskIds: string[]; sessionIds: string[]; resource: string }): Promise<void> {

@@ -1,4 +1,4 @@
-// Discovery search (contract section 6): q (1–256 characters) and/or kind, optionally one task,
+// Discovery search (docs/contract.md §6): q (1–256 characters) and/or kind, optionally one task,
 // newest first with a seq cursor. Discovery only: the answer says so and carries its non-claim.
 import { isId, type Scope } from '../domain/event.ts';
 import { AppError } from '../errors.ts';

@@ -78,8 +78,7 @@ async function withTask(deps: ServiceDeps, ctx: WriteContext, result: AppendResu
   return { replayed: result.replayed, task: task!, event: written, line: result.lines[0]! };
 }
 
-/** A task event's envelope; its actor is the body's, else the transport's principal. */
-
+/** The payload: the listed members the body has. */
 function pick(source: Record<string, unknown>, keys: string[]): { [key: string]: Json } {
   const out: { [key: string]: Json } = {};
   for (const key of keys) if (source[key] !== undefined) out[key] = source[key] as Json;

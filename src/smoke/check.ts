@@ -43,7 +43,7 @@ export function reachAllows(allowed: WriteReach, needed: WriteReach): boolean {
   return REACH_ORDER.indexOf(needed) <= REACH_ORDER.indexOf(allowed);
 }
 
-/** POSTs under /v1/ that compute an answer and write nothing (contract section 6). */
+/** POSTs under /v1/ that compute an answer and write nothing (docs/contract.md §2). */
 export const COMPUTE_ONLY = new Set(['POST /v1/templates/validate', 'POST /v1/signatures/verify']);
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 

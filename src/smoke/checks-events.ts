@@ -1,4 +1,4 @@
-// The adapters' raw write, POST /v1/events (contract section 5): a write, its idempotent replay,
+// The adapters' raw write, POST /v1/events (docs/contract.md §5): a write, its idempotent replay,
 // and the refusals — missing or reused key, reserved and unknown kinds, unknown members, a body
 // scope that differs from the headers, operator transport, wrong content type.
 import { check, happy, negative, type SmokeCheck } from './check.ts';

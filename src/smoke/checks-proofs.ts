@@ -1,5 +1,5 @@
-// Claim boundaries, Proof Packets, receipts, attestations, verification and keys (contract
-// sections 8 and 9), over the smoke task and its evidence, plus the cross-scope confusion guard and
+// Claim boundaries, Proof Packets, receipts, attestations, verification and keys (docs/contract.md
+// §8, §9), over the smoke task and its evidence, plus the cross-scope confusion guard and
 // the as_of rules: instants in any RFC 3339 spelling, never the future, reproducible packets.
 import { formatDateTime, parseDateTime } from '../domain/date-time.ts';
 import { check, happy, negative, type SmokeCheck } from './check.ts';

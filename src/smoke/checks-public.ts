@@ -1,6 +1,6 @@
 // The public surface: /health (sanitized, and with detail for the operator; no served route classed
 // target), /openapi.json (an OpenAPI 3.1 document that covers every listed route), the loopback
-// CORS preflight and the Origin guard (contract section 2).
+// CORS preflight and the Origin guard (docs/contract.md §2).
 import { check, happy, negative, type SmokeCheck } from './check.ts';
 import { isListed } from './context.ts';
 

@@ -1,4 +1,4 @@
-// The forge quota admin routes (QUOTA.md section 5), one full round under the given prefix ('' or
+// The forge quota admin routes (docs/quota.md §5), one full round under the given prefix ('' or
 // /api/v1): rules and groups created, read, edited, linked to a user and a rule, unlinked and
 // deleted again. Forge bodies ignore unknown members, so that is asserted instead of a 422.
 import { check, happy, negative, type SmokeCheck } from './check.ts';

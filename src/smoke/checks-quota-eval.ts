@@ -1,4 +1,4 @@
-// Quota-rule evaluation cases (QUOTA.md sections 2, 4, 5): load the smoke forge data set and policy
+// Quota-rule evaluation cases (docs/quota.md §2, §4, §5): load the smoke forge data set and policy
 // through the admin API, check /user/quota/check answers whose values are known, then put the
 // server back as it was (assignments cleared, groups and rules deleted, the data set restored).
 import { check, happy, negative, type SmokeCheck } from './check.ts';

@@ -1,5 +1,5 @@
-// The forge's user and organisation quota reads (QUOTA.md section 5) over the smoke data set, under
-// the seed's paths and again under /api/v1: quota info (exact usage), the largest-first lists, the
+// The forge's user and organisation quota reads (docs/quota.md §5) over the smoke data set, under
+// the bare paths and again under /api/v1: quota info (exact usage), the largest-first lists, the
 // repositories by size, an organisation seen by its owner and refused to anyone else.
 import { check, happy, negative, type SmokeCheck } from './check.ts';
 import type { SmokeCtx } from './context.ts';
@@ -8,7 +8,7 @@ import { ALICE_USED, quotaNames } from './quota-fixture.ts';
 export function quotaReadChecks(prefix: string): SmokeCheck[] {
   const tag = prefix === '' ? 'forge quota' : `forge quota ${prefix}`;
   const r = (method: string, path: string) => `${method} ${prefix}${path}`;
-  // The smoke data set and groups are loaded once, through the seed's paths (checks-quota-eval.ts).
+  // The smoke data set and groups are loaded once, through the bare paths (checks-quota-eval.ts).
   const extra = { operator: true, needs: ['POST /admin/users/{u}/quota/groups', 'PUT /admin/forge/data'] };
   const alice = (ctx: SmokeCtx) => quotaNames(ctx.runId).alice;
   const org = (ctx: SmokeCtx) => quotaNames(ctx.runId).org;

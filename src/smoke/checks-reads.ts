@@ -4,7 +4,7 @@
 import { check, happy, negative, type SmokeCheck } from './check.ts';
 import type { SmokeCtx } from './context.ts';
 
-/** The forge routes under the seed's paths and again under Forgejo's /api/v1. */
+/** The forge routes under their bare paths and again under Forgejo's /api/v1. */
 const FORGE_PREFIXES = ['', '/api/v1'];
 
 export function readChecks(): SmokeCheck[] {

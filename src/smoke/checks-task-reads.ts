@@ -1,4 +1,4 @@
-// Task reads and discovery (contract sections 3 and 6): the projection, the timeline (event truth,
+// Task reads and discovery (docs/contract.md §3, §6): the projection, the timeline (event truth,
 // paged by after_seq) and search (discovery only), each invisible from another tenant (404 for
 // reads, no results for search, so existence does not leak).
 import { check, happy, negative, type SmokeCheck } from './check.ts';

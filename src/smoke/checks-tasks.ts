@@ -1,4 +1,4 @@
-// Governed task writes (contract sections 6 and 7): create, checkpoint and closeout, each refused
+// Governed task writes (docs/contract.md §6, §7): create, checkpoint and closeout, each refused
 // by its template's gate (422 validation body, nothing written) or passed by it, the actor each
 // event names, and the conflicts around them.
 import { check, happy, negative, type SmokeCheck } from './check.ts';

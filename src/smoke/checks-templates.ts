@@ -1,4 +1,4 @@
-// Smart templates (contract section 7): the list (no template of a served route classed target),
+// Smart templates (docs/contract.md §7): the list (no template of a served route classed target),
 // lookup by id and by alias, and validation of a filled payload, which computes an answer and
 // writes nothing (so the operator token may call it).
 import { check, happy, negative, type SmokeCheck } from './check.ts';

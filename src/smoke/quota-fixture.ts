@@ -1,5 +1,5 @@
 // The small forge data set and quota policy the smoke suite loads through the admin API, with the
-// answers QUOTA.md sections 1–2 give for them, worked out by hand below so every check has a
+// answers docs/quota.md §1–§2 give for them, worked out by hand below so every check has a
 // known value. Names carry the run id so they never meet a running server's own data.
 
 /** Forge logins and group/rule names of one run. */

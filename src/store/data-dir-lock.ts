@@ -1,4 +1,4 @@
-// One writer per data dir (contract section 5), held with proper-lockfile for the life of the
+// One writer per data dir (docs/contract.md §5), held with proper-lockfile for the life of the
 // process. The holder's pid sits beside the lock so a second start can name it, and so a lock left
 // by a killed process (its pid no longer alive) is taken over at once instead of after staleness.
 import lockfile from 'proper-lockfile';

@@ -1,5 +1,5 @@
-// `gov quota eval`: a dry run of the forge quota engine over POLICY.json and USAGE.json (QUOTA.md
-// section 6). Computes a result (pure apart from the injected readFile), renders it, picks the exit.
+// `gov quota eval`: a dry run of the forge quota engine over POLICY.json and USAGE.json (docs/quota.md
+// §6). Computes a result (pure apart from the injected readFile), renders it, picks the exit.
 import { AppError, isAppError } from '../../errors.ts';
 import { parseAppIni } from '../../domain/quota/app-ini.ts';
 import { evaluateOwner, groupListResolver, type GroupListSource, type QuotaDecision } from '../../domain/quota/evaluate.ts';
@@ -26,7 +26,7 @@ export type QuotaEvalOwner = {
   group_list: string[];
   used: QuotaUsed;
   overall: EvalDecision;
-  /** Every seed subject, or only the one asked with --subject. */
+  /** The 13 subjects of docs/quota.md §1, or only the one asked with --subject. */
   subjects: EvalDecision[];
   /** Overall and every subject hold; with --subject, the asked subject holds. */
   within: boolean;

@@ -1,4 +1,4 @@
-// `gov smoke` (contract section 12): the smoke suite against a throw-away preview (no flags; every
+// `gov smoke` (docs/contract.md §12): the smoke suite against a throw-away preview (no flags; every
 // check) or a running server (--base-url/--token-file), where it writes only in its own smoke-<run
 // id> tenants unless --allow-forge-writes or --read-only says otherwise. One line per check, the
 // closing line "N passed, N failed", a progress line on stderr when it is a terminal; exit 1 when

@@ -1,5 +1,5 @@
-// Quota evaluation (QUOTA.md section 2): rules, groups and group lists against an owner's usage,
-// overall (the seed) and for one subject (Forgejo v13), as a decision value that says why.
+// Quota evaluation (docs/quota.md §2): rules, groups and group lists against an owner's usage,
+// overall (the specification's rule) and for one subject (Forgejo v13), as a decision value that says why.
 import { AppError } from '../../errors.ts';
 import { ancestorsOf, canonicalSubject, isSubject, isWikiSubject, usageOf, type Primitives, type Subject } from './subjects.ts';
 
@@ -92,7 +92,7 @@ export function evaluateOwner(
   };
 }
 
-/** Standing with no subject named (the seed): a group stands when all its rules stand. */
+/** Standing with no subject named (docs/quota.md §2): a group stands when all its rules stand. */
 export function evaluateOverall(groupList: readonly QuotaGroup[], usage: Primitives, options: EvaluateOptions = {}): QuotaDecision {
   return decide(groupList, usage, undefined, options);
 }
@@ -133,7 +133,7 @@ function decide(groupList: readonly QuotaGroup[], usage: Primitives, subject: Su
 }
 
 /**
- * Overall, every rule is relevant and an empty group stands (the seed: "all its rules stand").
+ * Overall, every rule is relevant and an empty group stands ("all its rules stand", docs/quota.md §2).
  * For a subject, a group with no relevant rule does not stand (Forgejo: no match, no allow).
  */
 function groupStands(group: QuotaGroup, outcome: (rule: QuotaRule) => RuleOutcome, relevantTo: ReadonlySet<Subject> | undefined): boolean {

@@ -1,4 +1,4 @@
-// POLICY.json of `gov quota eval` (QUOTA.md section 6): rules, groups (rule names or inline rule
+// POLICY.json of `gov quota eval` (docs/quota.md §6): rules, groups (rule names or inline rule
 // objects, the admin API's shapes), assignments, default groups and default total, fully checked.
 import { parseJsonInput } from './json-input.ts';
 import { inputShape, MAX_EXACT, type InputShape } from './input-shape.ts';

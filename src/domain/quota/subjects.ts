@@ -1,7 +1,10 @@
 // Quota subjects: the accepted subject strings, their ancestor tree, and the usage of a subject
-// computed from an owner's seven primitive counters (QUOTA.md sections 1 and 2).
+// computed from an owner's seven primitive counters (docs/quota.md §1, §2).
 
-/** The seed's 13 subjects, then Forgejo's two extra spellings (`size:assets:wiki` = `size:wiki`, `none`). */
+/**
+ * The 13 subjects of docs/quota.md §1, then Forgejo's two extra spellings
+ * (`size:assets:wiki` = `size:wiki`, `none`).
+ */
 export const SUBJECTS = [
   'size:all',
   'size:repos:all',
@@ -22,7 +25,7 @@ export const SUBJECTS = [
 
 export type Subject = (typeof SUBJECTS)[number];
 
-/** The seed's 13 subjects: what `gov quota eval` reports per owner when no subject is asked. */
+/** The 13 subjects of docs/quota.md §1: what `gov quota eval` reports per owner when no subject is asked. */
 export const SEED_SUBJECTS: readonly Subject[] = SUBJECTS.slice(0, 13);
 
 /** The seven counters every owner has; every subject's usage is a sum of some of them. */
@@ -65,7 +68,7 @@ export function isWikiSubject(subject: Subject): boolean {
   return canonicalSubject(subject) === 'size:wiki';
 }
 
-// The tree of QUOTA.md section 2 (Forgejo's subjectToParent). `size:all` and `none` have no parent.
+// The tree of docs/quota.md §2 (Forgejo's subjectToParent). `size:all` and `none` have no parent.
 const PARENT: Partial<Record<Subject, Subject>> = {
   'size:git:all': 'size:all',
   'size:repos:all': 'size:git:all',
@@ -92,7 +95,7 @@ export function ancestorsOf(subject: Subject): Subject[] {
   return out;
 }
 
-/** The usage of one subject. Composites follow QUOTA.md section 1; wiki is untracked (0); `none` is 0. */
+/** The usage of one subject. Composites follow docs/quota.md §1; wiki is untracked (0); `none` is 0. */
 export function usageOf(subject: Subject, p: Primitives): number {
   switch (canonicalSubject(subject)) {
     case 'size:repos:public':

@@ -1,4 +1,4 @@
-// USAGE.json of `gov quota eval` (QUOTA.md section 6): a forge data set (section 4) or a map of
+// USAGE.json of `gov quota eval` (docs/quota.md §6): a forge data set (§4) or a map of
 // owner → Forgejo `used` shape, checked and turned into primitive counters per owner.
 import { isAppError } from '../../errors.ts';
 import { parseJsonInput } from './json-input.ts';

@@ -1,5 +1,5 @@
-// The forge data set (QUOTA.md section 4), its reference checks, the per-owner primitive counters
-// derived from it, and Forgejo's `used` shape (QUOTA.md section 5) to and from those counters.
+// The forge data set (docs/quota.md §4), its reference checks, the per-owner primitive counters
+// derived from it, and Forgejo's `used` shape (docs/quota.md §5) to and from those counters.
 import { AppError, type ErrorDetail } from '../../errors.ts';
 import { zeroPrimitives, type Primitives } from './subjects.ts';
 

@@ -1,4 +1,4 @@
-// The front door's tools (contract section 11): for each, its input schema in schemas/mcp/, which
+// The front door's tools (docs/contract.md §11): for each, its input schema in schemas/mcp/, which
 // arguments are path parameters, and the one client call it makes. No rule lives here: the API
 // decides; a tool only maps flat arguments onto a route.
 import type { ApiResult, CallOptions, GovClient } from '../../client/client.ts';

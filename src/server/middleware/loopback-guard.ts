@@ -1,4 +1,4 @@
-// DNS-rebinding defence (contract section 2), before authentication: the Host header must name a
+// DNS-rebinding defence (docs/contract.md §2), before authentication: the Host header must name a
 // loopback host with the server's own port, and an Origin, when sent, must be a loopback origin.
 import type { MiddlewareHandler } from 'hono';
 import { AppError } from '../../errors.ts';

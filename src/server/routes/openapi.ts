@@ -1,5 +1,5 @@
 // GET /openapi.json: the OpenAPI 3.1 document built from the same route table as /health's route
-// list and from schemas/. Public like /health (contract section 2); built once, on first request.
+// list and from schemas/. Public like /health (docs/contract.md §2); built once, on first request.
 import { Hono } from 'hono';
 import type { SchemaRegistry } from '../../schema-registry.ts';
 import type { AppEnv } from '../env.ts';

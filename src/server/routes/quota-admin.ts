@@ -1,4 +1,4 @@
-// The forge quota admin routes (QUOTA.md section 5): rules, groups, rule-in-group links, group
+// The forge quota admin routes (docs/quota.md §5): rules, groups, rule-in-group links, group
 // members, a user's groups and a user's quota info. Operator token only. A route that takes a body
 // checks its path targets first and reads the body after, so the statuses come in the table's order.
 import { Hono, type Context } from 'hono';

@@ -1,5 +1,5 @@
 // Task writes: create, checkpoint, closeout. A body its template's gate refuses answers 422 with the
-// validation body (not a problem body), as the seed's Errors section asks, and writes nothing.
+// validation body (not a problem body), as docs/contract.md §4 and §7 say, and writes nothing.
 // Checkpoint and closeout take If-Match (the task's ETag); every task write answers its new ETag.
 import { Hono } from 'hono';
 import type { ServiceDeps } from '../../service/deps.ts';

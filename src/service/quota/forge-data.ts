@@ -1,4 +1,4 @@
-// The preview's forge data set (QUOTA.md section 4): checked (schema, then references), replaced by
+// The preview's forge data set (docs/quota.md §4): checked (schema, then references), replaced by
 // the operator as one forge.data.replaced event, and loaded at start from --forge-data FILE or, on
 // a store that has none yet, from fixtures/forge/default.json.
 import { readFileSync } from 'node:fs';

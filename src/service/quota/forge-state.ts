@@ -45,7 +45,7 @@ export function forgeState(data: ForgeData, loadedAt: string): ForgeState {
   const usage = usageByOwner(data);
   const repoOwner = new Map<string, string>();
   for (const r of data.repos ?? []) repoOwner.set(userKey(`${r.owner}/${r.name}`), userKey(r.owner));
-  // Everything counts against the repository's owner (QUOTA.md section 1), so it is listed there too.
+  // Everything counts against the repository's owner (docs/quota.md §1), so it is listed there too.
   const chargedTo = (repo: string | null | undefined, fallback: string) => (repo ? repoOwner.get(userKey(repo)) : userKey(fallback));
   const numbered = <T>(list: T[] | undefined) => (list ?? []).map((item, i) => ({ id: i + 1, item }));
   const repos = numbered(data.repos);

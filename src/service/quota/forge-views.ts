@@ -1,4 +1,4 @@
-// Forgejo's JSON shapes for the quota routes (QUOTA.md section 5): rule, group, quota info, user,
+// Forgejo's JSON shapes for the quota routes (docs/quota.md §5): rule, group, quota info, user,
 // repository, attachment, artifact and package. Names appear only in admin views. URLs are built
 // from the base URL the caller reached the preview on, as the forge builds them from its ROOT_URL.
 import type { QuotaGroup, QuotaRule } from '../../domain/quota/evaluate.ts';

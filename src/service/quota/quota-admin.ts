@@ -1,5 +1,5 @@
 // The forge quota admin operations: rules, groups, rule-in-group links and memberships. Each write
-// checks in the order of QUOTA.md section 5 (target → body → conflict) on the current quota state
+// checks in the order of docs/quota.md §5 (target → body → conflict) on the current quota state
 // and appends its events as one unit that expects that state unchanged, so a failure writes nothing.
 import type { QuotaGroup, QuotaRule } from '../../domain/quota/evaluate.ts';
 import { quotaEvent, QUOTA_KINDS, userKey, type QuotaEventDraft } from '../../domain/quota/quota-events.ts';

@@ -43,7 +43,7 @@ export const listArtifacts = (ctx: QuotaContext, owner: ForgeOwnerView): Numbere
 export const listPackages = (ctx: QuotaContext, owner: ForgeOwnerView): Numbered<ForgePackage>[] =>
   largestFirst(ctx.forge().packagesOf(owner.login), (p) => p.size);
 
-// Forgejo's order_by values for /user/repos. QUOTA.md asks `size` to answer largest first, so the
+// Forgejo's order_by values for /user/repos. docs/quota.md §5 has `size` answer largest first, so the
 // size orders here read "size" as largest first and "reversesize" as smallest first. Orders by
 // dates, stars or forks have nothing to sort by in the data set and keep its order.
 const REPO_ORDERS = new Set(['name', 'id', 'newest', 'oldest', 'recentupdate', 'leastupdate', 'reversealphabetically', 'alphabetically',
