@@ -1,9 +1,10 @@
 // The OpenAPI 3.1 document of the API, generated from the route table and the JSON Schemas of
-// schemas/ (never written by hand): operations, security, scope and idempotency headers, path
-// parameters, every response status with its body schema, and each route's status class.
+// schemas/ (never written by hand): operations, security, scope and idempotency headers, path and
+// query parameters, every response status with its body schema, and each route's status class.
 import { STATUS_CODES } from 'node:http';
 import type { SchemaRegistry } from '../schema-registry.ts';
 import { componentRef, schemaComponents } from './openapi-components.ts';
+import type { QueryParam } from './query-params.ts';
 import type { RouteSpec } from './route-table.ts';
 import { RELEASE_LABEL } from './routes/health.ts';
 
@@ -34,7 +35,7 @@ export function buildOpenApi(routes: RouteSpec[], registry: SchemaRegistry, vers
     info: {
       title: 'gov API',
       version,
-      description: 'Governance backend for AI-agent work: event truth, tasks, claim boundaries, proof packets and the forge quota API. Local preview, loopback only. Generated from the route table and the JSON Schemas of schemas/.',
+      description: 'Governance backend for AI-agent work: event truth, tasks, claim boundaries, proof packets and the forge quota API. Local preview, loopback only. Generated from the route table and the JSON Schemas of schemas/. Query parameters an operation does not declare are ignored.',
     },
     servers: [{ url: 'http://127.0.0.1:7337', description: 'The local preview (loopback only; `gov preview start --port 0` takes another port).' }],
     paths,
@@ -66,6 +67,7 @@ export function buildOpenApi(routes: RouteSpec[], registry: SchemaRegistry, vers
 
 function operation(route: RouteSpec, registry: SchemaRegistry): Record<string, unknown> {
   const parameters: unknown[] = [...route.path.matchAll(/\{([^}]+)\}/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: { type: 'string' } }));
+  for (const [name, param] of Object.entries(route.query ?? {})) parameters.push(queryParameter(name, param, registry));
   if (route.scoped) parameters.push(...SCOPE_PARAMS.map(([name]) => ({ $ref: `#/components/parameters/${name}` })));
   if (route.method === 'POST' && route.path.startsWith('/v1/')) {
     // The adapters' raw write must carry a key; other POSTs honour one when sent (docs/contract.md §5).
@@ -89,6 +91,25 @@ function operation(route: RouteSpec, registry: SchemaRegistry): Record<string, u
     return [status, answer];
   }));
   return op;
+}
+
+/** What the forge's lenient form reading does, said where the parameter is. */
+const FORM_NOTES: Record<NonNullable<QueryParam['form']>, string> = {
+  string: 'An empty value is a missing one.',
+  trim: 'Surrounding whitespace is trimmed; an empty value is a missing one.',
+  int: 'Read as the forge reads it, never refused: a value that is not an integer, or is below the minimum, counts as the default, one above the maximum as the maximum.',
+};
+
+function queryParameter(name: string, param: QueryParam, registry: SchemaRegistry): Record<string, unknown> {
+  const schema = '$ref' in param.schema ? { $ref: fragmentRef(param.schema.$ref, registry) } : { ...param.schema, ...('enum' in param.schema ? { enum: [...param.schema.enum!] } : {}) };
+  const description = param.form === undefined ? param.description : `${param.description} ${FORM_NOTES[param.form]}`;
+  return { name, in: 'query', required: param.required === true, description, schema };
+}
+
+/** `common/types.json#/$defs/id` → the component of that file plus the fragment. */
+function fragmentRef(ref: string, registry: SchemaRegistry): string {
+  const [file, fragment = ''] = ref.split('#');
+  return `${schemaRef(file!, registry)}${fragment}`;
 }
 
 function response(status: number, schema: string | null | readonly string[], registry: SchemaRegistry): Record<string, unknown> {

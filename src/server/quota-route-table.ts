@@ -1,29 +1,58 @@
-// The forge quota routes: their table (each route under its bare path and again under /api/v1
-// for Forgejo clients) and the Hono app that serves them, mounted by the root app.
-import { Hono } from 'hono';
-import type { PreviewConfig } from '../deps.ts';
-import type { ServiceDeps } from '../service/deps.ts';
-import { quotaContext } from '../service/quota/quota-context.ts';
-import type { AppEnv } from './env.ts';
-import type { Tokens } from './middleware/auth.ts';
-import type { ForgeAuth } from './middleware/forge-auth.ts';
+// The forge quota routes' table: each route under its bare path and again under /api/v1 for
+// Forgejo clients, with the query parameters it reads, declared the forge's way (routes/quota.ts
+// serves them).
+import { SUBJECTS } from '../domain/quota/subjects.ts';
+import { REPO_ORDERS } from '../service/quota/quota-usage.ts';
+import type { QuerySpec } from './query-params.ts';
 import type { RouteSpec } from './route-table.ts';
-import { forgeDataRoutes } from './routes/forge-data.ts';
-import { quotaAdminRoutes } from './routes/quota-admin.ts';
-import { quotaUserRoutes } from './routes/quota-user.ts';
-
-export type QuotaRouteDeps = ServiceDeps & { tokens: Tokens; config: PreviewConfig; logError: (line: string) => void };
 
 /** Forgejo clients call the API under this prefix; docs/quota.md §5 names the bare paths. */
 export const FORGE_API_PREFIX = '/api/v1';
+
+// The forge reads its list options leniently (Forgejo's ListOptions): never a 4xx for paging.
+/** The lists, largest first: ?page= and ?limit=. */
+export const PAGED_QUERY = {
+  page: { schema: { type: 'integer', minimum: 1, default: 1 }, form: 'int', description: 'The page, from 1.' },
+  limit: { schema: { type: 'integer', minimum: 1, maximum: 50, default: 30 }, form: 'int', description: 'Items per page.' },
+} as const satisfies QuerySpec;
+
+/** /user/repos: the forge's order_by values, then paging. */
+export const REPOS_QUERY = {
+  order_by: {
+    schema: { type: 'string', enum: REPO_ORDERS },
+    form: 'string',
+    description: 'The order; size is largest first (git + LFS), reversesize smallest first. Without one, the data set\'s order.',
+    refusal: { code: 'invalid_order_by', message: (v) => `order_by "${v}" is not supported; use size, reversesize, alphabetically or id.` },
+  },
+  ...PAGED_QUERY,
+} as const satisfies QuerySpec;
+
+/** The quota checks: the one subject to check, trimmed as the forge reads it. */
+export const CHECK_QUERY = {
+  subject: {
+    schema: { type: 'string', enum: SUBJECTS },
+    required: true,
+    form: 'trim',
+    description: 'The quota subject to check, e.g. size:all.',
+    refusal: {
+      code: 'unrecognised_subject',
+      message: (v) => `${v === undefined ? 'The subject query parameter is missing' : `"${v}" is not a quota subject`}; send ?subject=size:all (or another size:… subject).`,
+    },
+  },
+} as const satisfies QuerySpec;
+
+/** Every /user and /orgs route: Sudo as a query parameter (read by forgeRoute, middleware/forge-auth.ts). */
+const SUDO_QUERY = {
+  sudo: { schema: { type: 'string' }, description: 'The forge user to act as, with the operator token, in place of the Sudo header (the header wins when both are sent).' },
+} as const satisfies QuerySpec;
 
 const E = 'quota/forge-error.json';
 type Spec = Omit<RouteSpec, 'status' | 'scoped'>;
 const admin = (method: Spec['method'], path: string, summary: string, responses: Spec['responses'], request?: string): Spec => ({
   method, path, access: 'admin', summary, responses: { 401: E, 403: E, ...responses }, ...(request ? { request } : {}),
 });
-const user = (path: string, summary: string, responses: Spec['responses']): Spec => ({
-  method: 'GET', path, access: 'read', summary, responses: { 401: E, 403: E, ...responses },
+const user = (path: string, summary: string, responses: Spec['responses'], query: QuerySpec = {}): Spec => ({
+  method: 'GET', path, access: 'read', summary, query: { ...query, ...SUDO_QUERY }, responses: { 401: E, 403: E, ...responses },
 });
 
 const BASE: Spec[] = [
@@ -46,39 +75,18 @@ const BASE: Spec[] = [
   admin('PUT', '/admin/forge/data', 'Replace the forge data set (forge.data.replaced).', { 204: null, 400: E }, 'quota/forge-data.json'),
   admin('GET', '/admin/forge/data', 'The current forge data set.', { 200: 'quota/forge-data.json' }),
   user('/user/quota', 'The Sudo user\'s quota info, without names.', { 200: 'quota/quota-info.json', 404: E }),
-  user('/user/quota/check', 'Whether the Sudo user is within quota for ?subject= (bare true or false).', { 200: 'quota/check-result.json', 404: E, 422: E }),
-  user('/user/quota/attachments', 'The Sudo user\'s attachments, largest first (paged).', { 200: 'quota/attachment-list.json', 404: E }),
-  user('/user/quota/artifacts', 'The Sudo user\'s artifacts, largest first (paged).', { 200: 'quota/artifact-list.json', 404: E }),
-  user('/user/quota/packages', 'The Sudo user\'s packages, largest first (paged).', { 200: 'quota/package-list.json', 404: E }),
-  user('/user/repos', 'The Sudo user\'s repositories; ?order_by=size is largest first (paged).', { 200: 'quota/repository-list.json', 404: E, 422: E }),
+  user('/user/quota/check', 'Whether the Sudo user is within quota for ?subject= (bare true or false).', { 200: 'quota/check-result.json', 404: E, 422: E }, CHECK_QUERY),
+  user('/user/quota/attachments', 'The Sudo user\'s attachments, largest first (paged).', { 200: 'quota/attachment-list.json', 404: E }, PAGED_QUERY),
+  user('/user/quota/artifacts', 'The Sudo user\'s artifacts, largest first (paged).', { 200: 'quota/artifact-list.json', 404: E }, PAGED_QUERY),
+  user('/user/quota/packages', 'The Sudo user\'s packages, largest first (paged).', { 200: 'quota/package-list.json', 404: E }, PAGED_QUERY),
+  user('/user/repos', 'The Sudo user\'s repositories; ?order_by=size is largest first (paged).', { 200: 'quota/repository-list.json', 404: E, 422: E }, REPOS_QUERY),
   user('/orgs/{org}/quota', 'An organisation\'s quota info, for its owners.', { 200: 'quota/quota-info.json', 404: E }),
-  user('/orgs/{org}/quota/check', 'Whether an organisation is within quota for ?subject=.', { 200: 'quota/check-result.json', 404: E, 422: E }),
-  user('/orgs/{org}/quota/attachments', 'An organisation\'s attachments, largest first (paged).', { 200: 'quota/attachment-list.json', 404: E }),
-  user('/orgs/{org}/quota/artifacts', 'An organisation\'s artifacts, largest first (paged).', { 200: 'quota/artifact-list.json', 404: E }),
-  user('/orgs/{org}/quota/packages', 'An organisation\'s packages, largest first (paged).', { 200: 'quota/package-list.json', 404: E }),
+  user('/orgs/{org}/quota/check', 'Whether an organisation is within quota for ?subject=.', { 200: 'quota/check-result.json', 404: E, 422: E }, CHECK_QUERY),
+  user('/orgs/{org}/quota/attachments', 'An organisation\'s attachments, largest first (paged).', { 200: 'quota/attachment-list.json', 404: E }, PAGED_QUERY),
+  user('/orgs/{org}/quota/artifacts', 'An organisation\'s artifacts, largest first (paged).', { 200: 'quota/artifact-list.json', 404: E }, PAGED_QUERY),
+  user('/orgs/{org}/quota/packages', 'An organisation\'s packages, largest first (paged).', { 200: 'quota/package-list.json', 404: E }, PAGED_QUERY),
 ];
 
 export const QUOTA_ROUTES: RouteSpec[] = ['', FORGE_API_PREFIX].flatMap((prefix) =>
   BASE.map((r): RouteSpec => ({ ...r, path: `${prefix}${r.path}`, status: 'preview', scoped: false })),
 );
-
-export function quotaRoutes(deps: QuotaRouteDeps): Hono<AppEnv> {
-  const ctx = quotaContext(deps, deps.config.quota);
-  const auth: ForgeAuth = {
-    tokens: deps.tokens,
-    logError: deps.logError,
-    quotaEnabled: () => ctx.config.enabled,
-    user: (login) => {
-      const owner = ctx.forge().owner(login);
-      return owner?.kind === 'user' ? owner : undefined;
-    },
-  };
-  const family = new Hono<AppEnv>();
-  family.route('/', quotaAdminRoutes(ctx, auth));
-  family.route('/', quotaUserRoutes(ctx, auth));
-  family.route('/', forgeDataRoutes(ctx, auth));
-  const app = new Hono<AppEnv>();
-  app.route('/', family);
-  app.route(FORGE_API_PREFIX, family);
-  return app;
-}

@@ -79,16 +79,6 @@ export function readScope(c: Context): Scope {
   return scope as Scope;
 }
 
-/** A query parameter as an integer from min to max (default when absent), else 400 invalid_query. */
-export function intParam(raw: string | undefined, name: string, min: number, max: number, fallback: number): number {
-  if (raw === undefined) return fallback;
-  const value = Number(raw);
-  if (!/^\d+$/.test(raw) || !Number.isSafeInteger(value) || value < min || value > max) {
-    throw new AppError('invalid_query', `The query parameter ${name} must be an integer from ${min} to ${max}.`, { details: [{ pointer: `/query/${name}`, detail: `integer ${min}–${max}` }] });
-  }
-  return value;
-}
-
 export function readIdempotencyKey(c: Context, required: boolean): string | null {
   const key = c.req.header('idempotency-key');
   if (key === undefined) {

@@ -1,6 +1,6 @@
 // Discovery search (docs/contract.md §6): q (1–256 characters) and/or kind, optionally one task,
 // newest first with a seq cursor. Discovery only: the answer says so and carries its non-claim.
-import { isId, type Scope } from '../domain/event.ts';
+import type { Scope } from '../domain/event.ts';
 import { AppError } from '../errors.ts';
 import type { SearchHit } from '../store/queries.ts';
 import type { ServiceDeps } from './deps.ts';
@@ -9,17 +9,15 @@ export const SEARCH_NON_CLAIMS = [
   'Search results are discovery only and never proof authority; hydrate from GET /v1/tasks/{task_id}/timeline before making any claim.',
 ];
 
-export type SearchRequest = { q?: string; kind?: string; taskId?: string; cursor?: string; limit: number };
+/** Each member as GET /v1/search's query declaration (server/route-table.ts) checked it. */
+export type SearchRequest = { q?: string | undefined; kind?: string | undefined; taskId?: string | undefined; cursor?: string | undefined; limit: number };
 export type SearchAnswer = { results: SearchHit[]; next_cursor: string | null; authority: 'discovery_only'; non_claims: string[] };
 
 export function searchEvents(deps: ServiceDeps, scope: Scope, req: SearchRequest): SearchAnswer {
   const { q, kind, taskId, cursor, limit } = req;
   if (q === undefined && kind === undefined) throw invalid('q', 'Send q (1–256 characters) and/or kind.');
-  if (q !== undefined && (q.trim().length === 0 || q.length > 256)) throw invalid('q', 'q must be 1–256 characters.');
-  if (kind !== undefined && !/^[a-z][a-z0-9_.-]{0,127}$/.test(kind)) throw invalid('kind', 'kind must be an event kind such as task.created.');
-  if (taskId !== undefined && !isId(taskId)) throw invalid('task_id', 'task_id must be an id.');
-  if (cursor !== undefined && !/^[1-9]\d{0,15}$/.test(cursor)) throw invalid('cursor', 'cursor must be a next_cursor value from a previous page.');
   const match = q === undefined ? null : toMatchExpression(q);
+  // The declaration asks for a letter or digit; an empty MATCH would be an FTS5 syntax error.
   if (match === '') throw invalid('q', 'q must contain at least one letter or digit.');
   // One hit more than asked tells whether another page exists.
   const hits = deps.queries.search(scope, {

@@ -92,6 +92,32 @@ t.test('operations: success schemas, security, scope and idempotency headers, pr
   t.same(Object.keys(doc.components.securitySchemes!).sort(), ['customerToken', 'operatorToken', 'sudo']);
 });
 
+t.test('query parameters: each route\'s declared ones, with their schemas, and no other', async (t) => {
+  const doc = buildOpenApi(routeTable(), schemaRegistry());
+  t.match(doc.info.description, /Query parameters an operation does not declare are ignored/);
+  let count = 0;
+  for (const route of routeTable()) {
+    const op = (doc.paths[route.path] as any)[route.method.toLowerCase()];
+    const listed = (op.parameters ?? []).filter((p: any) => p.in === 'query');
+    const declared = Object.entries(route.query ?? {});
+    t.same(listed.map((p: any) => [p.name, p.required]), declared.map(([name, p]) => [name, p.required === true]), `${route.method} ${route.path}: its declared query parameters`);
+    for (const [i, [name, param]] of declared.entries()) {
+      const schema = listed[i]?.schema;
+      if ('$ref' in param.schema) t.equal(schema?.$ref, `#/components/schemas/${param.schema.$ref.replace('.json#', '').replace('/', '_')}`, `${route.path}?${name}: $ref into the components`);
+      else t.same(schema, param.schema, `${route.path}?${name}: the declared schema`);
+      t.ok(listed[i]?.description.startsWith(param.description), `${route.path}?${name}: the declared description`);
+      count++;
+    }
+  }
+  const names = (path: string) => (doc.paths[path] as any).get.parameters.filter((p: any) => p.in === 'query').map((p: any) => p.name);
+  t.same(names('/v1/tasks/{task_id}/timeline'), ['after_seq', 'limit']);
+  t.same(names('/v1/search'), ['q', 'kind', 'task_id', 'limit', 'cursor']);
+  t.same(names('/user/quota/attachments'), ['page', 'limit', 'sudo']);
+  t.same(names('/api/v1/user/repos'), ['order_by', 'page', 'limit', 'sudo']);
+  t.same(names('/orgs/{org}/quota/check'), ['subject', 'sudo']);
+  t.ok(count >= 50, `${count} query parameters listed`);
+});
+
 t.test('components: every schema, self-contained refs, same verdicts as the registry', async (t) => {
   const doc = buildOpenApi(routeTable(), schemaRegistry());
   const registry = schemaRegistry();

@@ -97,7 +97,8 @@ export function forgeRoute(auth: ForgeAuth, options: ForgeRouteOptions, handler:
         throw new AppError('forge_unauthorized', 'token is required: send Authorization: Bearer <token> with a token from the run file (<data-dir>/run.json).');
       }
       c.set('transport', transport);
-      const sudo = c.req.header('sudo') ?? c.req.query('sudo');
+      // Only the user routes act as someone (their table entries declare ?sudo=).
+      const sudo = options.access === 'user' ? (c.req.header('sudo') ?? c.req.query('sudo')) : undefined;
       if (transport !== 'operator') {
         if (options.access === 'admin') throw new AppError('forge_admin_required', 'user should be the site admin: this route needs the operator token.');
         throw sudo === undefined

@@ -1,6 +1,7 @@
 // The signed-in user's quota routes (/user/quota*, /user/repos) and an organisation's (/orgs/{org}/
 // quota*), acting as the user named by Sudo. Lists are largest first and paged the forge's way:
-// ?page= (from 1) and ?limit= (default 30, at most 50), X-Total-Count, and a Link header.
+// ?page= (from 1) and ?limit= (default 30, at most 50), X-Total-Count, and a Link header. The query
+// parameters are read as the route table declares them (quota-route-table.ts).
 import { Hono, type Context } from 'hono';
 import type { ForgeOwnerView } from '../../service/quota/forge-state.ts';
 import { artifactJson, attachmentJson, packageJson, repoJson } from '../../service/quota/forge-views.ts';
@@ -8,6 +9,8 @@ import type { QuotaContext } from '../../service/quota/quota-context.ts';
 import { checkQuota, listArtifacts, listAttachments, listPackages, listRepos, orgFor, quotaInfo } from '../../service/quota/quota-usage.ts';
 import type { AppEnv } from '../env.ts';
 import { forgeRoute, type ForgeAuth } from '../middleware/forge-auth.ts';
+import { readQuery } from '../query-params.ts';
+import { CHECK_QUERY, PAGED_QUERY, REPOS_QUERY } from '../quota-route-table.ts';
 
 export function quotaUserRoutes(ctx: QuotaContext, auth: ForgeAuth): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
@@ -18,10 +21,10 @@ export function quotaUserRoutes(ctx: QuotaContext, auth: ForgeAuth): Hono<AppEnv
     const route = (handler: (c: Context<AppEnv>, owner: ForgeOwnerView) => Response) =>
       forgeRoute(auth, { access: 'user', quota: true }, (c, doer) => handler(c, subject(c, doer!)));
     app.get(`${prefix}/quota`, route((c, owner) => c.json(quotaInfo(ctx, owner, false))));
-    app.get(`${prefix}/quota/check`, route((c, owner) => c.json(checkQuota(ctx, owner, c.req.query('subject')))));
-    app.get(`${prefix}/quota/attachments`, route((c, owner) => pagedJson(c, listAttachments(ctx, owner), (a) => attachmentJson(a, base(c)))));
-    app.get(`${prefix}/quota/artifacts`, route((c, owner) => pagedJson(c, listArtifacts(ctx, owner), (a) => artifactJson(a, base(c)))));
-    app.get(`${prefix}/quota/packages`, route((c, owner) => pagedJson(c, listPackages(ctx, owner), (p) => packageJson(p, base(c)))));
+    app.get(`${prefix}/quota/check`, route((c, owner) => c.json(checkQuota(ctx, owner, readQuery(c, CHECK_QUERY).subject))));
+    app.get(`${prefix}/quota/attachments`, route((c, owner) => pagedJson(c, readQuery(c, PAGED_QUERY), listAttachments(ctx, owner), (a) => attachmentJson(a, base(c)))));
+    app.get(`${prefix}/quota/artifacts`, route((c, owner) => pagedJson(c, readQuery(c, PAGED_QUERY), listArtifacts(ctx, owner), (a) => artifactJson(a, base(c)))));
+    app.get(`${prefix}/quota/packages`, route((c, owner) => pagedJson(c, readQuery(c, PAGED_QUERY), listPackages(ctx, owner), (p) => packageJson(p, base(c)))));
   };
   family('/user', (_c, doer) => doer);
   family('/orgs/:org', (c, doer) => orgFor(ctx, c.req.param('org') ?? '', doer));
@@ -30,27 +33,14 @@ export function quotaUserRoutes(ctx: QuotaContext, auth: ForgeAuth): Hono<AppEnv
   app.get('/user/repos', forgeRoute(auth, { access: 'user', quota: false }, (c, doer) => {
     const owner = doer!;
     const loadedAt = ctx.forge().loadedAt;
-    return pagedJson(c, listRepos(ctx, owner, c.req.query('order_by')), (r) => repoJson(r, owner, base(c), loadedAt));
+    const { order_by: order, ...page } = readQuery(c, REPOS_QUERY);
+    return pagedJson(c, page, listRepos(ctx, owner, order), (r) => repoJson(r, owner, base(c), loadedAt));
   }));
   return app;
 }
 
-// The forge's list paging (Forgejo's ListOptions and pagination headers).
-export const DEFAULT_PAGE_SIZE = 30;
-export const MAX_PAGE_SIZE = 50;
-
+/** A page of a list (PAGED_QUERY has the defaults and the limit's maximum). */
 export type PageRequest = { page: number; limit: number };
-
-/** Like the forge's FormInt: anything that is not a plain integer counts as 0, i.e. the default. */
-function formInt(value: string | undefined): number {
-  return value !== undefined && /^[+-]?\d+$/.test(value) ? Number(value) : 0;
-}
-
-export function pageRequest(c: Context): PageRequest {
-  const page = formInt(c.req.query('page'));
-  const limit = formInt(c.req.query('limit'));
-  return { page: page <= 0 ? 1 : page, limit: limit <= 0 ? DEFAULT_PAGE_SIZE : Math.min(limit, MAX_PAGE_SIZE) };
-}
 
 /** Link header entries, as the forge's genAPILinks builds them (query keys sorted, page replaced). */
 export function linkHeader(url: URL, total: number, req: PageRequest): string {
@@ -73,8 +63,7 @@ export function linkHeader(url: URL, total: number, req: PageRequest): string {
 }
 
 /** One page of `items` as JSON, with X-Total-Count and (when there is more than one page) Link. */
-export function pagedJson<T>(c: Context, items: readonly T[], render: (item: T) => unknown): Response {
-  const req = pageRequest(c);
+export function pagedJson<T>(c: Context, req: PageRequest, items: readonly T[], render: (item: T) => unknown): Response {
   const start = (req.page - 1) * req.limit;
   const links = linkHeader(new URL(c.req.url), items.length, req);
   c.header('X-Total-Count', String(items.length));

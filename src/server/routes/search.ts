@@ -1,23 +1,19 @@
-// GET /v1/search: reads the query parameters and answers with the search service (scope-filtered
-// FTS5 discovery, newest first; discovery only, never proof authority).
+// GET /v1/search: reads the query parameters as the route table declares them and answers with the
+// search service (scope-filtered FTS5 discovery, newest first; discovery only, never proof authority).
 import { Hono } from 'hono';
 import type { ServiceDeps } from '../../service/deps.ts';
 import { searchEvents } from '../../service/search-service.ts';
 import type { AppEnv } from '../env.ts';
-import { intParam, readScope } from '../request-input.ts';
+import { readQuery } from '../query-params.ts';
+import { readScope } from '../request-input.ts';
+import { SEARCH_QUERY } from '../route-table.ts';
 
 export function searchRoutes(deps: ServiceDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   app.get('/v1/search', (c) => {
     const scope = readScope(c);
-    const param = (name: string) => c.req.query(name);
-    return c.json(searchEvents(deps, scope, {
-      q: param('q'),
-      kind: param('kind'),
-      taskId: param('task_id'),
-      cursor: param('cursor'),
-      limit: intParam(param('limit'), 'limit', 1, 100, 20),
-    }));
+    const query = readQuery(c, SEARCH_QUERY, deps.registry);
+    return c.json(searchEvents(deps, scope, { q: query.q, kind: query.kind, taskId: query.task_id, cursor: query.cursor, limit: query.limit }));
   });
   return app;
 }

@@ -3,7 +3,9 @@ import { Hono } from 'hono';
 import type { ServiceDeps } from '../../service/deps.ts';
 import { findTask } from '../../service/write-checks.ts';
 import type { AppEnv } from '../env.ts';
-import { intParam, readScope, requirePathId } from '../request-input.ts';
+import { readQuery } from '../query-params.ts';
+import { readScope, requirePathId } from '../request-input.ts';
+import { TIMELINE_QUERY } from '../route-table.ts';
 import { etagOf } from '../write-context.ts';
 
 export function taskReadRoutes(deps: ServiceDeps): Hono<AppEnv> {
@@ -18,8 +20,7 @@ export function taskReadRoutes(deps: ServiceDeps): Hono<AppEnv> {
   app.get('/v1/tasks/:task_id/timeline', (c) => {
     const scope = readScope(c);
     const taskId = requirePathId(c.req.param('task_id'), 'task');
-    const afterSeq = intParam(c.req.query('after_seq'), 'after_seq', 0, Number.MAX_SAFE_INTEGER, 0);
-    const limit = intParam(c.req.query('limit'), 'limit', 1, 1000, 100);
+    const { after_seq: afterSeq, limit } = readQuery(c, TIMELINE_QUERY);
     findTask(deps, scope, taskId);
     // One row more than asked tells whether another page exists.
     const rows = deps.queries.timelineLines(scope, taskId, afterSeq, limit + 1);

@@ -1,7 +1,7 @@
 // What a user or organisation asks about its own quota: usage and groups, a check for one subject,
 // and the items that use space (largest first), all evaluated with the engine of domain/quota.
 import { evaluateSubject, type GroupListSource, type QuotaGroup } from '../../domain/quota/evaluate.ts';
-import { isSubject } from '../../domain/quota/subjects.ts';
+import type { Subject } from '../../domain/quota/subjects.ts';
 import { userKey } from '../../domain/quota/quota-events.ts';
 import type { ForgeArtifact, ForgeAttachment, ForgePackage, ForgeRepo } from '../../domain/quota/usage.ts';
 import { AppError } from '../../errors.ts';
@@ -20,13 +20,8 @@ export function quotaInfo(ctx: QuotaContext, owner: ForgeOwnerView, withNames: b
   return quotaInfoJson(ctx.forge().usage(owner.login), list.source === 'builtin_default' ? [] : list.groups, withNames);
 }
 
-/** `?subject=` trimmed, as the forge reads it; missing or unrecognised is a 422. */
-export function checkQuota(ctx: QuotaContext, owner: ForgeOwnerView, subjectParam: string | undefined): boolean {
-  const subject = (subjectParam ?? '').trim();
-  if (!isSubject(subject)) {
-    const what = subject === '' ? 'The subject query parameter is missing' : `"${subject}" is not a quota subject`;
-    throw new AppError('unrecognised_subject', `${what}; send ?subject=size:all (or another size:… subject).`, { details: [{ pointer: '/query/subject', detail: 'unrecognised subject' }] });
-  }
+/** Whether the owner is within quota for one subject (the route's declaration reads ?subject=). */
+export function checkQuota(ctx: QuotaContext, owner: ForgeOwnerView, subject: Subject): boolean {
   const decision = evaluateSubject(groupListOf(ctx, owner).groups, ctx.forge().usage(owner.login), subject, { enabled: ctx.config.enabled });
   return decision.within;
 }
@@ -46,14 +41,13 @@ export const listPackages = (ctx: QuotaContext, owner: ForgeOwnerView): Numbered
 // Forgejo's order_by values for /user/repos. docs/quota.md §5 has `size` answer largest first, so the
 // size orders here read "size" as largest first and "reversesize" as smallest first. Orders by
 // dates, stars or forks have nothing to sort by in the data set and keep its order.
-const REPO_ORDERS = new Set(['name', 'id', 'newest', 'oldest', 'recentupdate', 'leastupdate', 'reversealphabetically', 'alphabetically',
-  'reversesize', 'size', 'reversegitsize', 'gitsize', 'reverselfssize', 'lfssize', 'moststars', 'feweststars', 'mostforks', 'fewestforks']);
+// The /user/repos route declares them as the values of ?order_by= (server/quota-route-table.ts).
+export const REPO_ORDERS = ['name', 'id', 'newest', 'oldest', 'recentupdate', 'leastupdate', 'reversealphabetically', 'alphabetically',
+  'reversesize', 'size', 'reversegitsize', 'gitsize', 'reverselfssize', 'lfssize', 'moststars', 'feweststars', 'mostforks', 'fewestforks'] as const;
+export type RepoOrder = (typeof REPO_ORDERS)[number];
 
-export function listRepos(ctx: QuotaContext, owner: ForgeOwnerView, orderBy: string | undefined): Numbered<ForgeRepo>[] {
-  const order = orderBy ?? '';
-  if (order !== '' && !REPO_ORDERS.has(order)) {
-    throw new AppError('invalid_order_by', `order_by "${order}" is not supported; use size, reversesize, alphabetically or id.`, { details: [{ pointer: '/query/order_by', detail: 'unsupported order' }] });
-  }
+/** Without an order, the data set's order. */
+export function listRepos(ctx: QuotaContext, owner: ForgeOwnerView, order: RepoOrder | undefined): Numbered<ForgeRepo>[] {
   const repos = ctx.forge().reposOf(owner.login);
   const by = (key: (r: ForgeRepo) => number, dir: 1 | -1) => [...repos].sort((a, b) => dir * (key(a.item) - key(b.item)) || a.id - b.id);
   const byName = (dir: 1 | -1) => [...repos].sort((a, b) => dir * a.item.name.toLowerCase().localeCompare(b.item.name.toLowerCase()) || a.id - b.id);

@@ -1,0 +1,36 @@
+// The forge quota routes as one Hono app, mounted by the root app: the admin, user and forge data
+// routes, each under the seed's path and again under /api/v1 for Forgejo clients.
+import { Hono } from 'hono';
+import type { PreviewConfig } from '../../deps.ts';
+import type { ServiceDeps } from '../../service/deps.ts';
+import { quotaContext } from '../../service/quota/quota-context.ts';
+import type { AppEnv } from '../env.ts';
+import type { Tokens } from '../middleware/auth.ts';
+import type { ForgeAuth } from '../middleware/forge-auth.ts';
+import { FORGE_API_PREFIX } from '../quota-route-table.ts';
+import { forgeDataRoutes } from './forge-data.ts';
+import { quotaAdminRoutes } from './quota-admin.ts';
+import { quotaUserRoutes } from './quota-user.ts';
+
+export type QuotaRouteDeps = ServiceDeps & { tokens: Tokens; config: PreviewConfig; logError: (line: string) => void };
+
+export function quotaRoutes(deps: QuotaRouteDeps): Hono<AppEnv> {
+  const ctx = quotaContext(deps, deps.config.quota);
+  const auth: ForgeAuth = {
+    tokens: deps.tokens,
+    logError: deps.logError,
+    quotaEnabled: () => ctx.config.enabled,
+    user: (login) => {
+      const owner = ctx.forge().owner(login);
+      return owner?.kind === 'user' ? owner : undefined;
+    },
+  };
+  const family = new Hono<AppEnv>();
+  family.route('/', quotaAdminRoutes(ctx, auth));
+  family.route('/', quotaUserRoutes(ctx, auth));
+  family.route('/', forgeDataRoutes(ctx, auth));
+  const app = new Hono<AppEnv>();
+  app.route('/', family);
+  app.route(FORGE_API_PREFIX, family);
+  return app;
+}
