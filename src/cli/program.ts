@@ -63,7 +63,7 @@ export function createProgram(io: CliIo, state: ProgramState): Command {
     .command('events')
     .description('event log tools')
     .command('verify')
-    .description('check the event log: every line parses, seq gapless, hash chain recomputes, index agrees, no torn tail; exit 1 with the first bad seq or the byte start-up would cut from')
+    .description('check the event log (every line a whole event envelope, seq gapless, hash chain recomputes, no torn tail) and the index beside it, read-only (integrity_check, every row byte for byte with the log, its meta); exit 1 with the first bad seq and byte, the index\'s first bad seq and column, or the byte start-up would cut from')
     .option('--data-dir <dir>', 'data dir (default .gov-preview/ or $GOV_DATA_DIR)')
     .option('--json', 'machine output')
     .addHelpText('after', examples('gov events verify', 'gov events verify --data-dir /tmp/gov --json'))

@@ -1,24 +1,39 @@
-// `gov events verify`: every line parses, seq is gapless from 1, every prev_hash links and every
-// event_hash recomputes, recorded_at never decreases, units are whole, and the index agrees with
-// the log. Reports the first bad seq, a torn tail (what start-up would cut, which is never an
-// acknowledged write but is not a clean log either) and the log's RFC 9162 root (as receipts).
-import Database from 'better-sqlite3';
-import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
+// `gov events verify`: every line is UTF-8 JSON with a whole service.event.v1 envelope, seq is
+// gapless from 1, every prev_hash links and every event_hash recomputes, recorded_at never
+// decreases, units are whole, and the index agrees with the log row by row (verify-index.ts).
+// Reports the first bad seq and its byte offset, a torn tail (what start-up would cut, which is
+// never an acknowledged write but is not a clean log either) and the log's RFC 9162 root (as
+// receipts). Every finding is a value: nothing in a data dir makes it throw.
+import { closeSync, existsSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
+import { parseDateTime } from '../domain/date-time.ts';
+import { envelopeProblem } from '../domain/event-envelope.ts';
 import { eventHash } from '../domain/event-hash.ts';
 import { ZERO_HASH, type StoredEvent } from '../domain/event.ts';
 import { hashChainRoot } from '../domain/packet-hash.ts';
 import { AppError } from '../errors.ts';
-import { readLogLines } from './index-db.ts';
-import { indexPathOf, logPathOf } from './store.ts';
+import { logLines, type LogLine } from './log-lines.ts';
+import { indexPathOf, logPathOf, rebuildMarkerOf } from './store.ts';
+import { compareIndex, corruptIndex, type IndexCode, type IndexReport } from './verify-index.ts';
+
+export type LogCode =
+  | 'line_not_utf8' | 'line_not_json' | 'envelope_invalid' | 'seq_gap' | 'prev_hash_mismatch'
+  | 'event_not_plain_json' | 'event_hash_mismatch' | 'recorded_at_decreases' | 'unit_out_of_place' | 'unit_incomplete';
 
 export type LogVerification = {
   ok: boolean;
+  /** Whole lines before the tail start-up would cut. */
   event_count: number;
+  /** The last seq verified: event_count when the log is good, else the one before first_bad_seq. */
   last_seq: number;
-  merkle_root: string;
+  /** RFC 9162 root over every event_hash; null when the log has a bad line. */
+  merkle_root: string | null;
+  /** The seq the first bad line holds or, where its seq is wrong or unreadable, should hold (line n is seq n). */
   first_bad_seq: number | null;
+  /** The byte offset of the first bad line of the log; null when the finding is the index's. */
+  first_bad_offset: number | null;
   problem: string | null;
-  index: { status: 'agrees' | 'behind' | 'missing' | 'disagrees'; index_seq: number; detail: string };
+  problem_code: LogCode | IndexCode | null;
+  index: IndexReport;
   tail: TailReport;
 };
 
@@ -39,59 +54,117 @@ export type TailReport = {
   detail: string;
 };
 
+type Finding = { code: LogCode; seq: number; offset: number | null; detail: string };
+type Chain = { seq: number; prev: string; recordedAt: number; unit: { size: number; next: number } | null; hashes: string[] };
+
 export function verifyLog(dataDir: string, onProgress?: (seq: number) => void): LogVerification {
   const logPath = logPathOf(dataDir);
   if (!existsSync(logPath)) throw new AppError('not_found', `There is no event log at ${logPath}; point --data-dir at a preview's data dir.`);
-  // Read the index first: a running writer only ever moves it forward, behind the log.
-  const indexHashes = readIndexHashes(indexPathOf(dataDir));
+  // The index's snapshot first: a running writer only ever moves it forward, behind the log.
+  const index = compareIndex(indexPathOf(dataDir));
   const tail = tailOf(logPath);
-  const hashes: string[] = [];
-  let prev = ZERO_HASH;
-  let recorded = '';
-  let openUnit: { size: number; next: number } | null = null;
-  let problem: string | null = null;
-  let badSeq: number | null = null;
-  const fail = (seq: number, why: string) => {
-    if (problem === null) {
-      problem = why;
-      badSeq = seq;
+  const chain: Chain = { seq: 0, prev: ZERO_HASH, recordedAt: Number.NEGATIVE_INFINITY, unit: null, hashes: [] };
+  let finding: Finding | null = null;
+  let count = 0;
+  for (const line of logLines(logPath, 0, tail.cut_at)) {
+    count++;
+    const read = readLine(line);
+    // Past the first bad line the chain means nothing, but every line is still compared with the index.
+    if (finding === null) {
+      finding = 'code' in read ? { ...read, seq: count, offset: line.offset } : checkChain(read, line, chain);
+      if (finding === null) onProgress?.(count);
     }
-  };
-  try {
-    readLogLines(logPath, 0, tail.cut_at, (batch) => {
-      for (const { event } of batch) {
-        if (problem !== null) return;
-        const expected = hashes.length + 1;
-        checkEvent(event, expected, prev, recorded, fail);
-        if (event.unit) {
-          if (event.unit.index === 0) openUnit = { size: event.unit.size, next: 1 };
-          else if (!openUnit || openUnit.next !== event.unit.index) fail(expected, 'an event of a multi-event unit is out of place');
-          else openUnit.next++;
-          if (openUnit && openUnit.next === openUnit.size) openUnit = null;
-        } else if (openUnit) fail(expected, 'a multi-event unit is incomplete');
-        hashes.push(event.event_hash);
-        prev = event.event_hash;
-        recorded = event.recorded_at;
-        onProgress?.(expected);
-      }
-    });
-  } catch (err) {
-    if (!(err instanceof AppError && err.code === 'store_corrupt')) throw err;
-    fail(hashes.length + 1, 'a line is not valid JSON');
+    index.line(count, line, 'code' in read ? null : read);
   }
   // tailOf cut any unit left open at the end, so one still open here lost a line in the middle.
-  if (problem === null && openUnit) fail(hashes.length, 'the log ends inside a multi-event unit');
-  const index = compareIndex(indexHashes, hashes);
+  if (finding === null && chain.unit !== null) finding = { code: 'unit_incomplete', seq: count, offset: null, detail: 'the log ends inside a multi-event unit' };
+  const report = markedCorrupt(dataDir, index.finish(count));
+  const indexFails = report.status === 'disagrees' || report.status === 'corrupt';
   return {
-    ok: problem === null && index.status !== 'disagrees' && tail.status === 'clean',
-    event_count: hashes.length,
-    last_seq: hashes.length,
-    merkle_root: hashChainRoot(hashes),
-    first_bad_seq: badSeq ?? (index.status === 'disagrees' ? index.firstBad : null),
-    problem: problem ?? (index.status === 'disagrees' ? index.detail : null),
-    index: { status: index.status, index_seq: indexHashes?.length ?? 0, detail: index.detail },
+    ok: finding === null && !indexFails && tail.status === 'clean',
+    event_count: count,
+    last_seq: chain.seq,
+    merkle_root: finding === null ? hashChainRoot(chain.hashes) : null,
+    first_bad_seq: finding?.seq ?? (indexFails ? report.first_bad_seq : null),
+    first_bad_offset: finding?.offset ?? null,
+    problem: finding?.detail ?? (indexFails ? report.detail : null),
+    problem_code: finding?.code ?? (indexFails ? report.code : null),
+    index: report,
     tail,
   };
+}
+
+/** A preview that met a corrupt index while running left a marker: the index is not to be trusted. */
+function markedCorrupt(dataDir: string, report: IndexReport): IndexReport {
+  const marker = rebuildMarkerOf(dataDir);
+  if ((report.status !== 'agrees' && report.status !== 'behind') || !existsSync(marker)) return report;
+  let why: string;
+  try {
+    why = readFileSync(marker, 'utf8').trim();
+  } catch {
+    why = 'its reason is unreadable';
+  }
+  return corruptIndex(`a running preview found it corrupt (${why})`, report.index_seq, `the preview's next start rebuilds it (${marker} says so)`);
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/** Parse: UTF-8, then JSON, then the envelope every later check relies on. */
+function readLine(line: LogLine): StoredEvent | { code: LogCode; detail: string } {
+  let text: string;
+  try {
+    text = utf8.decode(line.bytes);
+  } catch {
+    return { code: 'line_not_utf8', detail: 'the line is not valid UTF-8' };
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return { code: 'line_not_json', detail: 'the line is not valid JSON' };
+  }
+  const problem = envelopeProblem(value);
+  return problem === null ? (value as StoredEvent) : { code: 'envelope_invalid', detail: `the line is not a service.event.v1 envelope: ${problem}` };
+}
+
+/** The checks of one well-formed event against the events before it, in a fixed order. */
+function checkChain(event: StoredEvent, line: LogLine, chain: Chain): Finding | null {
+  const expected = chain.seq + 1;
+  const fail = (code: LogCode, detail: string): Finding => ({ code, seq: expected, offset: line.offset, detail });
+  if (event.seq !== expected) return fail('seq_gap', `seq ${event.seq} found where ${expected} was expected (a gap or a repeat)`);
+  if (event.prev_hash !== chain.prev) return fail('prev_hash_mismatch', 'prev_hash does not match the previous event_hash');
+  let recomputed: string;
+  try {
+    recomputed = eventHash(event);
+  } catch {
+    return fail('event_not_plain_json', 'the event is not plain JSON');
+  }
+  if (recomputed !== event.event_hash) return fail('event_hash_mismatch', 'event_hash does not recompute from the event');
+  const recordedAt = parseDateTime(event.recorded_at); // the envelope checked it is one
+  if (recordedAt < chain.recordedAt) return fail('recorded_at_decreases', 'recorded_at decreases');
+  const unitProblem = placeInUnit(event, chain);
+  if (unitProblem !== null) return fail(unitProblem.code, unitProblem.detail);
+  chain.seq = expected;
+  chain.prev = event.event_hash;
+  chain.recordedAt = recordedAt;
+  chain.hashes.push(event.event_hash);
+  return null;
+}
+
+/** Moves the open unit along; a unit's events are consecutive, indexed 0 to size − 1. */
+function placeInUnit(event: StoredEvent, chain: Chain): { code: LogCode; detail: string } | null {
+  const open = chain.unit;
+  if (event.unit === undefined) return open === null ? null : { code: 'unit_incomplete', detail: 'a multi-event unit is incomplete' };
+  if (event.unit.index === 0) {
+    if (open !== null) return { code: 'unit_incomplete', detail: 'a multi-event unit is incomplete' };
+    chain.unit = { size: event.unit.size, next: 1 };
+  } else if (open === null || open.next !== event.unit.index || open.size !== event.unit.size) {
+    return { code: 'unit_out_of_place', detail: 'an event of a multi-event unit is out of place' };
+  } else {
+    open.next++;
+  }
+  if (chain.unit !== null && chain.unit.next === chain.unit.size) chain.unit = null;
+  return null;
 }
 
 /** Applies start-up's tail rules (store.ts recoverTail) to the log without writing to it. */
@@ -107,7 +180,9 @@ export function tailOf(logPath: string): TailReport {
       if (last === null) break;
       const event = last.terminated ? parseEvent(last.text) : null;
       if (event === null) torn++;
-      else if (event.unit !== undefined && event.unit.index < event.unit.size - 1) {
+      // As start-up compares; a `unit` that is not an object (which start-up cannot read) stays for
+      // the line checks to report.
+      else if (isUnit(event.unit) && event.unit.index < event.unit.size - 1) {
         unit = { first_seq: event.seq, last_seq: unit?.last_seq ?? event.seq, size: event.unit.size };
       } else break;
       end = last.start;
@@ -130,6 +205,10 @@ export function tailOf(logPath: string): TailReport {
   } finally {
     closeSync(fd);
   }
+}
+
+function isUnit(unit: unknown): unit is { index: number; size: number } {
+  return typeof unit === 'object' && unit !== null;
 }
 
 function parseEvent(text: string): StoredEvent | null {
@@ -170,41 +249,4 @@ function readByte(fd: number, at: number): number {
   const one = Buffer.alloc(1);
   readSync(fd, one, 0, 1, at);
   return one[0]!;
-}
-
-function checkEvent(event: StoredEvent, expected: number, prev: string, recorded: string, fail: (seq: number, why: string) => void): void {
-  if (event.seq !== expected) return fail(expected, `seq ${event.seq} found where ${expected} was expected (a gap or a repeat)`);
-  if (event.prev_hash !== prev) return fail(expected, 'prev_hash does not match the previous event_hash');
-  let recomputed: string;
-  try {
-    recomputed = eventHash(event as unknown as Record<string, unknown>);
-  } catch {
-    return fail(expected, 'the event is not plain JSON');
-  }
-  if (recomputed !== event.event_hash) return fail(expected, 'event_hash does not recompute from the event');
-  if (typeof event.recorded_at !== 'string' || event.recorded_at < recorded) return fail(expected, 'recorded_at decreases');
-}
-
-function readIndexHashes(path: string): string[] | null {
-  if (!existsSync(path)) return null;
-  try {
-    const db = new Database(path, { readonly: true, fileMustExist: true });
-    try {
-      return db.prepare<[], { event_hash: string }>('SELECT event_hash FROM events ORDER BY seq').all().map((r) => r.event_hash);
-    } finally {
-      db.close();
-    }
-  } catch {
-    return null;
-  }
-}
-
-function compareIndex(index: string[] | null, log: string[]): { status: LogVerification['index']['status']; detail: string; firstBad: number | null } {
-  if (index === null) return { status: 'missing', detail: 'the index is missing or unreadable; it is rebuilt at the next start (or run gov store rebuild-index)', firstBad: null };
-  if (index.length > log.length) return { status: 'disagrees', detail: `the index holds ${index.length} events but the log only ${log.length}`, firstBad: log.length + 1 };
-  for (let i = 0; i < index.length; i++) {
-    if (index[i] !== log[i]) return { status: 'disagrees', detail: `the index's event ${i + 1} differs from the log's`, firstBad: i + 1 };
-  }
-  if (index.length < log.length) return { status: 'behind', detail: `the index is ${log.length - index.length} events behind the log; it catches up at the next start`, firstBad: null };
-  return { status: 'agrees', detail: 'every indexed event equals the log', firstBad: null };
 }

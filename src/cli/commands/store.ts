@@ -2,7 +2,7 @@
 import { resolveDataDir } from '../../deps.ts';
 import { acquireDataDirLock } from '../../store/data-dir-lock.ts';
 import { logPathOf, rebuildIndex, recoverTail } from '../../store/store.ts';
-import { verifyLog } from '../../store/verify-log.ts';
+import { verifyLog, type LogVerification } from '../../store/verify-log.ts';
 import type { CliIo, CommandResult } from '../io.ts';
 
 export function dataDirOf(option: string | undefined, io: CliIo): string {
@@ -18,15 +18,23 @@ export function eventsVerify(options: { dataDir?: string }, io: CliIo): CommandR
   // A torn tail is what a crash leaves and start-up cuts; the log is not clean until then (exit 1).
   const torn = tail.status === 'torn' ? [`torn tail at byte ${tail.cut_at} (start-up would cut it): ${tail.detail}`] : [];
   const index = `index: ${result.index.status} (${result.index.detail})`;
-  const lines = result.problem === null && result.index.status !== 'disagrees'
+  const lines = result.problem === null
     ? [
         ...torn,
         `${torn.length > 0 ? 'before it' : 'ok'}: ${result.event_count} events, seq 1–${result.last_seq} gapless, hash chain intact`,
         `merkle root: ${result.merkle_root}`,
         index,
       ]
-    : [`FAILED at seq ${result.first_bad_seq}: ${result.problem}`, ...torn, `events read: ${result.event_count}`, index];
+    : [`FAILED ${failedAt(result)}: ${result.problem}`, ...torn, `events read: ${result.event_count}`, index];
   return { exitCode: result.ok ? 0 : 1, json: result, text: `${lines.join('\n')}\n` };
+}
+
+/** Where the first finding is: the bad line's seq and byte (its seq may be unreadable: line n holds seq n), or the index's. */
+function failedAt(result: LogVerification): string {
+  const { first_bad_seq: seq, first_bad_offset: offset, index } = result;
+  if (offset !== null) return `at seq ${seq} (byte ${offset})`;
+  if (seq === null) return result.problem_code?.startsWith('index_') ? 'in the index' : 'at the end of the log';
+  return result.problem_code?.startsWith('index_') && index.column !== null ? `at seq ${seq} (index ${index.column})` : `at seq ${seq}`;
 }
 
 export async function storeRebuildIndex(options: { dataDir?: string }, io: CliIo): Promise<CommandResult> {

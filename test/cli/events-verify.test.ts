@@ -1,0 +1,109 @@
+// `gov events verify` through its program (as main.ts runs it: an exception would be exit 3) and,
+// once, through the real binary: a malformed line or a damaged index is exit 1 with the finding in
+// the text and as one JSON document under --json; a clean data dir is exit 0.
+import t, { type Test } from 'tap';
+import Database from 'better-sqlite3';
+import { cpSync, readFileSync, writeFileSync } from 'node:fs';
+import { exitCodeOf } from '../../src/cli/exit-codes.ts';
+import type { CliIo } from '../../src/cli/io.ts';
+import { createProgram, type ProgramState } from '../../src/cli/program.ts';
+import type { PendingEvent } from '../../src/store/event-log.ts';
+import { indexPathOf, logPathOf, openStore } from '../../src/store/store.ts';
+import { runGov } from '../fixtures/spawn-preview.ts';
+import { fixedClock, tempDir } from '../fixtures/test-app.ts';
+
+const scope = { tenant_id: 'tenant-a', workspace_id: 'ws-1', project_id: 'proj-1' };
+let id = 0;
+const pending = (): PendingEvent => ({ event_id: `evt_${++id}`, kind: 'ext.acme.note', ...scope, task_id: 'task-1', transport: 'customer', idempotency_key: null, request_sha256: null, payload: { text: `note ${id}` } });
+
+const base = tempDir(t);
+t.before(async () => {
+  const store = await openStore({ dataDir: base, clock: fixedClock(), warn: () => {} });
+  for (let k = 0; k < 5; k++) await store.append([pending()]);
+  await store.close();
+});
+
+function copyOf(t: Test): string {
+  const dir = tempDir(t);
+  cpSync(base, dir, { recursive: true });
+  return dir;
+}
+
+/** Runs `gov ARGS` in-process the way main.ts does, exit code included. */
+async function gov(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  let stdout = '';
+  let stderr = '';
+  const io: CliIo = { stdout: (s) => void (stdout += s), stderr: (s) => void (stderr += s), env: {}, cwd: base, isTty: false, onStopSignal: () => {} };
+  const state: ProgramState = { exitCode: 0 };
+  try {
+    await createProgram(io, state).parseAsync(args, { from: 'user' });
+    return { code: state.exitCode, stdout, stderr };
+  } catch (err) {
+    return { code: exitCodeOf(err), stdout, stderr: stderr + String(err) };
+  }
+}
+
+/** The issue's case: a middle line's event_hash is `sha256:X…`, not 64 hex. */
+function malformHash(dir: string): number {
+  const lines = readFileSync(logPathOf(dir), 'utf8').split('\n');
+  lines[2] = lines[2]!.replace(/"event_hash":"sha256:[0-9a-f]{64}"/, `"event_hash":"sha256:X${'0'.repeat(63)}"`);
+  writeFileSync(logPathOf(dir), lines.join('\n'));
+  return Buffer.byteLength(`${lines[0]}\n${lines[1]}\n`);
+}
+
+t.test('a clean data dir: exit 0, the index agrees', async (t) => {
+  const dir = copyOf(t);
+  const text = await gov(['events', 'verify', '--data-dir', dir]);
+  t.equal(text.code, 0, text.stderr);
+  t.match(text.stdout, /^ok: 5 events, seq 1–5 gapless, hash chain intact\nmerkle root: sha256:[0-9a-f]{64}\nindex: agrees \(integrity_check ok; /);
+  const json = await gov(['events', 'verify', '--data-dir', dir, '--json']);
+  t.match(JSON.parse(json.stdout), { ok: true, problem: null, index: { status: 'agrees', index_seq: 5 } });
+});
+
+t.test('a malformed event_hash in a middle line: exit 1 naming seq, byte and why, in text and --json', async (t) => {
+  const dir = copyOf(t);
+  const offset = malformHash(dir);
+  const text = await gov(['events', 'verify', '--data-dir', dir]);
+  t.equal(text.code, 1, text.stderr);
+  t.equal(text.stderr, '');
+  t.equal(text.stdout.split('\n')[0], `FAILED at seq 3 (byte ${offset}): the line is not a service.event.v1 envelope: member event_hash is not a sha256:<64 lower-case hex> hash`);
+  const json = await gov(['events', 'verify', '--data-dir', dir, '--json']);
+  t.equal(json.code, 1, json.stderr);
+  t.match(JSON.parse(json.stdout), { ok: false, first_bad_seq: 3, first_bad_offset: offset, problem_code: 'envelope_invalid', merkle_root: null, last_seq: 2, event_count: 5 });
+});
+
+t.test('the same through the real binary: exit 1 and exactly one JSON document', async (t) => {
+  const dir = copyOf(t);
+  malformHash(dir);
+  const res = await runGov(['events', 'verify', '--data-dir', dir, '--json']);
+  t.equal(res.code, 1, res.stderr);
+  t.equal(res.stderr, '');
+  t.match(JSON.parse(res.stdout), { ok: false, first_bad_seq: 3, problem_code: 'envelope_invalid' });
+});
+
+t.test('random bytes past page 1 of the index: exit 1, the index is corrupt', async (t) => {
+  const dir = copyOf(t);
+  const file = readFileSync(indexPathOf(dir));
+  for (let k = 4096; k < file.length; k++) file[k] = (k * 2654435761) >>> 24;
+  writeFileSync(indexPathOf(dir), file);
+  const text = await gov(['events', 'verify', '--data-dir', dir]);
+  t.equal(text.code, 1, text.stderr);
+  const lines = text.stdout.split('\n');
+  t.match(lines[0], /^FAILED in the index: the index is corrupt: /);
+  t.match(lines.at(-2), /^index: corrupt \(/);
+  const json = await gov(['events', 'verify', '--data-dir', dir, '--json']);
+  t.equal(json.code, 1);
+  t.match(JSON.parse(json.stdout), { ok: false, problem_code: 'index_corrupt', index: { status: 'corrupt' } });
+});
+
+t.test("one index row's line changed: exit 1 naming the seq and the column", async (t) => {
+  const dir = copyOf(t);
+  const db = new Database(indexPathOf(dir));
+  db.exec("UPDATE events SET line = replace(line, 'note 4', 'note 5') WHERE seq = 4");
+  db.close();
+  const text = await gov(['events', 'verify', '--data-dir', dir]);
+  t.equal(text.code, 1, text.stderr);
+  t.equal(text.stdout.split('\n')[0], "FAILED at seq 4 (index line): the index's line of seq 4 differs from the log's line");
+  const json = await gov(['events', 'verify', '--data-dir', dir, '--json']);
+  t.match(JSON.parse(json.stdout), { ok: false, first_bad_seq: 4, problem_code: 'index_row_differs', index: { status: 'disagrees', first_bad_seq: 4, column: 'line' } });
+});
