@@ -154,13 +154,14 @@ export function recoverTail(logPath: string, warn: (m: string) => void): LogTail
         event = null;
       }
     }
-    if (event === null || typeof event.seq !== 'number') {
+    if (event === null || typeof event !== 'object' || typeof event.seq !== 'number') {
       warn(`Cut off a torn last line of ${logPath} (${size - lastLineStart} bytes at byte ${lastLineStart}); it was never acknowledged.`);
       truncateDurably(logPath, lastLineStart);
       continue;
     }
-    if (event.unit !== undefined && event.unit.index < event.unit.size - 1) {
-      warn(`Cut off seq ${event.seq} of an incomplete ${event.unit.size}-event unit in ${logPath}; it was never acknowledged.`);
+    const unit = event.unit as { index?: unknown; size?: unknown } | null | undefined;
+    if (unit != null && typeof unit.index === 'number' && typeof unit.size === 'number' && unit.index < unit.size - 1) {
+      warn(`Cut off seq ${event.seq} of an incomplete ${unit.size}-event unit in ${logPath}; it was never acknowledged.`);
       truncateDurably(logPath, lastLineStart);
       continue;
     }

@@ -267,3 +267,16 @@ t.test('the spliced line equals the canonical form of the sealed event', async (
     t.equal(event.event_hash, eventHash(event), 'hash recomputes');
   }
 });
+
+t.test('a last line whose unit is null (a malformed envelope) does not crash the start', async (t) => {
+  const dir = tempDir(t);
+  {
+    const { store } = await open(t, dir);
+    await store.append([pending()]);
+    await store.close();
+  }
+  const [first] = lines(dir);
+  appendFileSync(logPathOf(dir), `${JSON.stringify({ ...first, seq: 2, unit: null })}\n`);
+  const started = await openStore({ dataDir: dir, clock: fixedClock(), warn: () => {} }).then((s) => s.close().then(() => 'opened'), (err: Error) => `refused: ${err.message}`);
+  t.notMatch(started, /TypeError|Cannot read/, 'a clear outcome, never a TypeError');
+});
