@@ -7,6 +7,7 @@
 //                [--shrink-seconds N] [--base-url URL --token-file FILE [--allow-forge-writes]] [--keep] [--trace]
 import { renderReport } from './fuzz/render.ts';
 import { runFuzz, type FuzzOptions } from './fuzz/run-fuzz.ts';
+import { assertLoopback } from './fuzz/preview-process.ts';
 import { existingServer, ownPreview, type FuzzTarget } from './fuzz/targets.ts';
 
 type Args = FuzzOptions & { baseUrl: string | null; tokenFile: string | null; keep: boolean; traceCases: boolean };
@@ -41,6 +42,7 @@ function parseArgs(argv: string[]): Args {
     }
   }
   if ((args.baseUrl === null) !== (args.tokenFile === null)) throw new Error('--base-url and --token-file go together');
+  if (args.baseUrl !== null) assertLoopback(args.baseUrl);
   if (args.path !== undefined && args.only === undefined) throw new Error('--path replays one case of one operation: name it with --only');
   return args;
 }
