@@ -72,6 +72,8 @@ t.test('a rebuild from the log gives identical tables and answers', async (t) =>
     'forge.data.replaced', 'quota.group.created', 'quota.group.deleted', 'quota.group.rule_added', 'quota.group.rule_removed',
     'quota.group.user_added', 'quota.group.user_removed', 'quota.rule.created', 'quota.rule.deleted', 'quota.rule.edited', 'quota.user.groups_set',
   ], 'every quota and forge kind is exercised');
+  // The index follows the log in the background: wait for it before reading its tables directly.
+  await app.service.store.settled();
   const tablesBefore = tables(app);
   const answersBefore = await answers(app);
   t.ok(tablesBefore.quota_group_users!.length > 0 && tablesBefore.quota_group_rules!.length > 0, 'non-trivial state');
@@ -79,6 +81,7 @@ t.test('a rebuild from the log gives identical tables and answers', async (t) =>
 
   removeIndexFiles(indexPathOf(dataDir));
   const rebuilt = await quotaApp(t, { dataDir, quota: { default_groups: ['basic'] } });
+  await rebuilt.service.store.settled();
   t.strictSame(tables(rebuilt), tablesBefore, 'identical tables');
   t.strictSame(await answers(rebuilt), answersBefore, 'identical answers, byte for byte');
 });
