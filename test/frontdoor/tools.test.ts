@@ -54,8 +54,9 @@ t.test('every happy path, against the live API', async (t) => {
   assertSchema(t, 'api/health.json', health.structured.body);
   t.match(health.text, new RegExp(POLICY));
 
-  for (const [tool, id] of [['task_template', 'task.create.v1'], ['lifecycle_template', 'checkpoint.write.v1'], ['closeout_template', 'task_closeout.v1']]) {
-    const res = await call(tool!);
+  const defaults: Array<[string, string]> = [['task_template', 'task.create.v1'], ['lifecycle_template', 'checkpoint.write.v1'], ['closeout_template', 'task_closeout.v1']];
+  for (const [tool, id] of defaults) {
+    const res = await call(tool);
     t.equal(res.isError, false, tool);
     t.equal(res.structured.status, 200);
     t.equal(res.structured.body.template_id, id, `${tool} defaults to ${id}`);
