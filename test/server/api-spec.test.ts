@@ -51,6 +51,8 @@ t.test('a refused request passes expectNoEvents; a wrong status or body fails ex
   t.equal(status.fail, 1, 'the wrong status fails');
   const body = await detached((tt) => spec(tt, app).when('/v1/events', { body: rawEvent(SCOPE_A) }).then(expectResponse(400, { code: 'validation_failed' })));
   t.equal(body.fail, 1, 'the wrong code fails');
+  const part = await detached((tt) => spec(tt, app).when('/v1/events', { body: rawEvent(SCOPE_A) }).then(expectResponse(400, { code: 'idempotency_key' })));
+  t.equal(part.fail, 1, 'a member is compared in full, not as a substring');
 });
 
 t.test('given: set-up requests run first and must answer 2xx', async (t) => {

@@ -1,6 +1,7 @@
 // POST /v1/events, OPTIONS /v1/events, /health, and the cross-cutting request rules (host, origin,
 // auth, transport, content type, size, malformed JSON, scope) through app.request().
 import t from 'tap';
+import { expectNoEvents, expectResponse, spec } from '../fixtures/api-spec.ts';
 import { assertSchema, rawEvent, SCOPE_A, testApp, TOKENS } from '../fixtures/test-app.ts';
 
 t.test('health is sanitized without a token and detailed with the operator token', async (t) => {
@@ -89,7 +90,8 @@ t.test('a raw write is stored, returned as the envelope, and readable in order',
 });
 
 t.test('request rules: every failure has its status and code, and writes nothing', async (t) => {
-  const { call, service } = await testApp(t);
+  const app = await testApp(t);
+  const { call } = app;
   const ok = rawEvent(SCOPE_A);
   const cases: Array<[string, Parameters<typeof call>[1], number, string]> = [
     ['no content type', { body: JSON.stringify(ok), headers: { 'Content-Type': 'text/plain' }, idempotencyKey: 'a' }, 415, 'unsupported_media_type'],
@@ -109,19 +111,15 @@ t.test('request rules: every failure has its status and code, and writes nothing
     ['task not in scope', { body: { ...ok, task_id: 'task-404' }, idempotencyKey: 'a' }, 404, 'task_not_found'],
   ];
   for (const [name, c, status, code] of cases) {
-    const res = await call('/v1/events', c);
-    t.equal(res.status, status, `${name}: status`);
-    t.equal(res.json?.code, code, `${name}: code`);
-    assertSchema(t, 'api/problem.json', res.json, `${name}: problem body`);
+    // Each answer is a problem body: the spec checks it against api/problem.json.
+    await spec(t, app, name).when('/v1/events', c).then(expectResponse(status, { code }), expectNoEvents());
   }
   // A kind with a template answers its gate's validation body instead (test/server/template-gates.test.ts).
-  const noRefs = await call('/v1/events', { body: { ...ok, kind: 'evidence.attached', payload: {} }, idempotencyKey: 'a' });
-  t.equal(noRefs.status, 422);
-  assertSchema(t, 'api/validation-result.json', noRefs.json);
-  t.same([noRefs.json.template_id, noRefs.json.missing_fields], ['evidence.attach.v1', ['evidence_refs']], 'evidence without refs');
-  const unknown = await call('/v1/events', { body: { ...ok, colour: 'red' }, idempotencyKey: 'b' });
+  const noRefs = await spec(t, app, 'evidence without refs').when('/v1/events', { body: { ...ok, kind: 'evidence.attached', payload: {} }, idempotencyKey: 'a' })
+    .then(expectResponse(422, { template_id: 'evidence.attach.v1' }), expectNoEvents());
+  t.same(noRefs.json.missing_fields, ['evidence_refs'], 'evidence without refs');
+  const unknown = await spec(t, app, 'unknown member').when('/v1/events', { body: { ...ok, colour: 'red' }, idempotencyKey: 'b' }).then(expectResponse(422), expectNoEvents());
   t.same(unknown.json.errors, [{ pointer: '/colour', detail: 'unknown member "colour" is not allowed' }]);
-  t.equal(service.store.tail().seq, 0, 'nothing was written');
 });
 
 t.test('idempotency: replay 200 with the same body, reuse with another body 422', async (t) => {

@@ -8,6 +8,7 @@ import { isAppError } from '../../src/errors.ts';
 import { schemaRegistry } from '../../src/deps.ts';
 import { DEFAULT_FORGE_DATA_PATH } from '../../src/deps.ts';
 import { ensureForgeData, parseForgeDataText, readForgeDataFile } from '../../src/service/quota/forge-data.ts';
+import { expectNewEvents, expectNoEvents, expectResponse, spec } from '../fixtures/api-spec.ts';
 import { quotaApp } from '../fixtures/quota-app.ts';
 import { assertSchema, tempDir } from '../fixtures/test-app.ts';
 
@@ -29,13 +30,12 @@ t.test('the bundled fixture is loaded at the first start; GET reads it back', as
 });
 
 t.test('PUT replaces the whole data set: 204, one event, usage follows', async (t) => {
-  const { call, seq, eventsAfter } = await quotaApp(t);
-  await call('/admin/quota/groups', { body: { name: 'g' } });
-  await call('/admin/quota/groups/g/users/alice', { method: 'PUT' });
-  const before = seq();
-  const put = await call('/api/v1/admin/forge/data', { method: 'PUT', body: small });
-  t.equal(put.status, 204);
-  t.same(eventsAfter(before).map((e) => [e.kind, e.payload]), [['forge.data.replaced', { data: small, source: 'api' }]]);
+  const app = await quotaApp(t);
+  const { call } = app;
+  await spec(t, app)
+    .given(['/admin/quota/groups', { body: { name: 'g' } }], ['/admin/quota/groups/g/users/alice', { method: 'PUT' }])
+    .when('/api/v1/admin/forge/data', { method: 'PUT', body: small })
+    .then(expectResponse(204), expectNewEvents([{ kind: 'forge.data.replaced', payload: { data: small, source: 'api' } }]));
   t.strictSame((await call('/admin/forge/data')).json, small);
   t.strictSame((await call('/user/quota', { sudo: 'zed' })).json.used.size.git, { LFS: 1024 });
   t.equal((await call('/user/quota', { sudo: 'alice' })).status, 404, 'alice is gone with the old data');
@@ -47,8 +47,7 @@ t.test('PUT replaces the whole data set: 204, one event, usage follows', async (
 });
 
 t.test('PUT refuses a bad data set with a 400 that names the problem, and writes nothing', async (t) => {
-  const { call, seq } = await quotaApp(t);
-  const before = seq();
+  const app = await quotaApp(t);
   const cases: [string, unknown, RegExp][] = [
     ['unknown owner of a repository', { users: [{ login: 'a' }], repos: [{ owner: 'ghost', name: 'r', size: 1 }] }, /ghost/],
     ['unknown repository of an attachment', { users: [{ login: 'a' }], attachments: [{ repo: 'a/none', kind: 'issue', name: 'x', size: 1 }] }, /a\/none/],
@@ -59,13 +58,11 @@ t.test('PUT refuses a bad data set with a 400 that names the problem, and writes
     ['not an object', [], /root|must be object/],
   ];
   for (const [what, body, named] of cases) {
-    const res = await call('/admin/forge/data', { method: 'PUT', body });
-    t.equal(res.status, 400, what);
-    assertSchema(t, 'quota/forge-error.json', res.json, what);
+    // A 400 here is the forge's error body: the spec checks it against quota/forge-error.json.
+    const res = await spec(t, app, what).when('/admin/forge/data', { method: 'PUT', body }).then(expectResponse(400), expectNoEvents());
     t.match(res.json.message, named, `${what}: the message names it`);
   }
-  t.equal((await call('/admin/forge/data', { method: 'PUT', body: '{' })).status, 400);
-  t.equal(seq(), before, 'nothing appended');
+  await spec(t, app, 'malformed JSON').when('/admin/forge/data', { method: 'PUT', body: '{' }).then(expectResponse(400), expectNoEvents());
 });
 
 t.test('ensureForgeData: the fixture once, a given data set unless unchanged, bad files exit-2 errors', async (t) => {
