@@ -201,7 +201,8 @@ export function openEventLog(options: EventLogOptions): EventLog {
     flushing = new Promise<void>((resolve) => {
       // setImmediate lets every request that arrived in this turn join the batch.
       setImmediate(() => {
-        flush().finally(() => {
+        // flush answers every unit itself; a rejection here would be a bug, left to crash loudly.
+        void flush().finally(() => {
           flushing = null;
           resolve();
           if (queue.length > 0) kick();

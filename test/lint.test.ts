@@ -1,0 +1,40 @@
+// ESLint (eslint.config.js, run over the repository by `npm test`) holds the rules that used to be
+// regex tests here: no console in src/ (stdout is the MCP protocol channel of `gov mcp` and the one
+// --json document of every command), stdout only through the CLI io. This proves they bite, on
+// text linted as if it stood in a real file (the typed rules need a file of the TypeScript project).
+import t from 'tap';
+import { ESLint } from 'eslint';
+
+const probe = [
+  "import { AppError } from '../errors.ts';",
+  "console.log('hello');",
+  "process.stdout.write('hello');",
+  "process.stderr.write('fine');",
+  'Promise.resolve(1);',
+  'export const f = (e: AppError) => e;',
+  '',
+].join('\n');
+
+const eslint = new ESLint();
+
+async function rulesBroken(filePath: string): Promise<string[]> {
+  const [result] = await eslint.lintText(probe, { filePath });
+  return (result?.messages ?? []).map((m) => `${m.line}: ${m.ruleId ?? m.message}`);
+}
+
+t.test('in src/, console, stdout, a floating promise and a value import of a type all fail', async (t) => {
+  t.same(await rulesBroken('src/frontdoor/stdio.ts'), [
+    '1: @typescript-eslint/consistent-type-imports',
+    '2: no-console',
+    '3: no-restricted-properties',
+    '5: @typescript-eslint/no-floating-promises',
+  ]);
+});
+
+t.test('the CLI entry point owns stdout, but not console', async (t) => {
+  t.same(await rulesBroken('src/cli/main.ts'), ['1: @typescript-eslint/consistent-type-imports', '2: no-console', '5: @typescript-eslint/no-floating-promises']);
+});
+
+t.test('tests may print; the typed rules hold there too', async (t) => {
+  t.same(await rulesBroken('test/schemas.test.ts'), ['1: @typescript-eslint/consistent-type-imports', '5: @typescript-eslint/no-floating-promises']);
+});
