@@ -8,6 +8,7 @@ import { leafHash, verifyInclusion } from '../../src/domain/merkle.ts';
 import { hashBytes } from '../../src/domain/packet-hash.ts';
 import { verifyPacket } from '../../src/domain/packet-verify.ts';
 import { parseCheckpoint, verifyNote } from '../../src/domain/signed-note.ts';
+import { expectNewEvents, expectNoEvents, expectResponse, spec } from '../fixtures/api-spec.ts';
 import { assertSchema, fixedClock, rawEvent, SCOPE_A, SCOPE_B, testApp } from '../fixtures/test-app.ts';
 
 const ref = (artifact: string, extra: Record<string, unknown> = {}) => ({
@@ -152,21 +153,20 @@ t.test('the DSSE attestation verifies with the public key from /v1/keys', async 
 });
 
 t.test('confusion guard: another tenant or workspace is blocked, nothing assembled, access logged', async (t) => {
-  const { call, service } = await seeded(t);
+  const app = await seeded(t);
+  const { call, service } = app;
   // Tenant B and workspace ws-2 of tenant A each ask about tenant A's task-1.
   for (const scope of [SCOPE_B, { ...SCOPE_A, workspace_id: 'ws-2' }]) {
-    const before = service.store.tail().seq;
     for (const [path, body] of [['/v1/proof-packets', { task_ids: ['task-1'] }], ['/v1/claim-boundaries/evaluate', { task_ids: ['task-1'], claims: [{ claim: 'It ran.' }] }]] as const) {
-      const res = await call(path, { scope, body });
-      t.equal(res.status, 404, `${scope.tenant_id}/${scope.workspace_id} ${path}`);
-      t.equal(res.json.code, 'not_found_in_scope');
+      // Only the access log entry is appended, in the caller's scope.
+      await spec(t, app, `${scope.tenant_id}/${scope.workspace_id} ${path}`).when(path, { scope, body })
+        .then(expectResponse(404, { code: 'not_found_in_scope' }), expectNewEvents([{ kind: 'access.logged', tenant_id: scope.tenant_id, workspace_id: scope.workspace_id }]));
     }
     // The index follows the log in the background: wait for it before reading it directly.
     await service.store.settled();
     const denied = service.queries.eventsOfKind(scope, 'access.logged');
     t.equal(denied.length, 2, 'two denials logged in the caller scope');
     t.match(denied[0]!.payload, { action: 'attempted', outcome: 'denied', code: 'not_found_in_scope', resource: { type: 'task', id: 'task-1' } });
-    t.equal(service.store.tail().seq, before + 2, 'only the access log entries were appended');
     t.same(service.queries.eventsOfKind(scope, 'proof_packet.assembled'), []);
   }
   t.same(service.queries.eventsOfKind(SCOPE_A, 'access.logged'), [], 'nothing leaked into the owner scope');
@@ -222,22 +222,18 @@ t.test('as_of with an offset, later than every event, covers every event', async
 });
 
 t.test('as_of later than the server clock is 422 as_of_in_future, and nothing is written', async (t) => {
-  const { call, service } = await seeded(t);
-  const before = service.store.tail().seq;
+  const app = await seeded(t);
   for (const asOf of ['2030-01-01T00:00:00.000Z', '2026-11-02T00:00:00+00:00']) {
     for (const [path, body] of [['/v1/proof-packets', { task_ids: ['task-1'], as_of: asOf }], ['/v1/claim-boundaries/evaluate', { task_ids: ['task-1'], as_of: asOf, claims: [{ claim: 'It ran.' }] }]] as const) {
-      const res = await call(path, { body });
-      t.equal(res.status, 422, `${path} ${asOf}`);
-      t.equal(res.json?.code, 'as_of_in_future');
-      assertSchema(t, 'api/problem.json', res.json);
+      // A problem body: the spec checks it against api/problem.json.
+      await spec(t, app, `${path} ${asOf}`).when(path, { body }).then(expectResponse(422, { code: 'as_of_in_future' }), expectNoEvents());
     }
   }
-  const unreadable = await call('/v1/proof-packets', { body: { task_ids: ['task-1'], as_of: '2026-11-01 10:00:00Z' } });
-  t.equal(unreadable.status, 422, 'a space for T is not RFC 3339');
-  t.equal(unreadable.json.code, 'validation_failed');
+  await spec(t, app, 'a space for T is not RFC 3339').when('/v1/proof-packets', { body: { task_ids: ['task-1'], as_of: '2026-11-01 10:00:00Z' } })
+    .then(expectResponse(422, { code: 'validation_failed' }), expectNoEvents());
   // Checked before the scope guard: an out-of-scope request with a future as_of logs no access either.
-  t.equal((await call('/v1/proof-packets', { scope: SCOPE_B, body: { task_ids: ['task-1'], as_of: '2030-01-01T00:00:00Z' } })).json.code, 'as_of_in_future');
-  t.equal(service.store.tail().seq, before, 'nothing appended');
+  await spec(t, app, 'out of scope, future as_of').when('/v1/proof-packets', { scope: SCOPE_B, body: { task_ids: ['task-1'], as_of: '2030-01-01T00:00:00Z' } })
+    .then(expectResponse(422, { code: 'as_of_in_future' }), expectNoEvents());
 });
 
 t.test('the same request with the same past as_of stays byte-identical, whatever happens between', async (t) => {

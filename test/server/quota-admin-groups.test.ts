@@ -2,16 +2,15 @@
 // rule-in-group and user-in-group links, a user's groups set as a whole, and a user's quota info;
 // each with its statuses in the order of QUOTA.md section 5 and the events it appends (or not).
 import t from 'tap';
+import { expectNewEvents, expectNoEvents, expectResponse, spec } from '../fixtures/api-spec.ts';
 import { quotaApp, type QuotaApp } from '../fixtures/quota-app.ts';
 import { assertSchema } from '../fixtures/test-app.ts';
 
-const E = 'quota/forge-error.json';
-
 t.test('creation: new rules and links in one unit; an existing rule is reused unchanged', async (t) => {
-  const { call, seq, eventsAfter } = await quotaApp(t);
-  await call('/admin/quota/rules', { body: { name: 'shared', limit: 7, subjects: ['size:git:lfs'] } });
-  const before = seq();
-  const res = await call('/admin/quota/groups', {
+  const app = await quotaApp(t);
+  const { call } = app;
+  const kinds = ['quota.group.created', 'quota.group.rule_added', 'quota.rule.created', 'quota.group.rule_added', 'quota.rule.created', 'quota.group.rule_added'];
+  const res = await spec(t, app).given(['/admin/quota/rules', { body: { name: 'shared', limit: 7, subjects: ['size:git:lfs'] } }]).when('/admin/quota/groups', {
     body: {
       name: 'team',
       note: 'unknown members are ignored',
@@ -21,9 +20,7 @@ t.test('creation: new rules and links in one unit; an existing rule is reused un
         { name: 'bare' },
       ],
     },
-  });
-  t.equal(res.status, 201);
-  assertSchema(t, 'quota/group.json', res.json);
+  }).then(expectResponse(201), expectNewEvents(kinds.map((kind, index) => ({ kind, unit: { index, size: 6 } })))); // one atomic unit
   t.strictSame(res.json, {
     name: 'team',
     rules: [
@@ -32,11 +29,6 @@ t.test('creation: new rules and links in one unit; an existing rule is reused un
       { name: 'bare', limit: 0 },
     ],
   }, 'reused rule unchanged; omitted or null limit is 0');
-  const events = eventsAfter(before);
-  t.same(events.map((e) => e.kind), [
-    'quota.group.created', 'quota.group.rule_added', 'quota.rule.created', 'quota.group.rule_added', 'quota.rule.created', 'quota.group.rule_added',
-  ]);
-  t.same(events.map((e) => e.unit), events.map((_, index) => ({ index, size: 6 })), 'one atomic unit');
   t.strictSame((await call('/admin/quota/rules/shared')).json, { name: 'shared', limit: 7, subjects: ['size:git:lfs'] });
   t.strictSame((await call('/api/v1/admin/quota/groups/team')).json, res.json);
 
@@ -49,20 +41,17 @@ t.test('creation: new rules and links in one unit; an existing rule is reused un
 });
 
 t.test('creation is atomic: a bad subject in the second rule leaves neither group nor first rule', async (t) => {
-  const { call, seq } = await quotaApp(t);
-  const before = seq();
-  const res = await call('/admin/quota/groups', { body: { name: 'g', rules: [{ name: 'first', limit: 1, subjects: ['size:all'] }, { name: 'second', subjects: ['size:bogus'] }] } });
-  t.equal(res.status, 422);
-  assertSchema(t, E, res.json);
-  t.equal(seq(), before, 'no event appended');
+  const app = await quotaApp(t);
+  const { call } = app;
+  await spec(t, app).when('/admin/quota/groups', { body: { name: 'g', rules: [{ name: 'first', limit: 1, subjects: ['size:all'] }, { name: 'second', subjects: ['size:bogus'] }] } })
+    .then(expectResponse(422), expectNoEvents());
   t.equal((await call('/admin/quota/groups/g')).status, 404);
   t.equal((await call('/admin/quota/rules/first')).status, 404);
 });
 
 t.test('creation failures: 400 body, then 409 group exists, then 422 subject of a new rule', async (t) => {
-  const { call, seq } = await quotaApp(t);
-  await call('/admin/quota/groups', { body: { name: 'taken' } });
-  const before = seq();
+  const app = await quotaApp(t);
+  await app.call('/admin/quota/groups', { body: { name: 'taken' } });
   const cases: [string, unknown, number][] = [
     ['name missing', { rules: [] }, 400],
     ['name null', { name: null }, 400],
@@ -77,25 +66,20 @@ t.test('creation failures: 400 body, then 409 group exists, then 422 subject of 
     ['bad subject', { name: 'n', rules: [{ name: 'r', subjects: ['size:x'] }] }, 422],
   ];
   for (const [what, body, status] of cases) {
-    const res = await call('/admin/quota/groups', { body });
-    t.equal(res.status, status, what);
-    assertSchema(t, E, res.json, what);
+    await spec(t, app, what).when('/admin/quota/groups', { body }).then(expectResponse(status), expectNoEvents());
   }
-  t.equal(seq(), before, 'nothing appended');
 });
 
 t.test('DELETE a group: its links and memberships go, its rules stay, members fall back to the defaults', async (t) => {
-  const { call, seq, eventsAfter } = await quotaApp(t, { quota: { default_groups: ['basic'] } });
+  const app = await quotaApp(t, { quota: { default_groups: ['basic'] } });
+  const { call } = app;
   await call('/admin/quota/groups', { body: { name: 'basic', rules: [{ name: 'basic-total', limit: 5_000_000, subjects: ['size:all'] }] } });
   await call('/admin/quota/groups', { body: { name: 'small', rules: [{ name: 'small-total', limit: 1000, subjects: ['size:all'] }] } });
   t.equal((await call('/admin/quota/groups/small/users/alice', { method: 'PUT' })).status, 204);
   t.same((await call('/admin/users/alice/quota')).json.groups.map((g: any) => g.name), ['small']);
   t.equal((await call('/user/quota/check?subject=size:all', { sudo: 'alice' })).json, false);
 
-  const before = seq();
-  const del = await call('/admin/quota/groups/small', { method: 'DELETE' });
-  t.equal(del.status, 204);
-  t.same(eventsAfter(before).map((e) => [e.kind, e.payload]), [['quota.group.deleted', { name: 'small' }]]);
+  await spec(t, app).when('/admin/quota/groups/small', { method: 'DELETE' }).then(expectResponse(204), expectNewEvents([{ kind: 'quota.group.deleted', payload: { name: 'small' } }]));
   t.equal((await call('/admin/quota/groups/small')).status, 404);
   t.strictSame((await call('/admin/quota/rules/small-total')).json, { name: 'small-total', limit: 1000, subjects: ['size:all'] }, 'rule stays');
   const info = await call('/admin/users/alice/quota');
@@ -115,21 +99,18 @@ async function twoGroups(app: QuotaApp) {
 
 t.test('users in a group: add, list, remove, with 404 group → 404 user → 409/404', async (t) => {
   const app = await quotaApp(t);
-  const { call, seq, eventsAfter } = app;
+  const { call } = app;
   await twoGroups(app);
-  const before = seq();
-  t.equal((await call('/admin/quota/groups/g/users/ALICE', { method: 'PUT' })).status, 204, 'usernames compare case-insensitively');
-  t.equal((await call('/api/v1/admin/quota/groups/g/users/acme-org', { method: 'PUT' })).status, 204, 'an organisation holds groups too');
-  t.same(eventsAfter(before).map((e) => [e.kind, e.payload]), [
-    ['quota.group.user_added', { group: 'g', user: 'alice' }],
-    ['quota.group.user_added', { group: 'g', user: 'acme-org' }],
-  ], 'the login as the forge data spells it');
+  // The event names the login as the forge data spells it.
+  await spec(t, app, 'usernames compare case-insensitively').when('/admin/quota/groups/g/users/ALICE', { method: 'PUT' })
+    .then(expectResponse(204), expectNewEvents([{ kind: 'quota.group.user_added', payload: { group: 'g', user: 'alice' } }]));
+  await spec(t, app, 'an organisation holds groups too').when('/api/v1/admin/quota/groups/g/users/acme-org', { method: 'PUT' })
+    .then(expectResponse(204), expectNewEvents([{ kind: 'quota.group.user_added', payload: { group: 'g', user: 'acme-org' } }]));
   const list = await call('/admin/quota/groups/g/users');
   t.equal(list.status, 200);
   assertSchema(t, 'quota/user-list.json', list.json);
   t.same(list.json.map((u: any) => [u.id, u.login, u.username, u.full_name, u.is_admin]), [[2, 'alice', 'alice', 'Alice Archer', false], [5, 'acme-org', 'acme-org', '', false]]);
 
-  const failing = seq();
   const cases: [string, string, number][] = [
     ['PUT', '/admin/quota/groups/nope/users/nobody', 404],
     ['PUT', '/admin/quota/groups/nope/users/alice', 404],
@@ -141,12 +122,9 @@ t.test('users in a group: add, list, remove, with 404 group → 404 user → 409
     ['GET', '/admin/quota/groups/nope/users', 404],
   ];
   for (const [method, path, status] of cases) {
-    const res = await call(path, { method });
-    t.equal(res.status, status, `${method} ${path}`);
-    assertSchema(t, E, res.json);
+    const res = await spec(t, app).when(path, { method }).then(expectResponse(status), expectNoEvents());
     if (status === 404) t.strictSame(res.json.errors, [], `${method} ${path}: errors []`);
   }
-  t.equal(seq(), failing, 'no failure appended');
   t.equal((await call('/admin/quota/groups/g/users/alice', { method: 'DELETE' })).status, 204);
   t.same((await call('/admin/quota/groups/g/users')).json.map((u: any) => u.login), ['acme-org']);
   t.equal((await call('/admin/quota/groups/g/users/alice', { method: 'DELETE' })).status, 404, 'not in the group any more');
@@ -154,18 +132,15 @@ t.test('users in a group: add, list, remove, with 404 group → 404 user → 409
 
 t.test('rules in a group: add, remove, with 404 group → 404 rule → 409/404; removal is 204', async (t) => {
   const app = await quotaApp(t);
-  const { call, seq, eventsAfter } = app;
   await twoGroups(app);
-  const before = seq();
-  t.equal((await call('/admin/quota/groups/g/rules/loose', { method: 'PUT' })).status, 204);
-  t.strictSame((await call('/admin/quota/groups/g')).json, { name: 'g', rules: [{ name: 'in-g', limit: 1 }, { name: 'loose', limit: 2, subjects: ['size:git:lfs'] }] });
-  t.equal((await call('/api/v1/admin/quota/groups/g/rules/in-g', { method: 'DELETE' })).status, 204);
-  t.strictSame((await call('/admin/quota/groups/g')).json, { name: 'g', rules: [{ name: 'loose', limit: 2, subjects: ['size:git:lfs'] }] });
-  t.same(eventsAfter(before).map((e) => [e.kind, e.payload]), [
-    ['quota.group.rule_added', { group: 'g', rule: 'loose' }],
-    ['quota.group.rule_removed', { group: 'g', rule: 'in-g' }],
-  ]);
-  const failing = seq();
+  await spec(t, app).when('/admin/quota/groups/g/rules/loose', { method: 'PUT' })
+    .then(expectResponse(204), expectNewEvents([{ kind: 'quota.group.rule_added', payload: { group: 'g', rule: 'loose' } }]));
+  const added = await spec(t, app).when('/admin/quota/groups/g').then(expectResponse(200), expectNoEvents());
+  t.strictSame(added.json, { name: 'g', rules: [{ name: 'in-g', limit: 1 }, { name: 'loose', limit: 2, subjects: ['size:git:lfs'] }] });
+  await spec(t, app).when('/api/v1/admin/quota/groups/g/rules/in-g', { method: 'DELETE' })
+    .then(expectResponse(204), expectNewEvents([{ kind: 'quota.group.rule_removed', payload: { group: 'g', rule: 'in-g' } }]));
+  const removed = await spec(t, app).when('/admin/quota/groups/g').then(expectResponse(200), expectNoEvents());
+  t.strictSame(removed.json, { name: 'g', rules: [{ name: 'loose', limit: 2, subjects: ['size:git:lfs'] }] });
   const cases: [string, string, number][] = [
     ['PUT', '/admin/quota/groups/nope/rules/nope', 404],
     ['PUT', '/admin/quota/groups/nope/rules/loose', 404],
@@ -176,29 +151,24 @@ t.test('rules in a group: add, remove, with 404 group → 404 rule → 409/404; 
     ['DELETE', '/admin/quota/groups/g/rules/in-g', 404],
   ];
   for (const [method, path, status] of cases) {
-    const res = await call(path, { method });
-    t.equal(res.status, status, `${method} ${path}`);
-    assertSchema(t, E, res.json);
+    await spec(t, app).when(path, { method }).then(expectResponse(status), expectNoEvents());
   }
-  t.equal(seq(), failing, 'no failure appended');
 });
 
 t.test('a user\'s groups become exactly the list: 404 user → 400 body → 422 unknown group (nothing changes)', async (t) => {
   const app = await quotaApp(t, { quota: { default_groups: ['g'] } });
-  const { call, seq, eventsAfter } = app;
+  const { call } = app;
   await twoGroups(app);
   await call('/admin/quota/groups', { body: { name: 'h' } });
   const names = async () => (await call('/admin/users/bob/quota')).json.groups.map((g: any) => g.name);
   t.same(await names(), ['g'], 'no assignment: the default groups');
 
-  const before = seq();
-  t.equal((await call('/admin/users/BOB/quota/groups', { body: { groups: ['h', 'g'], extra: true } })).status, 204);
-  t.same(eventsAfter(before).map((e) => [e.kind, e.payload]), [['quota.user.groups_set', { user: 'bob', groups: ['h', 'g'] }]]);
+  await spec(t, app).when('/admin/users/BOB/quota/groups', { body: { groups: ['h', 'g'], extra: true } })
+    .then(expectResponse(204), expectNewEvents([{ kind: 'quota.user.groups_set', payload: { user: 'bob', groups: ['h', 'g'] } }]));
   t.same(await names(), ['g', 'h'], 'listed in group order');
   t.equal((await call('/api/v1/admin/users/bob/quota/groups', { body: { groups: ['h'] } })).status, 204);
   t.same(await names(), ['h']);
 
-  const failing = seq();
   const cases: [string, string, unknown, number][] = [
     ['unknown user, bad body', '/admin/users/nobody/quota/groups', '{', 404],
     ['unknown user', '/admin/users/nobody/quota/groups', { groups: ['g'] }, 404],
@@ -210,11 +180,8 @@ t.test('a user\'s groups become exactly the list: 404 user → 400 body → 422 
     ['unknown group', '/admin/users/bob/quota/groups', { groups: ['g', 'nope'] }, 422],
   ];
   for (const [what, path, body, status] of cases) {
-    const res = await call(path, { body });
-    t.equal(res.status, status, what);
-    assertSchema(t, E, res.json, what);
+    await spec(t, app, what).when(path, { body }).then(expectResponse(status), expectNoEvents());
   }
-  t.equal(seq(), failing, 'nothing appended');
   t.same(await names(), ['h'], 'nothing changed');
 
   t.equal((await call('/admin/users/bob/quota/groups', { body: { groups: [] } })).status, 204, '[] clears');
