@@ -45,7 +45,9 @@ export function createNodeServer(fetch: Fetch, deps: NodeServerDeps): Server {
     if (host !== undefined && !isAllowedHost(host, incoming.socket.localPort ?? 0)) delete incoming.headers.host;
     void listener(incoming, outgoing);
   });
-  server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => answerClientError(err, socket, deps));
+  // Sockets already answered: the parser reports again on every later chunk of a refused connection.
+  const answered = new WeakSet<Socket>();
+  server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => answerClientError(err, socket, deps, answered));
   return server;
 }
 
@@ -85,15 +87,12 @@ const DETAIL: Record<string, string> = {
   bad_request: 'The request is not valid HTTP/1.1 (the request line, a header or the body framing); a path must be ASCII, with anything else percent-encoded.',
 };
 
-/** Sockets already answered: the parser reports again on every later chunk of a refused connection. */
-const answered = new WeakSet<Socket>();
-
 /**
  * Node's parser refused the bytes (no request exists, so the answer goes on the raw socket). While
  * an answer to an earlier request on this connection is pending, nothing is written: the client
  * would read the problem as that answer, or find it in the middle of it.
  */
-function answerClientError(err: NodeJS.ErrnoException, socket: Socket, deps: NodeServerDeps): void {
+function answerClientError(err: NodeJS.ErrnoException, socket: Socket, deps: NodeServerDeps, answered: WeakSet<Socket>): void {
   if (answered.has(socket)) return;
   answered.add(socket);
   const inFlight = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage;

@@ -83,8 +83,6 @@ function integer(raw: string, schema: IntegerQuerySchema, lenient: boolean): Rea
   return { value };
 }
 
-const patterns = new Map<string, RegExp>();
-
 function string(raw: string, schema: StringQuerySchema | RefQuerySchema, registry: SchemaRegistry | undefined): Read {
   if ('$ref' in schema) {
     if (!registry) throw new Error(`The query schema ${schema.$ref} needs the schema registry.`);
@@ -95,9 +93,8 @@ function string(raw: string, schema: StringQuerySchema | RefQuerySchema, registr
   if (schema.minLength !== undefined && length < schema.minLength) return { refused: `at least ${schema.minLength} characters` };
   if (schema.maxLength !== undefined && length > schema.maxLength) return { refused: `at most ${schema.maxLength} characters` };
   if (schema.pattern !== undefined) {
-    let re = patterns.get(schema.pattern);
-    if (!re) patterns.set(schema.pattern, (re = new RegExp(schema.pattern, 'u')));
-    if (!re.test(raw)) return { refused: `does not match ${schema.pattern}` };
+    // V8 keeps compiled regular expressions by source and flags, so this compiles once per pattern.
+    if (!new RegExp(schema.pattern, 'u').test(raw)) return { refused: `does not match ${schema.pattern}` };
   }
   if (schema.enum !== undefined && !schema.enum.includes(raw)) return { refused: 'not one of the values listed' };
   return { value: raw };

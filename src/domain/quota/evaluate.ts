@@ -1,7 +1,7 @@
 // Quota evaluation (docs/quota.md §2): rules, groups and group lists against an owner's usage,
 // overall (the specification's rule) and for one subject (Forgejo v13), as a decision value that says why.
 import { AppError } from '../../errors.ts';
-import { ancestorsOf, canonicalSubject, isSubject, isWikiSubject, usageOf, type Primitives, type Subject } from './subjects.ts';
+import { ancestorsOf, canonicalSubject, isSubject, isWikiSubject, SUBJECTS, usageOf, type Primitives, type Subject } from './subjects.ts';
 
 export type QuotaRule = { name: string; limit: number; subjects: Subject[] };
 export type QuotaGroup = { name: string; rules: QuotaRule[] };
@@ -147,12 +147,11 @@ function groupStands(group: QuotaGroup, outcome: (rule: QuotaRule) => RuleOutcom
   return relevantTo === undefined || relevant > 0;
 }
 
-// The subjects whose rules govern a subject (itself and its ancestors): a fixed tree, so built once.
-const RELEVANT = new Map<Subject, ReadonlySet<Subject>>();
+// The subjects whose rules govern a subject (itself and its ancestors): a fixed tree, so a table.
+const relevantOf = (subject: Subject): ReadonlySet<Subject> => new Set([canonicalSubject(subject), ...ancestorsOf(subject)]);
+const RELEVANT: ReadonlyMap<Subject, ReadonlySet<Subject>> = new Map(SUBJECTS.map((subject) => [subject, relevantOf(subject)]));
 function relevantSubjects(subject: Subject): ReadonlySet<Subject> {
-  let set = RELEVANT.get(subject);
-  if (!set) RELEVANT.set(subject, (set = new Set([canonicalSubject(subject), ...ancestorsOf(subject)])));
-  return set;
+  return RELEVANT.get(subject) ?? relevantOf(subject);
 }
 
 function ruleOutcome(rule: QuotaRule, usage: Primitives, relevantTo: ReadonlySet<Subject> | undefined, standings: Standings): RuleOutcome {

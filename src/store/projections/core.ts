@@ -16,16 +16,8 @@ export function scopeKey(scope: Scope): string {
 
 /** A single FTS token standing for the scope, so the scope filter runs inside the FTS index. */
 export function scopeToken(scope: Scope): string {
-  const key = scopeKey(scope);
-  let token = tokens.get(key);
-  if (token === undefined) {
-    token = `s${createHash('sha256').update(key).digest('hex').slice(0, 24)}`;
-    if (tokens.size > 10_000) tokens.clear();
-    tokens.set(key, token);
-  }
-  return token;
+  return `s${createHash('sha256').update(scopeKey(scope)).digest('hex').slice(0, 24)}`;
 }
-const tokens = new Map<string, string>();
 
 export function prepareCoreProjections(db: Database.Database): Apply {
   const insertEvent = db.prepare(
@@ -39,6 +31,16 @@ export function prepareCoreProjections(db: Database.Database): Apply {
   const putSearch = db.prepare('INSERT INTO search (rowid, scope_tok, body) VALUES (?, ?, ?)');
   // The latest assembly of a packet id wins (a re-assembly with the same inputs has the same id).
   const putPacket = db.prepare('INSERT OR REPLACE INTO packets (scope, packet_id, seq) VALUES (?, ?, ?)');
+  // A log holds few scopes and many events each: this projection hashes each scope once (bounded).
+  const tokens = new Map<string, string>();
+  const tokenOf = (event: StoredEvent, key: string): string => {
+    let token = tokens.get(key);
+    if (token === undefined) {
+      if (tokens.size >= 10_000) tokens.clear();
+      tokens.set(key, (token = scopeToken(event)));
+    }
+    return token;
+  };
 
   return (event, line) => {
     const scope = scopeKey(event);
@@ -62,7 +64,7 @@ export function prepareCoreProjections(db: Database.Database): Apply {
       const packet = event.payload.packet as { packet_id?: unknown } | null;
       if (packet && typeof packet.packet_id === 'string') putPacket.run(scope, packet.packet_id, event.seq);
     }
-    putSearch.run(event.seq, scopeToken(event), searchText(event));
+    putSearch.run(event.seq, tokenOf(event, scope), searchText(event));
   };
 }
 
