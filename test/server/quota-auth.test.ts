@@ -4,6 +4,7 @@
 // after authentication (401/403 first, so the switch is not revealed).
 import t from 'tap';
 import { QUOTA_ROUTES } from '../../src/server/quota-route-table.ts';
+import { expectNoEvents, expectResponse, spec } from '../fixtures/api-spec.ts';
 import { quotaApp } from '../fixtures/quota-app.ts';
 import { assertSchema } from '../fixtures/test-app.ts';
 
@@ -22,32 +23,28 @@ t.test('the table lists every route under the seed path and again under /api/v1'
 });
 
 t.test('no token or a wrong one: 401, WWW-Authenticate: Bearer, the forge error body, on every route', async (t) => {
-  const { call, seq } = await quotaApp(t);
-  const before = seq();
+  const app = await quotaApp(t);
   for (const route of QUOTA_ROUTES) {
     for (const token of [null, 'wrong-token']) {
-      const res = await call(concrete(route.path), { method: route.method, token, body: bodyFor(route.method) });
-      t.equal(res.status, 401, `${route.method} ${route.path} token=${token}`);
+      const res = await spec(t, app, `${route.method} ${route.path} token=${token}`).when(concrete(route.path), { method: route.method, token, body: bodyFor(route.method) })
+        .then(expectResponse(401), expectNoEvents());
       t.equal(res.headers.get('www-authenticate'), 'Bearer');
       assertSchema(t, E, res.json, `${route.method} ${route.path}: forge body`);
       t.ok(res.headers.get('x-request-id'), 'the root request context still runs');
     }
   }
-  t.equal(seq(), before);
 });
 
 t.test('admin routes: the customer token is 403 before any 404, 400 or 422', async (t) => {
-  const { call, seq } = await quotaApp(t);
-  const before = seq();
+  const app = await quotaApp(t);
   for (const route of QUOTA_ROUTES.filter((r) => r.access === 'admin')) {
     const path = concrete(route.path, { username: 'nobody' });
     for (const sudo of [undefined, 'forge-admin']) {
-      const res = await call(path, { method: route.method, token: 'customer', sudo, body: bodyFor(route.method) });
-      t.equal(res.status, 403, `${route.method} ${path} sudo=${sudo}`);
+      const res = await spec(t, app, `${route.method} ${path} sudo=${sudo}`).when(path, { method: route.method, token: 'customer', sudo, body: bodyFor(route.method) })
+        .then(expectResponse(403), expectNoEvents());
       assertSchema(t, E, res.json);
     }
   }
-  t.equal(seq(), before, 'nothing appended');
 });
 
 t.test('check order with the operator token: missing target before the body', async (t) => {
@@ -97,8 +94,8 @@ t.test('Sudo is not needed on admin routes and does not change them', async (t) 
 });
 
 t.test('quota switched off: 404 on every quota route, but only for the operator; forge data and repos stay', async (t) => {
-  const { call, seq } = await quotaApp(t, { quota: { enabled: false } });
-  const before = seq();
+  const app = await quotaApp(t, { quota: { enabled: false } });
+  const { call } = app;
   const quotaRoutes = QUOTA_ROUTES.filter((r) => r.path.includes('/quota'));
   t.equal(quotaRoutes.length, 2 * 26);
   for (const route of quotaRoutes) {
@@ -106,14 +103,13 @@ t.test('quota switched off: 404 on every quota route, but only for the operator;
     // Authentication comes first: a call without the operator token cannot tell whether quota is on.
     const cases: [string | null, number][] = [[null, 401], ['wrong-token', 401], ['customer', 403], ['operator', 404]];
     for (const [token, status] of cases) {
-      const res = await call(path, { method: route.method, token, sudo: 'alice', body: bodyFor(route.method) });
-      t.equal(res.status, status, `${route.method} ${route.path} token=${token}`);
+      const res = await spec(t, app, `${route.method} ${route.path} token=${token}`).when(path, { method: route.method, token, sudo: 'alice', body: bodyFor(route.method) })
+        .then(expectResponse(status), expectNoEvents());
       assertSchema(t, E, res.json);
       if (status === 401) t.equal(res.headers.get('www-authenticate'), 'Bearer');
       if (status === 404) t.strictSame(res.json.errors, []);
     }
   }
-  t.equal(seq(), before);
   // Forge data is not quota: it stays served, behind the same authentication.
   for (const prefix of ['', '/api/v1']) {
     t.equal((await call(`${prefix}/admin/forge/data`)).status, 200);
