@@ -16,6 +16,7 @@ import type { KeyRing } from '../store/keys.ts';
 import type { ServiceDeps } from './deps.ts';
 import { committedReplay } from './idempotency.ts';
 import { retryOnConflict, writeConflict } from './optimistic.ts';
+import { gateRouteBody, type Gated } from './templates-service.ts';
 import { pendingEvent, type WriteContext } from './write-context.ts';
 
 type EvaluateRequest = { task_ids: string[]; claims: ClaimInput[]; as_of?: string; stale_after_days?: number };
@@ -43,8 +44,14 @@ export async function evaluateClaims(deps: ServiceDeps, ctx: WriteContext, body:
   return { replayed: result.replayed, decision: stored.payload.decision as unknown as ClaimDecision };
 }
 
-export async function assemblePacket(deps: ServiceDeps, ctx: WriteContext, body: unknown): Promise<{ replayed: boolean; packet: ProofPacket }> {
-  deps.registry.assert('api/proof-packet-request.json', body, 'proof packet request');
+/**
+ * The proof_packet.assemble.v1 gate first (the same function POST /v1/templates/validate runs: the
+ * request schema, placeholder text in claims, text copied from the template), a failure being a
+ * value; then assembly.
+ */
+export async function assemblePacket(deps: ServiceDeps, ctx: WriteContext, body: unknown): Promise<Gated<{ replayed: boolean; packet: ProofPacket }>> {
+  const validation = gateRouteBody(deps, 'proof_packet.assemble.v1', body);
+  if (!validation.ok) return { ok: false, validation };
   const req = body as ProofPacketRequest;
   const requested = requestedAsOf(deps, req.as_of);
   await deps.store.settled();
@@ -72,7 +79,7 @@ export async function assemblePacket(deps: ServiceDeps, ctx: WriteContext, body:
   });
   const at = result.events.findIndex((e) => e.kind === 'proof_packet.assembled');
   const stored = JSON.parse(result.lines[at]!) as StoredEvent;
-  return { replayed: result.replayed, packet: stored.payload.packet as unknown as ProofPacket };
+  return { ok: true, write: { replayed: result.replayed, packet: stored.payload.packet as unknown as ProofPacket } };
 }
 
 export function findPacketEvent(deps: ServiceDeps, scope: Scope, packetId: string): StoredEvent {

@@ -229,8 +229,9 @@ t.test('as_of later than the server clock is 422 as_of_in_future, and nothing is
       await spec(t, app, `${path} ${asOf}`).when(path, { body }).then(expectResponse(422, { code: 'as_of_in_future' }), expectNoEvents());
     }
   }
+  // The packet template's gate refuses it: its validation body, as POST /v1/templates/validate answers.
   await spec(t, app, 'a space for T is not RFC 3339').when('/v1/proof-packets', { body: { task_ids: ['task-1'], as_of: '2026-11-01 10:00:00Z' } })
-    .then(expectResponse(422, { code: 'validation_failed' }), expectNoEvents());
+    .then(expectResponse(422, { ok: false, template_id: 'proof_packet.assemble.v1' }), expectNoEvents());
   // Checked before the scope guard: an out-of-scope request with a future as_of logs no access either.
   await spec(t, app, 'out of scope, future as_of').when('/v1/proof-packets', { scope: SCOPE_B, body: { task_ids: ['task-1'], as_of: '2030-01-01T00:00:00Z' } })
     .then(expectResponse(422, { code: 'as_of_in_future' }), expectNoEvents());

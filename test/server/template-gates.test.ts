@@ -34,6 +34,8 @@ const REFUSED: Case[] = [
   ['evidence.attach.v1', '/v1/events', attach({ note: '' }), 'the kind payload schema (note minLength 1)'],
   ['session.bind.v1', '/v1/events', bind({ agent: '<agent name and version>' }), 'starter text in the payload'],
   ['session.bind.v1', '/v1/events', bind({ ip_class: '10.0.0.1' }), 'a raw IP as ip_class'],
+  ['proof_packet.assemble.v1', '/v1/proof-packets', { task_ids: ['task-1'], claims: [{ claim: '<one statement to bound, 1 to 300 characters>' }] }, 'a starter claim'],
+  ['proof_packet.assemble.v1', '/v1/proof-packets', { task_ids: ['task-1'], colour: 'red' }, 'an unknown member'],
 ];
 
 // Bodies each gate passes: ordinary text that only looks like a marker, quoted code, own actors.
@@ -44,6 +46,7 @@ const ACCEPTED: Case[] = [
   ['evidence.attach.v1', '/v1/events', attach({ note: 'Render log of the 40 sample invoices' }), 'a filled attach'],
   ['session.bind.v1', '/v1/events', bind({ agent: 'renderer 2.1', ip_class: 'loopback' }), 'a filled bind'],
   ['task_closeout.v1', '/v1/tasks/task-1/closeout', closeout, 'a filled closeout'],
+  ['proof_packet.assemble.v1', '/v1/proof-packets', { task_ids: ['task-1'], claims: [{ claim: 'The 40 sample invoices rendered with the new fonts' }] }, 'a packet with a claim'],
 ];
 
 t.test('a body validate refuses is refused by its route with the same validation body; nothing is written', async (t) => {
@@ -70,7 +73,8 @@ t.test('a body validate passes is written by its route', async (t) => {
     const written = await call(path, { body, idempotencyKey: `accepted-${i}` });
     t.equal(written.status, 201, `${path} writes: ${why} ${written.text}`);
   }
-  t.equal(service.store.tail().seq, ACCEPTED.length);
+  // One event per write; the packet also logs its export (access.logged).
+  t.equal(service.store.tail().seq, ACCEPTED.length + 1);
 });
 
 t.test('a refused placeholder says how to keep code: quote it', async (t) => {

@@ -29,7 +29,9 @@ export const packetsSection: Section = {
           for (let r = 0; r < REPEATS; r++) {
             const ctxWrite: WriteContext = { scope, transport: 'customer', principal: transportPrincipal('customer'), idempotencyKey: null, requestSha256: `sha256:${'0'.repeat(64)}`, ifMatch: null };
             let started = performance.now();
-            const { packet } = await assemblePacket(deps, ctxWrite, { task_ids: [taskId], integrity_class: integrityClass });
+            const assembled = await assemblePacket(deps, ctxWrite, { task_ids: [taskId], integrity_class: integrityClass });
+            if (!assembled.ok) throw new Error(`the bench's packet request fails its gate: ${JSON.stringify(assembled.validation)}`);
+            const { packet } = assembled.write;
             assembleMs.push(performance.now() - started);
             started = performance.now();
             const result = verifySignatures(deps, scope, { packet });

@@ -19,7 +19,10 @@ export function proofRoutes(deps: ServiceDeps): Hono<AppEnv> {
   app.post('/v1/proof-packets', async (c) => {
     readScope(c);
     const body = await readJsonBody(c);
-    const { replayed, packet } = await assemblePacket(deps, writeContextOf(c, body), body);
+    const outcome = await assemblePacket(deps, writeContextOf(c, body), body);
+    // A body the template's gate refuses answers the validation body, as POST /v1/templates/validate does.
+    if (!outcome.ok) return c.json(outcome.validation, 422);
+    const { replayed, packet } = outcome.write;
     return writeResponse(c, replayed, packet as unknown as Record<string, unknown>);
   });
   app.get('/v1/proof-packets/:packet_id', (c) => {
