@@ -1,6 +1,7 @@
 // The governed task lifecycle through the routes: create, checkpoint, closeout gates (a failed gate
 // writes nothing), projection, timeline paging, scope isolation, transport, templates.
 import t, { type Test } from 'tap';
+import { expectNoEvents, expectResponse, spec } from '../fixtures/api-spec.ts';
 import { assertSchema, rawEvent, SCOPE_A, SCOPE_B, testApp } from '../fixtures/test-app.ts';
 
 const evidence = {
@@ -64,29 +65,24 @@ t.test('create → checkpoint → closeout, with the projection at each step', a
 });
 
 t.test('a failed closeout answers the validation body and writes nothing', async (t) => {
-  const { call, service } = await withTask(t);
-  const before = service.store.tail().seq;
+  const app = await withTask(t);
   const { context_lines: _c, future_agent_traps: _f, ...missing } = goodCloseout;
-  const res = await call('/v1/tasks/task-1/closeout', { body: missing });
-  t.equal(res.status, 422);
-  assertSchema(t, 'api/validation-result.json', res.json);
-  t.equal(res.json.ok, false);
+  // The validation body: the spec checks it against api/validation-result.json.
+  const res = await spec(t, app).when('/v1/tasks/task-1/closeout', { body: missing }).then(expectResponse(422, { ok: false }), expectNoEvents());
   t.same([...res.json.missing_fields].sort(), ['context_lines', 'future_agent_traps']);
   t.equal(res.json.repair_prompt.length, 2, 'one repair prompt per missing field');
   t.match(res.json.repair_prompt.join('\n'), /context_lines/);
   t.match(res.json.repair_prompt.join('\n'), /20 characters/);
-  t.equal(service.store.tail().seq, before, 'no event');
-  const timeline = await call('/v1/tasks/task-1/timeline');
+  const timeline = await spec(t, app).when('/v1/tasks/task-1/timeline').then(expectResponse(200), expectNoEvents());
   t.equal(timeline.json.events.length, 1);
-  t.equal((await call('/v1/tasks/task-1')).json.status, 'open');
-  const unknown = await call('/v1/tasks/task-1/closeout', { body: { ...goodCloseout, colour: 'red' } });
-  t.equal(unknown.status, 422, 'an unknown member fails the gate too');
-  t.equal(unknown.json.ok, false);
-  t.equal(service.store.tail().seq, before);
+  t.equal((await spec(t, app).when('/v1/tasks/task-1').then(expectResponse(200), expectNoEvents())).json.status, 'open');
+  await spec(t, app, 'an unknown member fails the gate too').when('/v1/tasks/task-1/closeout', { body: { ...goodCloseout, colour: 'red' } })
+    .then(expectResponse(422, { ok: false }), expectNoEvents());
 });
 
 t.test('create conflicts, ids, validation and transport', async (t) => {
-  const { call, service } = await withTask(t);
+  const app = await withTask(t);
+  const { call } = app;
   const dup = await call('/v1/tasks', { body: { task_id: 'task-1', title: 'Again', session_id: 'sess-1' } });
   t.equal(dup.status, 409);
   t.equal(dup.json.code, 'task_exists');
@@ -97,13 +93,9 @@ t.test('create conflicts, ids, validation and transport', async (t) => {
   t.equal(bad.status, 422);
   assertSchema(t, 'api/validation-result.json', bad.json);
   t.same([bad.json.ok, bad.json.blockers.map((b: any) => [b.code, b.pointer])], [false, [['schema_violation', '/colour']]], 'an unknown member fails the task.create.v1 gate');
-  const seq = service.store.tail().seq;
   for (const [path, body] of [['/v1/tasks', { title: 'Operator', session_id: 'sess-1' }], ['/v1/tasks/task-1/checkpoints', { progress: 'x' }], ['/v1/tasks/task-1/closeout', goodCloseout]] as const) {
-    const res = await call(path, { body, token: 'operator' });
-    t.equal(res.status, 403, path);
-    t.equal(res.json.code, 'operator_transport_rejected');
+    await spec(t, app, `operator ${path}`).when(path, { body, token: 'operator' }).then(expectResponse(403, { code: 'operator_transport_rejected' }), expectNoEvents());
   }
-  t.equal(service.store.tail().seq, seq, 'operator writes wrote nothing');
   const reads = await call('/v1/tasks/task-1', { token: 'operator' });
   t.equal(reads.status, 200, 'reads accept the operator token');
 });
