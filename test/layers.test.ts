@@ -28,13 +28,19 @@ t.test('a tree that keeps every rule passes', async (t) => {
     src: {
       'errors.ts': ok,
       'deps.ts': "import { s } from './store/s.ts';\nexport const d = s;\n",
-      domain: { 'a.ts': "import { ok } from '../errors.ts';\nimport { createHash } from 'node:crypto';\nexport const a = [ok, createHash];\n", 'b.ts': "import { a } from './a.ts';\nexport const b = a;\n" },
+      domain: {
+        'a.ts': "import { ok } from '../errors.ts';\nimport { createHash } from 'node:crypto';\nexport const a = [ok, createHash];\n",
+        'b.ts': "import { a } from './a.ts';\nexport const b = a;\n",
+      },
       store: { 's.ts': "import { b } from '../domain/b.ts';\nimport { readFileSync } from 'node:fs';\nexport const s = [b, readFileSync];\n" },
       service: { 'x.ts': "import { s } from '../store/s.ts';\nexport const x = s;\n" },
       server: { 'h.ts': "import { x } from '../service/x.ts';\nexport const h = x;\n" },
       client: { 'c.ts': ok },
       frontdoor: { 'f.ts': "import { ok } from '../client/c.ts';\nexport const f = ok;\n" },
-      cli: { 'main.ts': "import { d } from '../deps.ts';\nimport { h } from '../server/h.ts';\nimport { f } from '../frontdoor/f.ts';\nimport { readFileSync } from 'node:fs';\nexport const m = [d, h, f, readFileSync];\n" },
+      cli: {
+        'main.ts':
+          "import { d } from '../deps.ts';\nimport { h } from '../server/h.ts';\nimport { f } from '../frontdoor/f.ts';\nimport { readFileSync } from 'node:fs';\nexport const m = [d, h, f, readFileSync];\n",
+      },
     },
     test: { 'helper.ts': ok, 'x.test.ts': "import { ok } from './helper.ts';\nimport { s } from '../src/store/s.ts';\nexport const t = [ok, s];\n" },
   });
