@@ -1,72 +1,71 @@
 // The composition root: the only module that reads configuration and the environment and opens
-// files for the server. It builds ServiceDeps/AppDeps for `gov preview start` and for tests.
+// files for the server. It loads the schemas and templates, opens the store, builds the deps and
+// starts the preview (`startPreview`) for the CLI, the smoke command, the tests and the bench.
+// Nothing is kept between calls: each running system owns its registries, caches and quota context.
 import { nanoid } from 'nanoid';
 import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { writeRunFile, removeRunFile } from './cli/run-file.ts';
+import { parseHost, parsePort, parsePreviewConfig, resolveDataDir, withQuota, type ForgeDataChoice, type PreviewConfig, type StartConfig } from './config.ts';
 import { createTemplateRegistry, type SmartTemplate, type TemplateRegistry } from './domain/templates.ts';
 import { AppError } from './errors.ts';
 import { loadSchemaRegistry, type SchemaRegistry } from './schema-registry.ts';
-import type { AppDeps } from './server/create-app.ts';
-import type { Tokens } from './server/middleware/auth.ts';
+import { createApp, type AppDeps } from './server/create-app.ts';
+import { tokenCheck, type Tokens } from './server/middleware/auth.ts';
+import { createNodeServer } from './server/node-server.ts';
 import type { ServiceDeps } from './service/deps.ts';
+import { ensureForgeData, readForgeDataFile } from './service/quota/forge-data.ts';
+import { quotaContext, type QuotaContext } from './service/quota/quota-context.ts';
 import { loadOrCreateKeys } from './store/keys.ts';
 import { createQueries } from './store/queries.ts';
-import { openStore, type Store } from './store/store.ts';
+import { openStore } from './store/store.ts';
 
 export const PROJECT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export const SCHEMAS_DIR = join(PROJECT_ROOT, 'schemas');
 export const FIXTURES_DIR = join(PROJECT_ROOT, 'fixtures');
 export const DEFAULT_FORGE_DATA_PATH = join(FIXTURES_DIR, 'forge', 'default.json');
 
-export type PreviewConfig = {
-  quota: { enabled: boolean; default_groups: string[]; default_total: number };
-};
-
-export const DEFAULT_CONFIG: PreviewConfig = { quota: { enabled: true, default_groups: [], default_total: -1 } };
-
-let registryCache: SchemaRegistry | null = null;
-let templatesCache: TemplateRegistry | null = null;
-/** The schema registry is immutable data; one per process. */
-export function schemaRegistry(): SchemaRegistry {
-  registryCache ??= loadSchemaRegistry(SCHEMAS_DIR);
-  return registryCache;
+/** Every schema of schemas/ in one Ajv instance (a validator compiles on its first use). */
+export function loadSchemas(): SchemaRegistry {
+  return loadSchemaRegistry(SCHEMAS_DIR);
 }
 
 /** The smart templates of fixtures/templates/, each checked against its schema. */
-export function templateRegistry(): TemplateRegistry {
-  if (!templatesCache) {
-    const dir = join(FIXTURES_DIR, 'templates');
-    const templates = readdirSync(dir).filter((f) => f.endsWith('.json')).sort().map((file) => {
-      const template = JSON.parse(readFileSync(join(dir, file), 'utf8')) as SmartTemplate;
-      schemaRegistry().assert('api/template.json', template, `template ${file}`);
-      return template;
-    });
-    templatesCache = createTemplateRegistry(templates);
-  }
-  return templatesCache;
+export function loadTemplates(registry: SchemaRegistry): TemplateRegistry {
+  const dir = join(FIXTURES_DIR, 'templates');
+  const templates = readdirSync(dir).filter((f) => f.endsWith('.json')).sort().map((file) => {
+    const template = JSON.parse(readFileSync(join(dir, file), 'utf8')) as SmartTemplate;
+    registry.assert('api/template.json', template, `template ${file}`);
+    return template;
+  });
+  return createTemplateRegistry(templates);
 }
 
-/** --data-dir, else $GOV_DATA_DIR, else .gov-preview/ — relative to the working directory. */
-export function resolveDataDir(option: string | undefined, env: NodeJS.ProcessEnv, cwd: string): string {
-  return resolve(cwd, option ?? env.GOV_DATA_DIR ?? '.gov-preview');
-}
-
-export function readConfigFile(path: string | undefined): PreviewConfig {
-  if (path === undefined) return structuredClone(DEFAULT_CONFIG);
-  let raw: unknown;
+/** The configuration file at `path`; without one, the defaults. */
+export function readConfigFile(path: string | undefined, registry: SchemaRegistry): PreviewConfig {
+  if (path === undefined) return withQuota();
+  let text: string;
   try {
-    raw = JSON.parse(readFileSync(path, 'utf8'));
+    text = readFileSync(path, 'utf8');
   } catch (err) {
     throw new AppError('bad_input_file', `Cannot read the config file ${path}: ${(err as Error).message}.`);
   }
-  const problems = schemaRegistry().validate('cli/preview-config.json', raw);
-  if (problems.length > 0) {
-    throw new AppError('bad_input_file', `The config file ${path} is not valid: ${problems[0]!.pointer || '(root)'} ${problems[0]!.detail}.`, { details: problems });
-  }
-  const given = raw as { quota?: Partial<PreviewConfig['quota']> };
-  return { quota: { ...DEFAULT_CONFIG.quota, ...given.quota } };
+  return parsePreviewConfig(text, path, registry);
+}
+
+export type StartFlags = { port?: string; host?: string; dataDir?: string; config?: string; forgeData?: string };
+
+/** `gov preview start`'s flags as a StartConfig. Both files are read and checked here, before anything is locked. */
+export function readStartConfig(flags: StartFlags, env: NodeJS.ProcessEnv, cwd: string, registry: SchemaRegistry): StartConfig {
+  const port = parsePort(flags.port);
+  const host = parseHost(flags.host);
+  const dataDir = resolveDataDir(flags.dataDir, env, cwd);
+  const config = readConfigFile(flags.config === undefined ? undefined : resolve(cwd, flags.config), registry);
+  const forgeData = flags.forgeData === undefined ? 'default' : readForgeDataFile(resolve(cwd, flags.forgeData), registry);
+  return { ...config, dataDir, host, port, forgeData };
 }
 
 export function newTokens(): Tokens {
@@ -81,32 +80,141 @@ export type ServiceDepsOptions = {
   warn?: (message: string) => void;
   /** Called once per written batch of the log (tests count group commits with it). */
   onBatch?: (units: number, events: number) => void;
+  /** Immutable, so several systems in one process (tests) may share them; by default each loads its own. */
+  registry?: SchemaRegistry;
+  templates?: TemplateRegistry;
 };
 
 export async function openServiceDeps(options: ServiceDepsOptions): Promise<ServiceDeps> {
   const warn = options.warn ?? ((m: string) => process.stderr.write(`warning: ${m}\n`));
   const clock = options.clock ?? (() => new Date());
-  const store: Store = await openStore({ dataDir: options.dataDir, clock, warn, ...(options.onBatch ? { onBatch: options.onBatch } : {}) });
+  const registry = options.registry ?? loadSchemas();
+  // Checked before the store is opened, so a bad template holds no lock.
+  const templates = options.templates ?? loadTemplates(registry);
+  const store = await openStore({ dataDir: options.dataDir, clock, warn, ...(options.onBatch ? { onBatch: options.onBatch } : {}) });
   return {
     store,
     queries: createQueries(store.index.db),
-    registry: schemaRegistry(),
-    templates: templateRegistry(),
+    registry,
+    templates,
     keys: loadOrCreateKeys(options.dataDir),
     clock,
     newId: options.newId ?? ((prefix) => `${prefix}_${nanoid(21)}`),
   };
 }
 
-export function appDepsOf(service: ServiceDeps, extra: { tokens: Tokens; port: () => number; config?: PreviewConfig; access?: (line: string) => void; logError?: (line: string) => void }): AppDeps {
+export type AppDepsExtra = {
+  tokens: Tokens;
+  port: () => number;
+  config?: PreviewConfig;
+  /** The quota context, when the caller built it already (start-up loads the forge data through it). */
+  quota?: QuotaContext;
+  access?: (line: string) => void;
+  logError?: (line: string) => void;
+};
+
+export function appDepsOf(service: ServiceDeps, extra: AppDepsExtra): AppDeps {
   return {
     ...service,
-    config: extra.config ?? structuredClone(DEFAULT_CONFIG),
-    tokens: extra.tokens,
+    transportOf: tokenCheck(extra.tokens),
+    quota: extra.quota ?? quotaContext(service, (extra.config ?? withQuota()).quota),
     port: extra.port,
     startedAt: service.clock(),
     newRequestId: () => `req_${nanoid(16)}`,
     access: extra.access ?? (() => {}),
     logError: extra.logError ?? ((line) => process.stderr.write(`${line}\n`)),
+  };
+}
+
+type Fetch = (request: Request) => Response | Promise<Response>;
+
+export type PreviewOptions = Omit<ServiceDepsOptions, 'dataDir'> & {
+  /** The run's tokens; fresh random ones by default. */
+  tokens?: Tokens;
+  /** One line per answer (the CLI prints them; smoke drops them). */
+  access?: (line: string) => void;
+  logError?: (line: string) => void;
+  /** Wraps the app's fetch: tests serve a deliberately broken build through it. */
+  wrapFetch?: (fetch: Fetch) => Fetch;
+};
+
+/**
+ * Opens the store and builds the running system's deps: the quota context with the configured
+ * quota settings, and the forge data recorded as `forgeData` says. Closes the store on failure.
+ */
+export async function openPreviewDeps(
+  config: PreviewConfig & { dataDir: string; forgeData: ForgeDataChoice },
+  options: PreviewOptions & { tokens: Tokens; port: () => number },
+): Promise<AppDeps> {
+  const service = await openServiceDeps({ ...options, dataDir: config.dataDir });
+  const quota = quotaContext(service, config.quota);
+  try {
+    if (config.forgeData !== 'none') {
+      const given = config.forgeData === 'default' ? null : config.forgeData;
+      await ensureForgeData(quota, given, () => readForgeDataFile(DEFAULT_FORGE_DATA_PATH, service.registry));
+    }
+  } catch (err) {
+    await service.store.close();
+    throw err;
+  }
+  return appDepsOf(service, { tokens: options.tokens, port: options.port, quota, access: options.access, logError: options.logError });
+}
+
+export type PreviewHandle = {
+  baseUrl: string;
+  port: number;
+  tokens: Tokens;
+  dataDir: string;
+  runFile: string;
+  /** The running system's deps (its store, clock, quota context). */
+  deps: AppDeps;
+  /** Stops accepting, finishes in-flight requests, closes the store and removes the run file. */
+  stop(): Promise<void>;
+  /** Drops every open connection now (tests whose clients hold half-sent requests); stop() still follows. */
+  dropConnections(): void;
+};
+
+/**
+ * The one way a preview starts: opens the store, builds the deps, creates the app, listens on
+ * config.host:config.port and writes the run file (<data-dir>/run.json, the tokens' one copy).
+ */
+export async function startPreview(config: StartConfig, options: PreviewOptions = {}): Promise<PreviewHandle> {
+  const tokens = options.tokens ?? newTokens();
+  let boundPort = config.port;
+  const deps = await openPreviewDeps(config, { ...options, tokens, port: () => boundPort });
+  const app = createApp(deps);
+  const server = createNodeServer(options.wrapFetch ? options.wrapFetch((req) => app.fetch(req)) : app.fetch, deps);
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(config.port, config.host, () => resolve());
+    });
+  } catch (err) {
+    await deps.store.close();
+    throw new AppError('cannot_bind', `Cannot listen on ${config.host}:${config.port} (${(err as Error).message}); choose another --port, or --port 0 for a free one.`, { cause: err });
+  }
+  boundPort = (server.address() as AddressInfo).port;
+  const baseUrl = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${boundPort}`;
+  const runFile = writeRunFile(config.dataDir, { base_url: baseUrl, pid: process.pid, started_at: deps.startedAt.toISOString(), data_dir: config.dataDir, tokens });
+  let stopping: Promise<void> | null = null;
+  return {
+    baseUrl,
+    port: boundPort,
+    tokens,
+    dataDir: config.dataDir,
+    runFile,
+    deps,
+    stop() {
+      stopping ??= (async () => {
+        await new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          server.closeIdleConnections();
+        });
+        await deps.store.close();
+        removeRunFile(config.dataDir);
+      })();
+      return stopping;
+    },
+    dropConnections: () => server.closeAllConnections(),
   };
 }

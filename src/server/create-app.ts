@@ -2,11 +2,11 @@
 // rules, then one module per resource. onError and notFound live here only, so every failure goes
 // through the one problem table.
 import { Hono } from 'hono';
-import type { PreviewConfig } from '../deps.ts';
 import { AppError } from '../errors.ts';
 import type { ServiceDeps } from '../service/deps.ts';
+import type { QuotaContext } from '../service/quota/quota-context.ts';
 import type { AppEnv } from './env.ts';
-import { requireAuth, requireCustomerWrite, type Tokens } from './middleware/auth.ts';
+import { requireAuth, requireCustomerWrite, type TransportOf } from './middleware/auth.ts';
 import { loopbackGuard } from './middleware/loopback-guard.ts';
 import { requestContext } from './middleware/request-context.ts';
 import { serverErrorLine } from './error-log.ts';
@@ -24,7 +24,10 @@ import { taskWriteRoutes } from './routes/tasks.ts';
 import { templateRoutes } from './routes/templates.ts';
 
 export type AppDeps = ServiceDeps & {
-  tokens: Tokens;
+  /** The run's token check (its tokens hashed once). */
+  transportOf: TransportOf;
+  /** The forge quota engine's context, with the run's quota configuration. */
+  quota: QuotaContext;
   /** The port the server listens on (the Host check needs it; known once listening). */
   port: () => number;
   startedAt: Date;
@@ -32,7 +35,6 @@ export type AppDeps = ServiceDeps & {
   access: (line: string) => void;
   /** Where the one structured line of each 5xx goes (stderr in the preview). */
   logError: (line: string) => void;
-  config: PreviewConfig;
 };
 
 /** SQLite's own word that the index file is damaged, as the app's error for it. */
@@ -61,7 +63,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.route('/', openApiRoutes({ ...deps, routes }));
   app.route('/', eventsPreflight());
 
-  app.use('/v1/*', requireAuth(deps.tokens));
+  app.use('/v1/*', requireAuth(deps.transportOf));
   // POSTs the route table marks as reads (they compute an answer and write nothing) are not
   // customer writes, so either token may call them.
   const readOnlyPosts = routes.filter((r) => r.method === 'POST' && r.access === 'read').map((r) => r.path);

@@ -1,4 +1,4 @@
-// `gov mcp` as a real child process against a real preview: the SDK's stdio client completes
+// `gov mcp` as a real child process against a real preview (served in this process): the SDK's stdio client completes
 // create → checkpoint → closeout, and a raw pipe proves stdout carries JSON-RPC 2.0 and nothing else.
 import t, { type Test } from 'tap';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -6,8 +6,10 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { spawn } from 'node:child_process';
 import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { PreviewHandle } from '../../src/deps.ts';
+import { inProcessPreview } from '../fixtures/served-app.ts';
 import { SCOPE_A, tempDir } from '../fixtures/test-app.ts';
-import { GOV_BIN, runGov, startPreview, type RunningPreview } from '../fixtures/spawn-preview.ts';
+import { GOV_BIN, runGov } from '../fixtures/spawn-preview.ts';
 
 const scopeEnv = { GOV_TENANT_ID: SCOPE_A.tenant_id, GOV_WORKSPACE_ID: SCOPE_A.workspace_id, GOV_PROJECT_ID: SCOPE_A.project_id };
 const baseEnv = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' };
@@ -23,12 +25,9 @@ const evidence = {
   captured_at: '2026-11-01T09:00:00Z',
 };
 
-async function preview(t: Test): Promise<{ p: RunningPreview; tokenFile: string; cwd: string; dataDir: string }> {
-  const p = await startPreview(tempDir(t, 'gov-mcp-preview-'));
-  t.teardown(() => {
-    p.child.kill('SIGTERM');
-    return p.exited;
-  });
+async function preview(t: Test): Promise<{ p: PreviewHandle; tokenFile: string; cwd: string; dataDir: string }> {
+  // The preview runs in this process; `gov mcp` is the real child process under test.
+  const p = await inProcessPreview(t, tempDir(t, 'gov-mcp-preview-'));
   const secrets = tempDir(t, 'gov-mcp-secret-');
   const tokenFile = join(secrets, 'token');
   writeFileSync(tokenFile, `${p.tokens.customer}\n`, { mode: 0o600 });

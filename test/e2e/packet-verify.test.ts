@@ -3,13 +3,14 @@
 import t from 'tap';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { inProcessPreview } from '../fixtures/served-app.ts';
 import { SCOPE_A, tempDir } from '../fixtures/test-app.ts';
-import { runGov, scopeHeaders, startPreview } from '../fixtures/spawn-preview.ts';
+import { runGov, scopeHeaders } from '../fixtures/spawn-preview.ts';
 
 t.test('verify an exported packet offline and online', async (t) => {
   const dir = tempDir(t);
-  const p = await startPreview(dir);
-  t.teardown(() => p.child.kill('SIGKILL'));
+  // The preview runs in this process; the verifier is the real CLI.
+  const p = await inProcessPreview(t, dir);
   const api = async (method: string, path: string, body?: unknown) => {
     const res = await fetch(`${p.baseUrl}${path}`, {
       method,
@@ -53,6 +54,5 @@ t.test('verify an exported packet offline and online', async (t) => {
   t.match(missing.stderr, /nope\.json/);
   const both = await runGov(['packet', 'verify', files.packet, '--keys', files.keys, '--base-url', p.baseUrl]);
   t.equal(both.code, 2);
-  p.child.kill('SIGTERM');
-  await p.exited;
+  await p.stop();
 });

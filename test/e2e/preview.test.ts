@@ -5,7 +5,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { SCOPE_A, tempDir } from '../fixtures/test-app.ts';
-import { runGov, scopeHeaders, startPreview, type RunningPreview } from '../fixtures/spawn-preview.ts';
+import { runGov, scopeHeaders, spawnPreview, type RunningPreview } from '../fixtures/spawn-preview.ts';
 
 function post(p: RunningPreview, body: unknown, key: string) {
   return fetch(`${p.baseUrl}/v1/events`, {
@@ -29,7 +29,7 @@ const note = (text: string) => ({ kind: 'ext.acme.note', ...SCOPE_A, payload: { 
 
 t.test('start on port 0, health, a write, status, stop', async (t) => {
   const dir = tempDir(t);
-  const p = await startPreview(dir);
+  const p = await spawnPreview(dir);
   t.teardown(() => p.child.kill('SIGKILL'));
   t.match(p.baseUrl, /^http:\/\/127\.0\.0\.1:\d+$/);
   t.equal(statSync(join(dir, 'run.json')).mode & 0o777, 0o600, 'run.json is 0600');
@@ -70,7 +70,7 @@ t.test('start on port 0, health, a write, status, stop', async (t) => {
 
 t.test('a second preview on the same data dir exits 3 naming the holder', async (t) => {
   const dir = tempDir(t);
-  const p = await startPreview(dir);
+  const p = await spawnPreview(dir);
   t.teardown(() => p.child.kill('SIGKILL'));
   const second = await runGov(['preview', 'start', '--port', '0', '--data-dir', dir]);
   t.equal(second.code, 3);
@@ -94,7 +94,7 @@ t.test('usage errors exit 2', async (t) => {
 
 t.test('SIGKILL mid-stream loses no acknowledged event', async (t) => {
   const dir = tempDir(t);
-  const p = await startPreview(dir);
+  const p = await spawnPreview(dir);
   // Half the writers stream into tasks (the guarded path: expectations checked in the writer).
   for (const taskId of ['task-k1', 'task-k2']) {
     const res = await fetch(`${p.baseUrl}/v1/tasks`, {
@@ -127,7 +127,7 @@ t.test('SIGKILL mid-stream loses no acknowledged event', async (t) => {
   await p.exited;
   t.ok(acknowledged.size >= 150, `acknowledged ${acknowledged.size} of ${sent}`);
 
-  const restarted = await startPreview(dir);
+  const restarted = await spawnPreview(dir);
   t.teardown(() => restarted.child.kill('SIGKILL'));
   const events = readFileSync(join(dir, 'events.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
   const stored = new Set(events.map((e) => e.event_id));
@@ -142,7 +142,7 @@ t.test('SIGKILL mid-stream loses no acknowledged event', async (t) => {
 
 t.test('idempotency keys survive a restart and an index rebuild', async (t) => {
   const dir = tempDir(t);
-  const first = await startPreview(dir);
+  const first = await spawnPreview(dir);
   const created = await post(first, note('kept across restarts'), 'durable-key');
   t.equal(created.status, 201);
   const original = await created.text();
@@ -151,7 +151,7 @@ t.test('idempotency keys survive a restart and an index rebuild', async (t) => {
   const rebuild = await runGov(['store', 'rebuild-index', '--data-dir', dir, '--json']);
   t.equal(rebuild.code, 0);
   t.match(JSON.parse(rebuild.stdout), { rebuilt: true, events: 2 });
-  const second = await startPreview(dir);
+  const second = await spawnPreview(dir);
   t.teardown(() => second.child.kill('SIGKILL'));
   const replay = await post(second, note('kept across restarts'), 'durable-key');
   t.equal(replay.status, 200);
@@ -177,7 +177,7 @@ t.test('--forge-data and --config: a bad file exits 2 before locking, a good one
 
   const forge = { users: [{ login: 'zoe', full_name: 'Zoe Z.', is_admin: false }], repos: [{ owner: 'zoe', name: 'app', private: true, size: 2048, lfs_size: 0 }] };
   writeFileSync(join(dir, 'forge.json'), JSON.stringify(forge));
-  const p = await startPreview(join(dir, 'data'), ['--forge-data', join(dir, 'forge.json')]);
+  const p = await spawnPreview(join(dir, 'data'), ['--forge-data', join(dir, 'forge.json')]);
   t.teardown(() => p.child.kill('SIGKILL'));
   const res = await fetch(`${p.baseUrl}/admin/forge/data`, { headers: { Authorization: `Bearer ${p.tokens.operator}` } });
   t.equal(res.status, 200);

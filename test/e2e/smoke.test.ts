@@ -4,8 +4,8 @@
 import t from 'tap';
 import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { serveApp } from '../fixtures/served-app.ts';
-import { runGov, startPreview } from '../fixtures/spawn-preview.ts';
+import { inProcessPreview, serveApp } from '../fixtures/served-app.ts';
+import { runGov } from '../fixtures/spawn-preview.ts';
 import { tempDir } from '../fixtures/test-app.ts';
 
 const CLOSING = /^(\d+) passed, (\d+) failed$/;
@@ -27,8 +27,7 @@ t.test('gov smoke with no flags runs a throw-away preview and passes', async (t)
 
 t.test('against a running preview: run.json, --json, --grep, a customer-only token', async (t) => {
   const dir = tempDir(t);
-  const p = await startPreview(dir);
-  t.teardown(() => p.child.kill('SIGKILL'));
+  const p = await inProcessPreview(t, dir);
   const runFile = join(dir, 'run.json');
 
   const eventCount = async () => {

@@ -2,7 +2,7 @@
 // sibling keywords next to a $ref, data that only looks like a schema, and the refusals.
 import t from 'tap';
 import { derefSchema } from '../../src/frontdoor/deref-schema.ts';
-import { schemaRegistry } from '../../src/deps.ts';
+import { testSchemas } from '../fixtures/templates.ts';
 
 const B = 'https://schemas.gov.local/';
 const S = 'https://json-schema.org/draft/2020-12/schema';
@@ -70,7 +70,7 @@ t.test('refusals: missing documents, dangling pointers, recursion, anchors', asy
 });
 
 t.test('every schema of schemas/mcp inlines completely', async (t) => {
-  const { schemas } = schemaRegistry();
+  const { schemas } = testSchemas();
   const tools = [...schemas.keys()].filter((id) => id.startsWith(`${B}mcp/`) && !id.endsWith('/tool-args.json'));
   t.equal(tools.length, 10, 'one input schema per tool');
   for (const id of tools) {

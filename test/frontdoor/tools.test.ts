@@ -4,7 +4,7 @@
 import t from 'tap';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import { schemaRegistry } from '../../src/deps.ts';
+import { testSchemas } from '../fixtures/templates.ts';
 import { connectMcp as connect, liveApi, TOOL_NAMES } from '../fixtures/mcp-harness.ts';
 import { assertSchema, SCOPE_A, SCOPE_B } from '../fixtures/test-app.ts';
 import { closeout, evidence } from '../fixtures/bodies.ts';
@@ -30,7 +30,7 @@ t.test('tools/list: exactly the contract tools, each with a self-contained objec
   const scopeArgs = ['tenant_id', 'workspace_id', 'project_id'];
   // Body tools take exactly the request body's members, plus path parameters and scope.
   for (const [tool, request, path] of [['task_create', 'task-create-request', []], ['task_checkpoint', 'checkpoint-request', ['task_id']], ['task_closeout', 'closeout-request', ['task_id']]] as const) {
-    const body = schemaRegistry().schemas.get(`https://schemas.gov.local/api/${request}.json`) as any;
+    const body = testSchemas().schemas.get(`https://schemas.gov.local/api/${request}.json`) as any;
     t.same(Object.keys(byName.get(tool).properties).sort(), [...path, ...Object.keys(body.properties), ...scopeArgs].sort(), `${tool} arguments = body members + path + scope`);
     t.same(byName.get(tool).required, [...path, ...body.required], `${tool}: required = path + body required`);
   }

@@ -5,7 +5,7 @@ import t from 'tap';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { isAppError } from '../../src/errors.ts';
-import { schemaRegistry } from '../../src/deps.ts';
+import { testSchemas as schemaRegistry } from '../fixtures/templates.ts';
 import { DEFAULT_FORGE_DATA_PATH } from '../../src/deps.ts';
 import { ensureForgeData, parseForgeDataText, readForgeDataFile } from '../../src/service/quota/forge-data.ts';
 import { expectNewEvents, expectNoEvents, expectResponse, spec } from '../fixtures/api-spec.ts';
@@ -68,10 +68,10 @@ t.test('PUT refuses a bad data set with a 400 that names the problem, and writes
 t.test('ensureForgeData: the fixture once, a given data set unless unchanged, bad files exit-2 errors', async (t) => {
   const dataDir = tempDir(t);
   const first = await quotaApp(t, { dataDir, forgeData: null });
-  t.equal(await ensureForgeData(first.service, null, loadFixture), 'loaded_fixture');
-  t.equal(await ensureForgeData(first.service, null, loadFixture), 'kept', 'a store with forge data keeps it');
-  t.equal(await ensureForgeData(first.service, small, loadFixture), 'loaded_file');
-  t.equal(await ensureForgeData(first.service, structuredClone(small), loadFixture), 'unchanged', 'the same data again appends nothing');
+  t.equal(await ensureForgeData(first.deps.quota, null, loadFixture), 'loaded_fixture');
+  t.equal(await ensureForgeData(first.deps.quota, null, loadFixture), 'kept', 'a store with forge data keeps it');
+  t.equal(await ensureForgeData(first.deps.quota, small, loadFixture), 'loaded_file');
+  t.equal(await ensureForgeData(first.deps.quota, structuredClone(small), loadFixture), 'unchanged', 'the same data again appends nothing');
   t.same(first.eventsAfter(0).map((e) => e.payload.source), ['fixture', 'file']);
   await first.close();
   const second = await quotaApp(t, { dataDir });

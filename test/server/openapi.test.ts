@@ -9,7 +9,7 @@ import addFormatsModule from 'ajv-formats';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { classifyKind, payloadSchemaOf } from '../../src/domain/event.ts';
-import { schemaRegistry, templateRegistry } from '../../src/deps.ts';
+import { testSchemas as schemaRegistry, testTemplates as templateRegistry } from '../fixtures/templates.ts';
 import { TOOLS } from '../../src/frontdoor/tools/tool-table.ts';
 import { SCHEMA_BASE } from '../../src/schema-registry.ts';
 import { routeTable } from '../../src/server/create-app.ts';

@@ -3,12 +3,11 @@
 // served. The classes are hand-written in the route table and the template files, so this test
 // derives each one from those facts and compares.
 import t from 'tap';
-import { schemaRegistry, templateRegistry } from '../../src/deps.ts';
 import { routeTable } from '../../src/server/create-app.ts';
 import { buildOpenApi } from '../../src/server/openapi.ts';
 import { routeKey } from '../../src/smoke/check.ts';
 import { coverageOutcome, smokeSuite } from '../../src/smoke/runner.ts';
-import { LIVE_IDS } from '../fixtures/templates.ts';
+import { LIVE_IDS, testSchemas as schemaRegistry, testTemplates as templateRegistry } from '../fixtures/templates.ts';
 
 /** The seed's "Live on the hosted API" table. */
 const SEED_LIVE = [

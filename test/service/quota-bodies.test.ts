@@ -2,11 +2,11 @@
 // refuse with 422) against the published schemas of schemas/quota, case by case, so the documented
 // contract and the code cannot drift apart unnoticed.
 import t from 'tap';
-import { schemaRegistry } from '../../src/deps.ts';
+import { testSchemas } from '../fixtures/templates.ts';
 import { AppError } from '../../src/errors.ts';
 import { readCreateGroup, readCreateRule, readEditRule, readSetUserGroups, recognisedSubjects } from '../../src/service/quota/quota-bodies.ts';
 
-const registry = schemaRegistry();
+const registry = testSchemas();
 const MAX = Number.MAX_SAFE_INTEGER;
 
 type Verdict = 'ok' | 'invalid_body' | 'unrecognised_subject';

@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
 import { renderSmoke, smokeCommand } from '../../src/cli/commands/smoke.ts';
 import type { CliIo } from '../../src/cli/io.ts';
-import { schemaRegistry } from '../../src/deps.ts';
+import { testSchemas } from '../fixtures/templates.ts';
 import { routeTable } from '../../src/server/create-app.ts';
 import { buildOpenApi } from '../../src/server/openapi.ts';
 import { createResponseValidator } from '../../src/smoke/response-validator.ts';
@@ -21,7 +21,7 @@ import { SCOPE_A, tempDir, TOKENS } from '../fixtures/test-app.ts';
 
 const allRoutes = routeTable();
 const listed = allRoutes.map((r) => ({ method: r.method, path: r.path }));
-const doc = buildOpenApi(allRoutes, schemaRegistry());
+const doc = buildOpenApi(allRoutes, testSchemas());
 
 t.test('every check has a unique name and a route of the contract', async (t) => {
   const suite = smokeSuite(listed, doc as any);

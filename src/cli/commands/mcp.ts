@@ -3,7 +3,8 @@
 // command prints nothing else there; its one start-up line goes to stderr.
 import { readFileSync } from 'node:fs';
 import { createClient } from '../../client/client.ts';
-import { resolveDataDir, schemaRegistry } from '../../deps.ts';
+import { resolveDataDir } from '../../config.ts';
+import { loadSchemas } from '../../deps.ts';
 import { buildMcpServer } from '../../frontdoor/build-server.ts';
 import { resolveConnection, scopeFromEnv } from '../../frontdoor/connection-config.ts';
 import { serveStdio, type StdioStreams } from '../../frontdoor/stdio.ts';
@@ -18,7 +19,7 @@ export async function mcpServe(options: McpOptions, io: CliIo, streams?: StdioSt
   const client = createClient({ baseUrl: conn.baseUrl, token: conn.token });
   const server = buildMcpServer({
     client,
-    schemas: schemaRegistry().schemas,
+    schemas: loadSchemas().schemas,
     scope: scopeFromEnv(io.env),
     log: (line) => io.stderr(`${line}\n`),
   });

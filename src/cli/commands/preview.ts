@@ -1,78 +1,30 @@
 // `gov preview start|status|stop`: the loopback preview server in the foreground, its status from
 // the run file and /health, and a clean stop by signal.
-import type { AddressInfo } from 'node:net';
-import { resolve } from 'node:path';
-import { appDepsOf, DEFAULT_FORGE_DATA_PATH, resolveDataDir, newTokens, openServiceDeps, readConfigFile, schemaRegistry } from '../../deps.ts';
-import { ensureForgeData, readForgeDataFile } from '../../service/quota/forge-data.ts';
+import { resolveDataDir } from '../../config.ts';
+import { loadSchemas, readStartConfig, startPreview, type StartFlags } from '../../deps.ts';
 import { AppError } from '../../errors.ts';
-import { createApp } from '../../server/create-app.ts';
-import { createNodeServer } from '../../server/node-server.ts';
 import type { CliIo, CommandResult } from '../io.ts';
-import { readRunFile, removeRunFile, runFilePath, writeRunFile } from '../run-file.ts';
+import { readRunFile, removeRunFile, runFilePath } from '../run-file.ts';
 import { isAlive } from '../../store/data-dir-lock.ts';
 
-export type StartOptions = { port?: string; host?: string; dataDir?: string; config?: string; forgeData?: string; json?: boolean };
-
-const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
-
-export function parsePort(raw: string | undefined): number {
-  if (raw === undefined) return 7337;
-  const port = Number(raw);
-  if (!/^\d+$/.test(raw) || port > 65535) throw new AppError('usage_error', `--port must be an integer from 0 to 65535 (0 takes a free port), not ${raw}.`);
-  return port;
-}
-
-export function parseHost(raw: string | undefined): string {
-  const host = raw ?? '127.0.0.1';
-  if (!LOOPBACK.has(host)) throw new AppError('usage_error', `--host must be a loopback address (127.0.0.1 or ::1); the preview never listens on ${host}.`);
-  return host === 'localhost' ? '127.0.0.1' : host;
-}
+export type StartOptions = StartFlags & { json?: boolean };
 
 /** Runs until SIGINT/SIGTERM, then stops accepting, finishes in-flight requests, flushes and releases. */
 export async function previewStart(options: StartOptions, io: CliIo): Promise<CommandResult> {
-  const port = parsePort(options.port);
-  const host = parseHost(options.host);
-  const dataDir = resolveDataDir(options.dataDir, io.env, io.cwd);
+  const registry = loadSchemas();
   // Both files are checked before the data dir is locked, so a bad file exits 2 and holds nothing.
-  const config = readConfigFile(options.config === undefined ? undefined : resolve(io.cwd, options.config));
-  const forgeData = options.forgeData === undefined ? null : readForgeDataFile(resolve(io.cwd, options.forgeData), schemaRegistry());
-  const service = await openServiceDeps({ dataDir, warn: (m) => io.stderr(`warning: ${m}\n`) });
-  try {
-    await ensureForgeData(service, forgeData, () => readForgeDataFile(DEFAULT_FORGE_DATA_PATH, schemaRegistry()));
-  } catch (err) {
-    await service.store.close();
-    throw err;
-  }
-  const tokens = newTokens();
-  let boundPort = port;
+  const config = readStartConfig(options, io.env, io.cwd, registry);
   const access = batchedLines(options.json ? io.stderr : io.stdout);
-  const deps = appDepsOf(service, { tokens, port: () => boundPort, access, config });
-  const server = createNodeServer(createApp(deps).fetch, deps);
-  try {
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(port, host, () => resolve());
-    });
-  } catch (err) {
-    await service.store.close();
-    throw new AppError('cannot_bind', `Cannot listen on ${host}:${port} (${(err as Error).message}); choose another --port, or --port 0 for a free one.`, { cause: err });
-  }
-  boundPort = (server.address() as AddressInfo).port;
-  const baseUrl = `http://${host.includes(':') ? `[${host}]` : host}:${boundPort}`;
-  const runFile = writeRunFile(dataDir, { base_url: baseUrl, pid: process.pid, started_at: service.clock().toISOString(), data_dir: dataDir, tokens });
+  const preview = await startPreview(config, { registry, access, warn: (m) => io.stderr(`warning: ${m}\n`) });
+  const { baseUrl, dataDir, runFile } = preview;
   if (options.json) {
     io.stdout(`${JSON.stringify({ base_url: baseUrl, data_dir: dataDir, run_file: runFile, pid: process.pid })}\n`);
   } else {
-    io.stdout(`gov preview listening on ${baseUrl}\n  data dir:    ${dataDir}\n  events:      ${service.store.tail().seq}\n  credentials: ${runFile} (customer and operator tokens)\nPress Ctrl-C to stop.\n`);
+    io.stdout(`gov preview listening on ${baseUrl}\n  data dir:    ${dataDir}\n  events:      ${preview.deps.store.tail().seq}\n  credentials: ${runFile} (customer and operator tokens)\nPress Ctrl-C to stop.\n`);
   }
   await new Promise<void>((resolve) => io.onStopSignal(resolve));
   io.stderr('stopping: finishing in-flight requests\n');
-  await new Promise<void>((resolve) => {
-    server.close(() => resolve());
-    server.closeIdleConnections();
-  });
-  await service.store.close();
-  removeRunFile(dataDir);
+  await preview.stop();
   return { exitCode: 0, json: { stopped: true }, text: 'stopped\n' };
 }
 

@@ -4,11 +4,16 @@
 // closing line "N passed, N failed", a progress line on stderr when it is a terminal; exit 1 when
 // anything failed.
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { withQuota } from '../../config.ts';
+import { startPreview } from '../../deps.ts';
 import { AppError } from '../../errors.ts';
 import type { SmokeReport, WriteReach } from '../../smoke/check.ts';
 import type { SmokeTarget } from '../../smoke/context.ts';
 import { runSmoke } from '../../smoke/runner.ts';
-import { readSmokeTokenFile, startThrowawayPreview, type ThrowawayPreview } from '../../smoke/target.ts';
+import { readSmokeTokenFile } from '../../smoke/target.ts';
 import type { CliIo, CommandResult } from '../io.ts';
 
 export type SmokeOptions = { baseUrl?: string; tokenFile?: string; json?: boolean; grep?: string; readOnly?: boolean; allowForgeWrites?: boolean };
@@ -47,6 +52,36 @@ export async function smokeCommand(options: SmokeOptions, io: CliIo): Promise<Co
   }
   // An interrupted run did not check everything, so it cannot pass.
   return { exitCode: report.failed > 0 || interrupted ? 1 : 0, json: report, text: renderSmoke(report) };
+}
+
+type ThrowawayPreview = { target: SmokeTarget; stop: () => Promise<void> };
+
+/**
+ * A preview of its own, as `gov preview start` would run it, on a temporary data dir and a free
+ * port; its access lines and warnings stay out of smoke's output. stop() stops it and removes the
+ * data dir, whatever happened.
+ */
+async function startThrowawayPreview(): Promise<ThrowawayPreview> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'gov-smoke-'));
+  const cleanup = () => rmSync(dataDir, { recursive: true, force: true });
+  let preview;
+  try {
+    preview = await startPreview({ ...withQuota(), dataDir, host: '127.0.0.1', port: 0, forgeData: 'default' }, { warn: () => {} });
+  } catch (err) {
+    cleanup();
+    throw err instanceof AppError ? err : new AppError('preview_failed', `The throw-away preview did not start: ${(err as Error).message}.`, { cause: err });
+  }
+  const { baseUrl, tokens } = preview;
+  return {
+    target: { baseUrl, tokens: { customer: tokens.customer, operator: tokens.operator } },
+    async stop() {
+      try {
+        await preview.stop();
+      } finally {
+        cleanup();
+      }
+    },
+  };
 }
 
 function parseGrep(pattern: string | undefined): RegExp | undefined {

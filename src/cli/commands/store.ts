@@ -1,5 +1,5 @@
 // `gov events verify` and `gov store rebuild-index`: the offline checks and repair of a data dir.
-import { resolveDataDir } from '../../deps.ts';
+import { resolveDataDir } from '../../config.ts';
 import { acquireDataDirLock } from '../../store/data-dir-lock.ts';
 import { logPathOf, rebuildIndex, recoverTail } from '../../store/store.ts';
 import { verifyLog, type LogVerification } from '../../store/verify-log.ts';

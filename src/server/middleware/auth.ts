@@ -7,36 +7,34 @@ import type { AppEnv, Transport } from '../env.ts';
 
 export type Tokens = { customer: string; operator: string };
 
-export function transportOf(header: string | undefined, tokens: Tokens): Transport | null {
-  const match = /^Bearer ([\x21-\x7e]+)$/.exec(header ?? '');
-  if (!match) return null;
-  // Hash both sides first so the comparison is constant-time whatever the lengths.
-  const given = digest(match[1]!);
-  const known = digestsOf(tokens);
-  const isCustomer = timingSafeEqual(given, known.customer);
-  const isOperator = timingSafeEqual(given, known.operator);
-  return isCustomer ? 'customer' : isOperator ? 'operator' : null;
+/** Which transport an Authorization header names: the customer's, the operator's, or none. */
+export type TransportOf = (authorization: string | undefined) => Transport | null;
+
+/**
+ * The run's token check. Its tokens are fixed for its lifetime, so they are hashed once here, by
+ * the composition root, not on every request.
+ */
+export function tokenCheck(tokens: Tokens): TransportOf {
+  const customer = digest(tokens.customer);
+  const operator = digest(tokens.operator);
+  return (authorization) => {
+    const match = /^Bearer ([\x21-\x7e]+)$/.exec(authorization ?? '');
+    if (!match) return null;
+    // Hash both sides first so the comparison is constant-time whatever the lengths.
+    const given = digest(match[1]!);
+    const isCustomer = timingSafeEqual(given, customer);
+    const isOperator = timingSafeEqual(given, operator);
+    return isCustomer ? 'customer' : isOperator ? 'operator' : null;
+  };
 }
 
 function digest(text: string): Buffer {
   return createHash('sha256').update(text).digest();
 }
 
-// The run's tokens are fixed for its lifetime: hash them once, not on every request.
-type Digests = { customer: Buffer; operator: Buffer; customerToken: string; operatorToken: string };
-const knownDigests = new WeakMap<Tokens, Digests>();
-function digestsOf(tokens: Tokens): Digests {
-  let known = knownDigests.get(tokens);
-  if (known === undefined || known.customerToken !== tokens.customer || known.operatorToken !== tokens.operator) {
-    known = { customer: digest(tokens.customer), operator: digest(tokens.operator), customerToken: tokens.customer, operatorToken: tokens.operator };
-    knownDigests.set(tokens, known);
-  }
-  return known;
-}
-
-export function requireAuth(tokens: Tokens): MiddlewareHandler<AppEnv> {
+export function requireAuth(transportOf: TransportOf): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    const transport = transportOf(c.req.header('authorization'), tokens);
+    const transport = transportOf(c.req.header('authorization'));
     if (!transport) {
       throw new AppError('unauthorized', 'Send Authorization: Bearer <token> with a token from the run file (<data-dir>/run.json) of the running preview.');
     }

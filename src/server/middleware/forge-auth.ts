@@ -9,7 +9,7 @@ import type { ForgeOwnerView } from '../../service/quota/forge-state.ts';
 import type { AppEnv } from '../env.ts';
 import { serverErrorLine } from '../error-log.ts';
 import { internalErrorDetail, isKnownCode, statusOf } from '../problem.ts';
-import { transportOf, type Tokens } from './auth.ts';
+import type { TransportOf } from './auth.ts';
 
 /** Error code → HTTP status for forge routes; codes not listed fall back to the problem table. */
 export const FORGE_STATUS: Record<string, number> = {
@@ -63,7 +63,7 @@ export function forgeErrorResponse(c: Context<AppEnv>, err: unknown): Response {
 }
 
 export type ForgeAuth = {
-  tokens: Tokens;
+  transportOf: TransportOf;
   /** Where a 5xx's structured line goes (the root app's logError). */
   logError: (line: string) => void;
   /** Quota switched on in the configuration. */
@@ -92,7 +92,7 @@ export type ForgeHandler = (c: Context<AppEnv>, doer: ForgeOwnerView | null) => 
 export function forgeRoute(auth: ForgeAuth, options: ForgeRouteOptions, handler: ForgeHandler): Handler<AppEnv> {
   return async (c) => {
     try {
-      const transport = transportOf(c.req.header('authorization'), auth.tokens);
+      const transport = auth.transportOf(c.req.header('authorization'));
       if (transport === null) {
         throw new AppError('forge_unauthorized', 'token is required: send Authorization: Bearer <token> with a token from the run file (<data-dir>/run.json).');
       }

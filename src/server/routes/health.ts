@@ -3,12 +3,12 @@
 import { Hono } from 'hono';
 import type { ServiceDeps } from '../../service/deps.ts';
 import type { AppEnv } from '../env.ts';
-import { transportOf, type Tokens } from '../middleware/auth.ts';
+import type { TransportOf } from '../middleware/auth.ts';
 import type { RouteSpec } from '../route-table.ts';
 
 export const RELEASE_LABEL = 'R0.5-preview';
 
-export function healthRoutes(deps: ServiceDeps & { tokens: Tokens; routes: RouteSpec[]; startedAt: Date }): Hono<AppEnv> {
+export function healthRoutes(deps: ServiceDeps & { transportOf: TransportOf; routes: RouteSpec[]; startedAt: Date }): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   app.get('/health', (c) => {
     const index = deps.store.indexStatus();
@@ -19,7 +19,7 @@ export function healthRoutes(deps: ServiceDeps & { tokens: Tokens; routes: Route
       release_label: RELEASE_LABEL,
       routes: deps.routes.map((r) => ({ method: r.method, path: r.path, status: r.status })),
     };
-    if (transportOf(c.req.header('authorization'), deps.tokens) === 'operator') {
+    if (deps.transportOf(c.req.header('authorization')) === 'operator') {
       const tail = deps.store.tail();
       body.detail = {
         event_count: tail.seq,

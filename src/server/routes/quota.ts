@@ -1,23 +1,22 @@
 // The forge quota routes as one Hono app, mounted by the root app: the admin, user and forge data
 // routes, each under the seed's path and again under /api/v1 for Forgejo clients.
 import { Hono } from 'hono';
-import type { PreviewConfig } from '../../deps.ts';
-import type { ServiceDeps } from '../../service/deps.ts';
-import { quotaContext } from '../../service/quota/quota-context.ts';
+import type { QuotaContext } from '../../service/quota/quota-context.ts';
 import type { AppEnv } from '../env.ts';
-import type { Tokens } from '../middleware/auth.ts';
+import type { TransportOf } from '../middleware/auth.ts';
 import type { ForgeAuth } from '../middleware/forge-auth.ts';
 import { FORGE_API_PREFIX } from '../quota-route-table.ts';
 import { forgeDataRoutes } from './forge-data.ts';
 import { quotaAdminRoutes } from './quota-admin.ts';
 import { quotaUserRoutes } from './quota-user.ts';
 
-export type QuotaRouteDeps = ServiceDeps & { tokens: Tokens; config: PreviewConfig; logError: (line: string) => void };
+/** The quota context is the composition root's (src/deps.ts), built with the run's quota configuration. */
+export type QuotaRouteDeps = { quota: QuotaContext; transportOf: TransportOf; logError: (line: string) => void };
 
 export function quotaRoutes(deps: QuotaRouteDeps): Hono<AppEnv> {
-  const ctx = quotaContext(deps, deps.config.quota);
+  const ctx = deps.quota;
   const auth: ForgeAuth = {
-    tokens: deps.tokens,
+    transportOf: deps.transportOf,
     logError: deps.logError,
     quotaEnabled: () => ctx.config.enabled,
     user: (login) => {

@@ -8,8 +8,7 @@ import { quotaEvent, QUOTA_KINDS, type ForgeDataSource, type QuotaEventDraft } f
 import { validateForgeData, type ForgeData } from '../../domain/quota/usage.ts';
 import { AppError, isAppError } from '../../errors.ts';
 import type { SchemaRegistry } from '../../schema-registry.ts';
-import type { ServiceDeps } from '../deps.ts';
-import { quotaContext, type QuotaContext } from './quota-context.ts';
+import type { QuotaContext } from './quota-context.ts';
 
 const SCHEMA = 'quota/forge-data.json';
 
@@ -60,13 +59,12 @@ export type EnsureOutcome = 'loaded_file' | 'unchanged' | 'loaded_fixture' | 'ke
  * exactly that data; without one, a store that has no forge data yet gets the bundled fixture.
  */
 export async function ensureForgeData(
-  deps: ServiceDeps,
+  ctx: QuotaContext,
   data: ForgeData | null,
   /** The bundled data set (the composition root knows where fixtures/ is). */
   loadDefault: () => ForgeData,
 ): Promise<EnsureOutcome> {
-  // The configuration does not matter for loading data; evaluation is not involved here.
-  const ctx = quotaContext(deps, { enabled: true, default_groups: [], default_total: -1 });
+  const deps = ctx.deps;
   return ctx.write((): { events: QuotaEventDraft[]; result: EnsureOutcome } => {
     const current = ctx.q.forgeData();
     if (data !== null) {

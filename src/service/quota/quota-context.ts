@@ -4,14 +4,12 @@ import { payloadSchemaOf, type EventDraft } from '../../domain/event.ts';
 import { groupListResolver, type GroupListSource, type QuotaGroup } from '../../domain/quota/evaluate.ts';
 import { QUOTA_SCOPE, type QuotaEventDraft } from '../../domain/quota/quota-events.ts';
 import { QUOTA_STREAM } from '../../domain/streams.ts';
-import type { PreviewConfig } from '../../deps.ts';
+import type { QuotaConfig } from '../../config.ts';
 import { createQuotaQueries, type QuotaQueries } from '../../store/quota-queries.ts';
 import type { ServiceDeps } from '../deps.ts';
 import { retryOnConflict, writeConflict } from '../optimistic.ts';
 import { operatorContext, pendingEvent } from '../write-context.ts';
 import { EMPTY_FORGE_DATA, forgeState, type ForgeState } from './forge-state.ts';
-
-export type QuotaConfig = PreviewConfig['quota'];
 
 export type QuotaContext = {
   deps: ServiceDeps;
