@@ -5,6 +5,7 @@
 import t from 'tap';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { expectNewEvents, expectNoEvents, expectResponse, spec } from '../fixtures/api-spec.ts';
 import { closeout as goodCloseout, evidenceOfRun } from '../fixtures/bodies.ts';
 import { quotaApp } from '../fixtures/quota-app.ts';
 import { rawEvent, SCOPE_A, testApp } from '../fixtures/test-app.ts';
@@ -92,7 +93,8 @@ t.test('concurrent creates of one task id: one 201, the rest 409 task_exists', a
 });
 
 t.test('If-Match: stale → 412 and nothing written; current → 201 with the new ETag', async (t) => {
-  const { call, service } = await testApp(t);
+  const app = await testApp(t);
+  const { call } = app;
   const created = await call('/v1/tasks', { body: { task_id: 'task-cas', title: 'Conditional writes to a task', session_id: 'sess-1' } });
   t.equal(created.headers.get('etag'), '"1"', 'a write answers the new version');
   const read = await call('/v1/tasks/task-cas');
@@ -102,15 +104,10 @@ t.test('If-Match: stale → 412 and nothing written; current → 201 with the ne
   t.equal(moved.status, 201);
   t.equal(moved.headers.get('etag'), '"2"');
 
-  const seq = service.store.tail().seq;
-  const stale = await call('/v1/tasks/task-cas/checkpoints', { body: { progress: 'Decided on an old read' }, headers: { 'If-Match': etag } });
-  t.match(stale, { status: 412, json: { code: 'precondition_failed' } });
-  t.equal(service.store.tail().seq, seq, 'nothing written');
-  const staleClose = await call('/v1/tasks/task-cas/closeout', { body: goodCloseout, headers: { 'If-Match': etag } });
-  t.match(staleClose, { status: 412, json: { code: 'precondition_failed' } });
-  const staleEvent = await call('/v1/events', { body: attach('task-cas', 1), idempotencyKey: 'cas-1', headers: { 'If-Match': etag } });
-  t.match(staleEvent, { status: 412, json: { code: 'precondition_failed' } });
-  t.equal(service.store.tail().seq, seq, 'still nothing written');
+  const stale = [expectResponse(412, { code: 'precondition_failed' }), expectNoEvents()];
+  await spec(t, app).when('/v1/tasks/task-cas/checkpoints', { body: { progress: 'Decided on an old read' }, headers: { 'If-Match': etag } }).then(...stale);
+  await spec(t, app).when('/v1/tasks/task-cas/closeout', { body: goodCloseout, headers: { 'If-Match': etag } }).then(...stale);
+  await spec(t, app).when('/v1/events', { body: attach('task-cas', 1), idempotencyKey: 'cas-1', headers: { 'If-Match': etag } }).then(...stale);
 
   const current = await call('/v1/tasks/task-cas/checkpoints', { body: { progress: 'Decided on the current read' }, headers: { 'If-Match': '"2"' } });
   t.equal(current.status, 201);
@@ -130,28 +127,25 @@ t.test('If-Match: stale → 412 and nothing written; current → 201 with the ne
 });
 
 t.test('If-Match that is not one strong ETag, or names no task, is a 400', async (t) => {
-  const { call, service } = await testApp(t);
-  t.equal((await call('/v1/tasks', { body: { task_id: 'task-bad', title: 'Malformed preconditions', session_id: 'sess-1' } })).status, 201);
-  const seq = service.store.tail().seq;
+  const app = await testApp(t);
+  t.equal((await app.call('/v1/tasks', { body: { task_id: 'task-bad', title: 'Malformed preconditions', session_id: 'sess-1' } })).status, 201);
+  const refused = [expectResponse(400, { code: 'invalid_if_match' }), expectNoEvents()];
   for (const value of ['W/"1"', '1', '"1", "2"', '"abc"', '""']) {
-    const res = await call('/v1/tasks/task-bad/checkpoints', { body: { progress: 'A malformed If-Match' }, headers: { 'If-Match': value } });
-    t.match(res, { status: 400, json: { code: 'invalid_if_match' } }, value);
+    await spec(t, app, `If-Match: ${value}`).when('/v1/tasks/task-bad/checkpoints', { body: { progress: 'A malformed If-Match' }, headers: { 'If-Match': value } }).then(...refused);
   }
-  const noTask = await call('/v1/events', { body: rawEvent(SCOPE_A), idempotencyKey: 'no-task', headers: { 'If-Match': '"1"' } });
-  t.match(noTask, { status: 400, json: { code: 'invalid_if_match' } });
-  t.equal(service.store.tail().seq, seq, 'nothing written');
+  await spec(t, app, 'If-Match on an event without a task').when('/v1/events', { body: rawEvent(SCOPE_A), idempotencyKey: 'no-task', headers: { 'If-Match': '"1"' } }).then(...refused);
 });
 
 t.test('concurrent quota writes decide on fresh state without a lock', async (t) => {
-  const { call, seq, eventsAfter } = await quotaApp(t);
-  const before = seq();
-  const answers = await Promise.all([
+  const app = await quotaApp(t);
+  const { call } = app;
+  // One event per rule, nothing else, whatever order the writer sealed them in.
+  const answers = await spec(t, app, 'concurrent rule creates').when(() => Promise.all([
     ...Array.from({ length: 10 }, (_, i) => call('/admin/quota/rules', { body: { name: `rule-${i}`, limit: 100 + i } })),
     ...Array.from({ length: 5 }, () => call('/admin/quota/rules', { body: { name: 'rule-same', limit: 5 } })),
-  ]);
+  ])).then(expectNewEvents(Array.from({ length: 11 }, () => ({ kind: 'quota.rule.created' }))));
   t.same(answers.slice(0, 10).map((a) => a.status), Array(10).fill(201), 'distinct rules all land');
   const same = answers.slice(10);
   t.equal(same.filter((a) => a.status === 201).length, 1, 'one create of the same name');
   t.equal(same.filter((a) => a.status === 409).length, 4, 'the others conflict');
-  t.same(eventsAfter(before).map((e) => e.kind), Array(11).fill('quota.rule.created'), 'one event per rule, nothing else');
 });
