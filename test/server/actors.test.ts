@@ -4,9 +4,9 @@ import t, { type Test } from 'tap';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { StoredEvent } from '../../src/domain/event.ts';
-import { expectNoEvents, expectResponse, spec } from '../fixtures/api-spec.ts';
+import { expectNewEvents, expectNoEvents, expectResponse, spec } from '../fixtures/api-spec.ts';
 import { evidenceOfRun } from '../fixtures/bodies.ts';
-import { assertSchema, rawEvent, SCOPE_A, SCOPE_B, testApp } from '../fixtures/test-app.ts';
+import { assertSchema, rawEvent, SCOPE_A, SCOPE_B, testApp, type Call } from '../fixtures/test-app.ts';
 
 const CUSTOMER = { type: 'service_account', id: 'preview-customer' };
 const OPERATOR = { type: 'service_account', id: 'preview-operator' };
@@ -35,32 +35,27 @@ async function app(t: Test) {
 }
 
 t.test('every event names an actor: the body\'s, else the transport\'s principal', async (t) => {
-  const { call, seq, eventsAfter, customer } = await app(t);
-  const start = seq();
-  const expected: Array<[string, object]> = [];
-  const expect = async (res: Promise<{ status: number; text: string }>, status: number, ...events: Array<[string, object]>) => {
-    const r = await res;
-    t.equal(r.status, status, r.text);
-    expected.push(...events);
-  };
+  const preview = await app(t);
+  const start = preview.seq();
+  // Each request appends exactly these events, each naming this actor.
+  const write = (path: string, c: Call, status: number, ...events: Array<[string, object]>) =>
+    spec(t, preview).when(path, c).then(expectResponse(status), expectNewEvents(events.map(([kind, actor]) => ({ kind, actor }))));
 
-  await expect(customer('/v1/tasks', { task_id: 'task-1', title: 'Render invoices with the new fonts', session_id: 'sess-1' }), 201, ['task.created', CUSTOMER]);
-  await expect(customer('/v1/tasks', { task_id: 'task-2', title: 'Render the credit notes too', session_id: 'sess-1', actor: AGENT }), 201, ['task.created', AGENT]);
-  await expect(customer('/v1/tasks/task-1/checkpoints', { progress: 'Fonts uploaded', evidence_refs: [evidence] }), 201, ['task.checkpoint.written', CUSTOMER]);
-  await expect(customer('/v1/tasks/task-2/checkpoints', { progress: 'Fonts uploaded', actor: AGENT }), 201, ['task.checkpoint.written', AGENT]);
-  await expect(customer('/v1/events', rawEvent(SCOPE_A), 'raw-1'), 201, ['ext.acme.note', CUSTOMER]);
-  await expect(customer('/v1/events', rawEvent(SCOPE_A, { actor: USER }), 'raw-2'), 201, ['ext.acme.note', USER]);
-  await expect(customer('/v1/claim-boundaries/evaluate', { task_ids: ['task-1'], claims: [{ claim: 'The fonts were uploaded.', evidence: ['ci-run-1'] }] }), 200, ['claim_boundary.evaluated', CUSTOMER]);
-  await expect(customer('/v1/proof-packets', { task_ids: ['task-1'], integrity_class: 'signed_and_receipted' }), 201,
+  await write('/v1/tasks', { body: { task_id: 'task-1', title: 'Render invoices with the new fonts', session_id: 'sess-1' } }, 201, ['task.created', CUSTOMER]);
+  await write('/v1/tasks', { body: { task_id: 'task-2', title: 'Render the credit notes too', session_id: 'sess-1', actor: AGENT } }, 201, ['task.created', AGENT]);
+  await write('/v1/tasks/task-1/checkpoints', { body: { progress: 'Fonts uploaded', evidence_refs: [evidence] } }, 201, ['task.checkpoint.written', CUSTOMER]);
+  await write('/v1/tasks/task-2/checkpoints', { body: { progress: 'Fonts uploaded', actor: AGENT } }, 201, ['task.checkpoint.written', AGENT]);
+  await write('/v1/events', { body: rawEvent(SCOPE_A), idempotencyKey: 'raw-1' }, 201, ['ext.acme.note', CUSTOMER]);
+  await write('/v1/events', { body: rawEvent(SCOPE_A, { actor: USER }), idempotencyKey: 'raw-2' }, 201, ['ext.acme.note', USER]);
+  await write('/v1/claim-boundaries/evaluate', { body: { task_ids: ['task-1'], claims: [{ claim: 'The fonts were uploaded.', evidence: ['ci-run-1'] }] } }, 200, ['claim_boundary.evaluated', CUSTOMER]);
+  await write('/v1/proof-packets', { body: { task_ids: ['task-1'], integrity_class: 'signed_and_receipted' } }, 201,
     ['proof_packet.receipted', CUSTOMER], ['proof_packet.assembled', CUSTOMER], ['access.logged', CUSTOMER]);
-  await expect(call('/v1/proof-packets', { scope: SCOPE_B, body: { task_ids: ['task-1'] } }), 404, ['access.logged', CUSTOMER]);
-  await expect(customer('/v1/tasks/task-1/closeout', closeout), 201, ['task.closed', CUSTOMER]);
-  await expect(customer('/v1/tasks/task-2/closeout', { ...closeout, actor: USER }), 201, ['task.closed', USER]);
-  await expect(call('/admin/quota/rules', { token: 'operator', scope: null, body: { name: 'total-1k', limit: 1024, subjects: ['size:all'] } }), 201, ['quota.rule.created', OPERATOR]);
+  await write('/v1/proof-packets', { scope: SCOPE_B, body: { task_ids: ['task-1'] } }, 404, ['access.logged', CUSTOMER]);
+  await write('/v1/tasks/task-1/closeout', { body: closeout }, 201, ['task.closed', CUSTOMER]);
+  await write('/v1/tasks/task-2/closeout', { body: { ...closeout, actor: USER } }, 201, ['task.closed', USER]);
+  await write('/admin/quota/rules', { token: 'operator', scope: null, body: { name: 'total-1k', limit: 1024, subjects: ['size:all'] } }, 201, ['quota.rule.created', OPERATOR]);
 
-  const events = eventsAfter(start);
-  t.same(events.map((e) => [e.kind, e.actor]), expected, 'each event and its actor, in log order');
-  for (const e of events) assertSchema(t, 'api/event.json', e, `${e.kind} is a valid envelope`);
+  for (const e of preview.eventsAfter(start)) assertSchema(t, 'api/event.json', e, `${e.kind} is a valid envelope`);
 });
 
 t.test('events written at start-up name the operator principal too', async (t) => {
