@@ -1,18 +1,18 @@
-// The one error type of the project. Domain code raises AppError with a stable snake_case code;
-// transports (HTTP problem table, CLI exit table, MCP results) map the code, never the message.
+// The one error type of the project. Code raises AppError with a stable snake_case code from the
+// catalogue (error-catalogue.ts); transports (HTTP problem table, forge bodies, CLI exit codes, MCP
+// results) map the code through that catalogue, never the message.
+import type { ErrorCode } from './error-catalogue.ts';
+
+export type { ErrorCode };
 
 export type ErrorDetail = { pointer: string; detail: string };
 
-export class AppError extends Error {
-  readonly code: string;
+export class AppError<C extends ErrorCode = ErrorCode> extends Error {
+  readonly code: C;
   readonly details: ErrorDetail[] | undefined;
   readonly extra: Record<string, unknown> | undefined;
 
-  constructor(
-    code: string,
-    message: string,
-    options: { details?: ErrorDetail[]; cause?: unknown; extra?: Record<string, unknown> } = {},
-  ) {
+  constructor(code: C, message: string, options: { details?: ErrorDetail[]; cause?: unknown; extra?: Record<string, unknown> } = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'AppError';
     this.code = code;

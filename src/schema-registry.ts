@@ -5,7 +5,7 @@ import addFormatsModule from 'ajv-formats';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { isDateTime } from './domain/date-time.ts';
-import { AppError, type ErrorDetail } from './errors.ts';
+import { AppError, type ErrorCode, type ErrorDetail } from './errors.ts';
 import { escapePointer } from './domain/json-pointer.ts';
 
 export const SCHEMA_BASE = 'https://schemas.gov.local/';
@@ -16,7 +16,7 @@ export type SchemaRegistry = {
   /** Validates `value` against the schema named by `ref` (a $id, relative to SCHEMA_BASE, or with a fragment). */
   validate(ref: string, value: unknown): ErrorDetail[];
   /** Like validate, but throws AppError(code) (default `validation_failed`) on failure. */
-  assert(ref: string, value: unknown, what: string, code?: string): void;
+  assert(ref: string, value: unknown, what: string, code?: ErrorCode): void;
   has(ref: string): boolean;
 };
 

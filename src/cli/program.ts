@@ -7,7 +7,8 @@ import { VERSION } from '../version.ts';
 import type { CliIo, CommandResult } from './io.ts';
 import { render } from './render.ts';
 
-export type ProgramState = { exitCode: 0 | 1 };
+/** What a run leaves for run-cli.ts: the exit code of a command that finished, whether it took --json. */
+export type ProgramState = { exitCode: 0 | 1; json?: boolean };
 
 // Command modules load on use: `gov preview start` should not pay for the MCP SDK or the smoke suite.
 const preview = () => import('./commands/preview.ts');
@@ -23,7 +24,11 @@ export function createProgram(io: CliIo, state: ProgramState): Command {
     .version(VERSION)
     .exitOverride()
     .showHelpAfterError('(run with --help for usage and examples)')
-    .configureOutput({ writeOut: io.stdout, writeErr: io.stderr });
+    .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
+    // A command that fails prints an error document with --json (run-cli.ts): note whether it took it.
+    .hook('preAction', (_program, command) => {
+      state.json = command.opts().json === true;
+    });
   const finish = (result: CommandResult, json: boolean | undefined) => {
     render(result, json === true, io);
     state.exitCode = result.exitCode;

@@ -4,7 +4,7 @@
 import { join } from 'node:path';
 import type { ClientScope } from '../client/client.ts';
 import { parseTokenFile } from '../client/credentials.ts';
-import { AppError } from '../errors.ts';
+import { AppError, type ErrorCode } from '../errors.ts';
 
 export type ConnectionOptions = { baseUrl?: string; tokenFile?: string; dataDir: string };
 
@@ -47,7 +47,7 @@ export function resolveConnection(options: ConnectionOptions, env: Env, readFile
   return { baseUrl: checkUrl(baseUrl[0], baseUrl[1]), token: token[0], source: { baseUrl: baseUrl[1], token: token[1] } };
 }
 
-function readOrFail(readFile: (path: string) => string, path: string, code: string, lead: string): string {
+function readOrFail(readFile: (path: string) => string, path: string, code: ErrorCode, lead: string): string {
   try {
     return readFile(path);
   } catch (err) {

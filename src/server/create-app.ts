@@ -90,6 +90,9 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     // A damaged index file found by a read: refuse reads until a restart rebuilds it.
     const err = indexDamage(thrown) ?? thrown;
     if (err !== thrown || (err instanceof AppError && err.code === 'index_unavailable')) deps.store.markIndexCorrupt((thrown as Error).message);
+    // A family's middleware (the forge's, middleware/forge-errors.ts) reads c.error after next()
+    // to answer in its own shape: it must see the error answered here.
+    c.error = err;
     const res = problemResponse(c, err);
     // Every 5xx is logged, an AppError whose code is in no table too (it answers a generic 500).
     if (res.status >= 500) deps.logError(serverErrorLine(c, err, res.status));

@@ -4,7 +4,7 @@
 import { getRequestListener, RequestError } from '@hono/node-server';
 import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import { AppError } from '../errors.ts';
+import { AppError, type ErrorCode } from '../errors.ts';
 import { isAllowedHost } from './middleware/loopback-guard.ts';
 import { problemOf } from './problem.ts';
 
@@ -67,7 +67,7 @@ function adapterErrorResponse(err: unknown, deps: NodeServerDeps): Response {
 }
 
 /** Node's parser error codes → the answer (Node's own default answers, with a problem body). */
-function problemCodeOf(err: NodeJS.ErrnoException): string {
+function problemCodeOf(err: NodeJS.ErrnoException): keyof typeof DETAIL {
   switch (err.code) {
     case 'HPE_HEADER_OVERFLOW':
       return 'request_header_fields_too_large';
@@ -80,12 +80,12 @@ function problemCodeOf(err: NodeJS.ErrnoException): string {
   }
 }
 
-const DETAIL: Record<string, string> = {
+const DETAIL = {
   request_header_fields_too_large: 'The request headers are larger than the server reads (16 KiB in all); send fewer or shorter headers.',
   payload_too_large: 'The chunk extensions of the body are too large; send the body without them.',
   request_timeout: 'The request did not arrive in time; send it again, whole.',
   bad_request: 'The request is not valid HTTP/1.1 (the request line, a header or the body framing); a path must be ASCII, with anything else percent-encoded.',
-};
+} as const satisfies Partial<Record<ErrorCode, string>>;
 
 /**
  * Node's parser refused the bytes (no request exists, so the answer goes on the raw socket). While
@@ -102,7 +102,7 @@ function answerClientError(err: NodeJS.ErrnoException, socket: Socket, deps: Nod
   }
   const requestId = deps.newRequestId();
   const code = problemCodeOf(err);
-  const problem = problemOf(new AppError(code, DETAIL[code]!), requestId);
+  const problem = problemOf(new AppError(code, DETAIL[code]), requestId);
   const body = JSON.stringify(problem);
   socket.end(
     `HTTP/1.1 ${problem.status} ${STATUS_CODES[problem.status]}\r\n` +

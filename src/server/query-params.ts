@@ -2,7 +2,7 @@
 // lists) and the one reader that checks a request against that declaration. A parameter a route
 // does not declare is ignored: it is never read.
 import type { Context } from 'hono';
-import { AppError, type ErrorDetail } from '../errors.ts';
+import { AppError, type ErrorCode, type ErrorDetail } from '../errors.ts';
 import type { SchemaRegistry } from '../schema-registry.ts';
 
 /** A base-10 integer; a strict parameter takes digits only, as the range allows. */
@@ -28,7 +28,7 @@ export type QueryParam = {
    * invalid_query with a message from the schema; the forge routes name their own codes. The
    * message is written for the caller.
    */
-  refusal?: { code?: string; message?: string | ((value: string | undefined) => string) };
+  refusal?: { code?: ErrorCode; message?: string | ((value: string | undefined) => string) };
 };
 
 export type QuerySpec = Readonly<Record<string, QueryParam>>;

@@ -4,7 +4,7 @@
 // no table answered 500 with nothing logged, and a forge route put its message in {message}.
 import t, { type Test } from 'tap';
 import { appDepsOf } from '../../src/deps.ts';
-import { AppError } from '../../src/errors.ts';
+import { AppError, type ErrorCode } from '../../src/errors.ts';
 import { createApp } from '../../src/server/create-app.ts';
 import { assertSchema, HOST, rawEvent, SCOPE_A, testApp, TOKENS } from '../fixtures/test-app.ts';
 
@@ -47,7 +47,7 @@ const routes = [
 ] as const;
 
 const failures = [
-  { name: 'an AppError whose code is in no table', thrown: () => new AppError('made_up_code', SECRET), error: 'AppError', code: 'made_up_code' },
+  { name: 'an AppError whose code is in no table', thrown: () => new AppError('made_up_code' as ErrorCode, SECRET), error: 'AppError', code: 'made_up_code' },
   { name: 'a TypeError', thrown: () => new TypeError(SECRET), error: 'TypeError', code: null },
 ] as const;
 

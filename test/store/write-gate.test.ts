@@ -5,7 +5,7 @@
 import t, { type Test } from 'tap';
 import Database from 'better-sqlite3';
 import { taskStream } from '../../src/domain/streams.ts';
-import { AppError } from '../../src/errors.ts';
+import { AppError, type ErrorCode } from '../../src/errors.ts';
 import type { PendingEvent } from '../../src/store/event-log.ts';
 import type { Expectation } from '../../src/store/expectations.ts';
 import { indexPathOf, openStore, type Store } from '../../src/store/store.ts';
@@ -17,10 +17,13 @@ let id = 0;
 function pending(extra: Partial<PendingEvent> = {}): PendingEvent {
   return { event_id: `evt_${++id}`, kind: 'ext.acme.note', ...scope, task_id: 'task-1', transport: 'customer', idempotency_key: null, request_sha256: null, payload: { n: id }, ...extra };
 }
-const fail = (code: string) => () => new AppError(code, code);
+// The gate hands back whatever error an expectation makes. These name the reason the gate found
+// (task_stale, task_missing: not catalogue codes), so the assertions read that reason.
+const reasonError = (code: string, message: string) => new AppError(code as ErrorCode, message);
+const fail = (code: string) => () => reasonError(code, code);
 const expectTask = (state: 'absent' | 'open', version?: number): Expectation => ({
   type: 'stream', stream, state, ...(version === undefined ? {} : { version }),
-  orElse: (f) => new AppError(`task_${f.reason}`, `task ${f.reason} (actual ${f.actual?.version ?? 'none'})`),
+  orElse: (f) => reasonError(`task_${f.reason}`, `task ${f.reason} (actual ${f.actual?.version ?? 'none'})`),
 });
 
 async function open(t: Test, dataDir = tempDir(t), clock = fixedClock()): Promise<{ store: Store; batches: number[]; warnings: string[]; dataDir: string }> {
@@ -65,7 +68,7 @@ t.test('versions: the expected version must be the one when the unit is sealed',
   ]);
   t.same(results, ['ok:2', 'task_stale', 'ok:3'], 'the second writer read version 1 too, and lost');
   t.same(await outcomes([store.append([pending()], [expectTask('open', 0)])]), ['task_stale']);
-  t.same(await outcomes([store.append([pending({ task_id: 'task-new' })], [{ type: 'stream', stream: taskStream(scope, 'task-new'), state: 'open', orElse: (f) => new AppError(`task_${f.reason}`, f.reason) }])]), ['task_missing']);
+  t.same(await outcomes([store.append([pending({ task_id: 'task-new' })], [{ type: 'stream', stream: taskStream(scope, 'task-new'), state: 'open', orElse: (f) => reasonError(`task_${f.reason}`, f.reason) }])]), ['task_missing']);
   // version 0 is the version of a stream without events
   t.same(await outcomes([store.append([pending({ task_id: 'task-zero', kind: 'task.created' })], [{ type: 'stream', stream: taskStream(scope, 'task-zero'), version: 0, orElse: fail('stale') }])]), ['ok:4']);
 });

@@ -3,13 +3,13 @@
 // and appends its events as one unit that expects that state unchanged, so a failure writes nothing.
 import type { QuotaGroup, QuotaRule } from '../../domain/quota/evaluate.ts';
 import { quotaEvent, QUOTA_KINDS, userKey, type QuotaEventDraft } from '../../domain/quota/quota-events.ts';
-import { AppError } from '../../errors.ts';
+import { AppError, type ErrorCode } from '../../errors.ts';
 import { readCreateGroup, readCreateRule, readEditRule, readSetUserGroups, recognisedSubjects } from './quota-bodies.ts';
 import type { ForgeOwnerView } from './forge-state.ts';
 import type { QuotaContext } from './quota-context.ts';
 
-const notFound = (code: string, message: string) => new AppError(code, message);
-const conflict = (code: string, message: string) => new AppError(code, message);
+const notFound = (code: ErrorCode, message: string) => new AppError(code, message);
+const conflict = (code: ErrorCode, message: string) => new AppError(code, message);
 
 export function findRule(ctx: QuotaContext, name: string): QuotaRule {
   const rule = ctx.q.rule(name);

@@ -1,0 +1,66 @@
+// A failing command: one sentence on stderr and the catalogue's exit code; with --json, also one
+// error document on stdout ({ok: false, code, message} and what the error names), whether the
+// command failed in its action or commander refused its arguments. Without --json, and for gov mcp
+// (no --json: stdout is its protocol channel), nothing on stdout.
+import t from 'tap';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { CliIo } from '../../src/cli/io.ts';
+import { runCli } from '../../src/cli/run-cli.ts';
+import { tempDir } from '../fixtures/test-app.ts';
+
+async function gov(cwd: string, ...argv: string[]) {
+  let stdout = '';
+  let stderr = '';
+  const io: CliIo = { stdout: (s) => (stdout += s), stderr: (s) => (stderr += s), env: {}, cwd, isTty: false, onStopSignal: () => {} };
+  const code = await runCli(argv, io);
+  return { code, stdout, stderr, doc: stdout === '' ? null : JSON.parse(stdout) };
+}
+
+t.test('--json failures print one error document; the sentence stays on stderr', async (t) => {
+  const dir = tempDir(t);
+  writeFileSync(join(dir, 'policy.json'), '{\n  "rules": [\n    {"name": "r", "limit": 1, "subjects": ["size:everything"]}\n  ]\n}\n');
+  writeFileSync(join(dir, 'usage.json'), '{}\n');
+
+  const unreadable = await gov(dir, 'quota', 'eval', '--groups', 'nope.json', '--usage', 'usage.json', '--json');
+  t.equal(unreadable.code, 2);
+  t.strictSame(unreadable.doc, { ok: false, code: 'bad_input_file', message: 'nope.json: cannot be read (ENOENT). Check the path and run the command again.', file: 'nope.json' });
+  t.equal(unreadable.stderr, `gov: ${unreadable.doc.message}\n`);
+
+  const broken = await gov(dir, 'quota', 'eval', '--groups', 'policy.json', '--usage', 'usage.json', '--json');
+  t.equal(broken.code, 2);
+  t.match(broken.doc, { ok: false, code: 'bad_input_file', file: 'policy.json', pointer: '/rules/0/subjects/0', line: 3 });
+  t.same(Object.keys(broken.doc).slice(0, 3), ['ok', 'code', 'message'], 'the fixed members first');
+
+  const noLog = await gov(dir, 'events', 'verify', '--data-dir', join(dir, 'nowhere'), '--json');
+  t.equal(noLog.code, 3);
+  t.match(noLog.doc, { ok: false, code: 'not_found', message: /There is no event log/ });
+});
+
+t.test('a usage error commander finds is usage_error, with --json only', async (t) => {
+  const dir = tempDir(t);
+  const missing = await gov(dir, 'quota', 'eval', '--json');
+  t.equal(missing.code, 2);
+  t.strictSame(missing.doc, { ok: false, code: 'usage_error', message: "required option '--groups <file>' not specified" });
+  t.match(missing.stderr, /required option/, 'commander says it on stderr');
+
+  const plain = await gov(dir, 'quota', 'eval');
+  t.equal(plain.code, 2);
+  t.equal(plain.stdout, '', 'without --json nothing on stdout');
+
+  const mcp = await gov(dir, 'mcp', '--json');
+  t.equal(mcp.code, 2);
+  t.equal(mcp.stdout, '', 'gov mcp takes no --json: its stdout stays empty');
+
+  const afterDashes = await gov(dir, 'quota', 'eval', '--', '--json');
+  t.equal(afterDashes.code, 2);
+  t.equal(afterDashes.stdout, '', 'a --json after -- is an argument, not the option');
+});
+
+t.test('a check that fails is a result, not an error document', async (t) => {
+  const dir = tempDir(t);
+  const status = await gov(dir, 'preview', 'status', '--data-dir', dir, '--json');
+  t.equal(status.code, 1);
+  t.match(status.doc, { running: false });
+  t.notOk('ok' in status.doc);
+});
