@@ -63,7 +63,8 @@ export function proofChecks(): SmokeCheck[] {
       ctx.samples.set('receipts', body.receipt_id);
     }, { needs, always: true }),
     negative('proofs: a packet request with an unknown member is 422 with the validation body', PACKETS, async (ctx) => {
-      ctx.expect(await ctx.call(PACKETS, { body: { task_ids: [smokeTaskId(ctx)], colour: 'red' } }), 422, { ok: false, template_id: 'proof_packet.assemble.v1' });
+      const body = ctx.expect(await ctx.call(PACKETS, { body: { task_ids: [smokeTaskId(ctx)], colour: 'red' } }), 422);
+      check(body.ok === false && body.template_id === 'proof_packet.assemble.v1', `a validation body of proof_packet.assemble.v1, got ${JSON.stringify(body).slice(0, 200)}`);
     }),
     negative('proofs: a packet naming a task of another workspace is 404 not_found_in_scope', PACKETS, async (ctx) => {
       ctx.expect(await ctx.call(PACKETS, { scope: otherWorkspace(ctx), body: { task_ids: [smokeTaskId(ctx)] } }), 404, { code: 'not_found_in_scope' });
