@@ -2,10 +2,11 @@
 // README "Development" for why `typescript` is the 6.0 compatibility package and `tsc` is 7).
 // A short list of rules that catch real faults, not a style guide: formatting is prettier's.
 import js from '@eslint/js';
+import { defineConfig } from 'eslint/config';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
-export default tseslint.config(
+export default defineConfig(
   { ignores: ['node_modules/', 'dist/', '.tap/', 'scratch*/', 'bench/results/', '.gov-preview/'] },
   {
     files: ['**/*.{ts,js,mjs,cjs}'],
