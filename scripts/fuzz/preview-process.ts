@@ -4,6 +4,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, openSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { runNode } from '../bench/processes.ts';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const GOV_BIN = `${ROOT}bin/gov.js`;
@@ -82,23 +83,10 @@ export async function startPreviewProcess(dataDir: string, logPath: string, time
   };
 }
 
-/** Runs `gov <args>` to completion, bounded in time. */
-export function runGov(args: string[], timeoutMs = 120_000): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [GOV_BIN, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-    live.add(child);
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    child.on('error', reject);
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      live.delete(child);
-      resolve({ code, stdout, stderr });
-    });
-  });
+/** Runs `gov <args>` to completion, bounded in time (the bench's runner: one place spawns one-shot commands). */
+export async function runGov(args: string[], timeoutMs = 120_000): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const { code, stdout, stderr } = await runNode([GOV_BIN, ...args], timeoutMs);
+  return { code, stdout, stderr };
 }
 
 export function tailOf(path: string, chars = 2000): string {
