@@ -38,13 +38,7 @@ export async function createTask(deps: ServiceDeps, ctx: WriteContext, body: unk
 export async function writeCheckpoint(deps: ServiceDeps, ctx: WriteContext, taskId: string, body: unknown): Promise<Gated<EventWrite>> {
   const validation = gateRouteBody(deps, 'checkpoint.write.v1', body);
   if (!validation.ok) return { ok: false, validation };
-  const req = body as { session_id?: string; evidence_refs?: EvidenceRef[]; actor?: Actor } & Record<string, Json>;
-  const result = await deps.store.append([pendingEvent(ctx, deps.newId, {
-    kind: 'task.checkpoint.written', task_id: taskId, ...(req.actor ? { actor: req.actor } : {}),
-    ...(req.session_id ? { session_id: req.session_id } : {}),
-    ...(req.evidence_refs ? { evidence_refs: req.evidence_refs } : {}),
-    payload: pick(req, ['progress', 'blockers', 'next_actions', 'context_lines']),
-  })], [expectTask(ctx.scope, taskId, 'open', ctx.ifMatch ?? undefined)]);
+  const result = await appendToOpenTask(deps, ctx, taskId, 'task.checkpoint.written', body, ['progress', 'blockers', 'next_actions', 'context_lines']);
   return { ok: true, write: { replayed: result.replayed, event: result.events[0]!, line: result.lines[0]! } };
 }
 
@@ -60,14 +54,22 @@ export async function closeTask(deps: ServiceDeps, ctx: WriteContext, taskId: st
   assertTaskWritable(deps, ctx.scope, taskId);
   const validation = gateRouteBody(deps, 'task_closeout.v1', body);
   if (!validation.ok) return { ok: false, validation };
+  const result = await appendToOpenTask(deps, ctx, taskId, 'task.closed', body, ['outcome', 'summary', 'verification', 'context_lines', 'future_agent_traps', 'blockers', 'gaps', 'next_actions']);
+  return { ok: true, write: await withTask(deps, ctx, result) };
+}
+
+/**
+ * Appends one event of a gated body to a task that must still be open when the log seals it (and
+ * at the caller's If-Match version): the envelope members the body names, `payloadKeys` as payload.
+ */
+function appendToOpenTask(deps: ServiceDeps, ctx: WriteContext, taskId: string, kind: string, body: unknown, payloadKeys: string[]): Promise<AppendResult> {
   const req = body as { session_id?: string; evidence_refs?: EvidenceRef[]; actor?: Actor } & Record<string, Json>;
-  const result = await deps.store.append([pendingEvent(ctx, deps.newId, {
-    kind: 'task.closed', task_id: taskId, ...(req.actor ? { actor: req.actor } : {}),
+  return deps.store.append([pendingEvent(ctx, deps.newId, {
+    kind, task_id: taskId, ...(req.actor ? { actor: req.actor } : {}),
     ...(req.session_id ? { session_id: req.session_id } : {}),
     ...(req.evidence_refs ? { evidence_refs: req.evidence_refs } : {}),
-    payload: pick(req, ['outcome', 'summary', 'verification', 'context_lines', 'future_agent_traps', 'blockers', 'gaps', 'next_actions']),
+    payload: pick(req, payloadKeys),
   })], [expectTask(ctx.scope, taskId, 'open', ctx.ifMatch ?? undefined)]);
-  return { ok: true, write: await withTask(deps, ctx, result) };
 }
 
 /** The task as it stood right after the event (so a replay answers what the original answered). */

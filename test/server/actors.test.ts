@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { StoredEvent } from '../../src/domain/event.ts';
 import { expectNewEvents, expectNoEvents, expectResponse, spec } from '../fixtures/api-spec.ts';
-import { evidenceOfRun } from '../fixtures/bodies.ts';
+import { closeout, evidence } from '../fixtures/bodies.ts';
 import { assertSchema, rawEvent, SCOPE_A, SCOPE_B, testApp, type Call } from '../fixtures/test-app.ts';
 
 const CUSTOMER = { type: 'service_account', id: 'preview-customer' };
@@ -13,16 +13,6 @@ const OPERATOR = { type: 'service_account', id: 'preview-operator' };
 const AGENT = { type: 'agent', id: 'renderer-agent-3' };
 const USER = { type: 'user', id: 'dana' };
 
-const evidence = evidenceOfRun(1);
-
-const closeout = {
-  outcome: 'completed',
-  summary: 'Moved the invoice renderer to the new font pipeline and re-rendered the backlog.',
-  verification: ['Rendered the 40 sample invoices and compared them with the approved proofs'],
-  evidence_refs: [evidence],
-  context_lines: ['The font pipeline reads its fonts from the assets bucket, not the image'],
-  future_agent_traps: ['Re-rendering without clearing the glyph cache keeps the old kerning'],
-};
 
 /** The preview as started (the bundled forge data loaded), and the events of its log after a seq. */
 async function app(t: Test) {
@@ -47,7 +37,7 @@ t.test('every event names an actor: the body\'s, else the transport\'s principal
   await write('/v1/tasks/task-2/checkpoints', { body: { progress: 'Fonts uploaded', actor: AGENT } }, 201, ['task.checkpoint.written', AGENT]);
   await write('/v1/events', { body: rawEvent(SCOPE_A), idempotencyKey: 'raw-1' }, 201, ['ext.acme.note', CUSTOMER]);
   await write('/v1/events', { body: rawEvent(SCOPE_A, { actor: USER }), idempotencyKey: 'raw-2' }, 201, ['ext.acme.note', USER]);
-  await write('/v1/claim-boundaries/evaluate', { body: { task_ids: ['task-1'], claims: [{ claim: 'The fonts were uploaded.', evidence: ['ci-run-1'] }] } }, 200, ['claim_boundary.evaluated', CUSTOMER]);
+  await write('/v1/claim-boundaries/evaluate', { body: { task_ids: ['task-1'], claims: [{ claim: 'The fonts were uploaded.', evidence: [evidence.artifact_id] }] } }, 200, ['claim_boundary.evaluated', CUSTOMER]);
   await write('/v1/proof-packets', { body: { task_ids: ['task-1'], integrity_class: 'signed_and_receipted' } }, 201,
     ['proof_packet.receipted', CUSTOMER], ['proof_packet.assembled', CUSTOMER], ['access.logged', CUSTOMER]);
   await write('/v1/proof-packets', { scope: SCOPE_B, body: { task_ids: ['task-1'] } }, 404, ['access.logged', CUSTOMER]);

@@ -3,18 +3,10 @@
 // bodies it passes. Issue 11 items 5 and 14.
 import t from 'tap';
 import { expectNoEvents, expectResponse, spec } from '../fixtures/api-spec.ts';
-import { evidence } from '../fixtures/bodies.ts';
+import { closeout, evidence } from '../fixtures/bodies.ts';
 import { assertSchema, SCOPE_A, testApp } from '../fixtures/test-app.ts';
 
 
-const closeout = {
-  outcome: 'completed',
-  summary: 'Moved the invoice renderer to the new font pipeline and re-rendered the backlog.',
-  verification: ['Rendered the 40 sample invoices and compared them with the approved proofs'],
-  evidence_refs: [evidence],
-  context_lines: ['The font pipeline reads its fonts from the assets bucket, not the image'],
-  future_agent_traps: ['Re-rendering without clearing the glyph cache keeps the old kerning'],
-};
 
 const attach = (payload: object) => ({ kind: 'evidence.attached', ...SCOPE_A, task_id: 'task-1', payload, evidence_refs: [evidence] });
 const bind = (payload: object) => ({ kind: 'session.bound', ...SCOPE_A, session_id: 'sess-9', payload: { principal: { type: 'user', id: 'user-7' }, ...payload } });
