@@ -3,3 +3,6 @@
 import packageJson from '../package.json' with { type: 'json' };
 
 export const VERSION: string = packageJson.version;
+
+/** The preview's release label, which /health and the OpenAPI document name. */
+export const RELEASE_LABEL = 'R0.5-preview';

@@ -5,8 +5,8 @@ import { STATUS_CODES } from 'node:http';
 import type { SchemaRegistry } from '../schema-registry.ts';
 import { componentRef, schemaComponents } from './openapi-components.ts';
 import type { QueryParam } from './query-params.ts';
-import type { RouteSpec } from './route-table.ts';
-import { RELEASE_LABEL } from './routes/health.ts';
+import type { RouteSpec } from './route-spec.ts';
+import { RELEASE_LABEL } from '../version.ts';
 
 export type OpenApiDocument = {
   openapi: '3.1.0';
@@ -21,7 +21,7 @@ const PROBLEM_SCHEMA = 'api/problem.json';
 const ID_SCHEMA = 'common/types.json';
 const SCOPE_PARAMS = [['TenantId', 'X-Tenant-Id', 'tenant'], ['WorkspaceId', 'X-Workspace-Id', 'workspace'], ['ProjectId', 'X-Project-Id', 'project']] as const;
 
-export function buildOpenApi(routes: RouteSpec[], registry: SchemaRegistry, version: string = RELEASE_LABEL): OpenApiDocument {
+export function buildOpenApi(routes: readonly RouteSpec[], registry: SchemaRegistry, version: string = RELEASE_LABEL): OpenApiDocument {
   const paths: OpenApiDocument['paths'] = {};
   for (const route of routes) {
     const item = (paths[route.path] ??= {});

@@ -1,4 +1,4 @@
-// Builds a service WriteContext from a request: scope headers, transport (and its principal),
+// Builds a service WriteContext from a request: its scope, transport (and its principal),
 // Idempotency-Key, If-Match
 // and the canonical fingerprint of method, path, scope and body that a replay is compared against;
 // and the write answer, which embeds stored event lines as they are.
@@ -7,10 +7,11 @@ import { canonicalSha256Uri } from '../domain/canonical-json.ts';
 import { transportPrincipal } from '../domain/event.ts';
 import type { WriteContext } from '../service/write-context.ts';
 import type { AppEnv } from './env.ts';
-import { readIdempotencyKey, readIfMatch, readScope } from './request-input.ts';
+import { readIdempotencyKey, readIfMatch } from './request-input.ts';
 
-export function writeContextOf(c: Context<AppEnv>, body: unknown, idempotencyRequired = false): WriteContext {
-  const scope = readScope(c);
+/** For a scoped route with a body: the scope and body middleware have read both. */
+export function writeContextOf(c: Context<AppEnv>, idempotencyRequired = false): WriteContext {
+  const { scope, body } = c.var;
   const idempotencyKey = readIdempotencyKey(c, idempotencyRequired);
   const transport = c.get('transport') ?? 'customer';
   return {

@@ -4,7 +4,7 @@
 import t, { type Test } from 'tap';
 import { HonoRequest } from 'hono/request';
 import { routeTable } from '../../src/server/create-app.ts';
-import { FORGE_API_PREFIX } from '../../src/server/quota-route-table.ts';
+import { FORGE_API_PREFIX } from '../../src/server/routes/quota.ts';
 import type { RouteSpec } from '../../src/server/route-table.ts';
 import { assertSchema, SCOPE_A, testApp } from '../fixtures/test-app.ts';
 

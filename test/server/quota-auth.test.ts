@@ -3,7 +3,7 @@
 // any 404 or body check; Sudo for the user routes; quota switched off → 404 on every quota route,
 // after authentication (401/403 first, so the switch is not revealed).
 import t from 'tap';
-import { QUOTA_ROUTES } from '../../src/server/quota-route-table.ts';
+import { QUOTA_ROUTES } from '../../src/server/routes/quota.ts';
 import { expectNoEvents, expectResponse, spec } from '../fixtures/api-spec.ts';
 import { quotaApp } from '../fixtures/quota-app.ts';
 import { assertSchema } from '../fixtures/test-app.ts';

@@ -43,10 +43,10 @@ export function requireAuth(transportOf: TransportOf): MiddlewareHandler<AppEnv>
   };
 }
 
-/** Writes under /v1/ are customer writes: the operator token gets 403 and nothing is written. */
-export function requireCustomerWrite(readOnlyPaths: string[] = []): MiddlewareHandler<AppEnv> {
+/** A route declared as a write is a customer write: the operator token gets 403 and nothing is written. */
+export function requireCustomerWrite(): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    if (c.get('transport') === 'operator' && !readOnlyPaths.includes(c.req.path)) {
+    if (c.get('transport') === 'operator') {
       throw new AppError('operator_transport_rejected', 'Customer writes are not accepted over the operator transport; send this request with the customer token.');
     }
     await next();

@@ -1,7 +1,7 @@
 // Forge conventions for the quota routes: bearer auth (401 + WWW-Authenticate), the operator token
 // for admin routes, `Sudo: <username>` for the user routes, quota switched off → 404 (only once the
 // operator token is shown). Their errors become Forgejo's bodies in forge-errors.ts.
-import type { Context, Handler } from 'hono';
+import type { MiddlewareHandler } from 'hono';
 import { AppError } from '../../errors.ts';
 import type { ForgeOwnerView } from '../../service/quota/forge-state.ts';
 import type { AppEnv } from '../env.ts';
@@ -23,15 +23,14 @@ export type ForgeAuth = {
  */
 export type ForgeRouteOptions = { access: 'admin' | 'user'; quota: boolean };
 
-export type ForgeHandler = (c: Context<AppEnv>, doer: ForgeOwnerView | null) => Response | Promise<Response>;
-
 /**
- * Wraps a route handler with the checks above, in order (token → operator → disabled → Sudo). What
- * they and the handler throw goes to the root onError like any route's; forgeErrors (mounted on
- * every forge route) then answers it in the forge's shape.
+ * The checks above, in order (token → operator → disabled → Sudo), as the middleware of a forge
+ * route; it leaves the user the route acts as in c.var.doer (null on an admin route). What it and the
+ * handler throw goes to the root onError like any route's; forgeErrors (mounted on every forge route
+ * before this) then answers it in the forge's shape.
  */
-export function forgeRoute(auth: ForgeAuth, options: ForgeRouteOptions, handler: ForgeHandler): Handler<AppEnv> {
-  return async (c) => {
+export function forgeAuth(auth: ForgeAuth, options: ForgeRouteOptions): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
     const transport = auth.transportOf(c.req.header('authorization'));
     if (transport === null) {
       throw new AppError('forge_unauthorized', 'token is required: send Authorization: Bearer <token> with a token from the run file (<data-dir>/run.json).');
@@ -50,12 +49,16 @@ export function forgeRoute(auth: ForgeAuth, options: ForgeRouteOptions, handler:
     if (options.quota && !auth.quotaEnabled()) {
       throw new AppError('quota_disabled', 'Quota is not enabled on this instance; set "quota": {"enabled": true} in the preview configuration.');
     }
-    if (options.access === 'admin') return handler(c, null);
-    if (sudo === undefined || sudo === '') {
-      throw new AppError('sudo_required', 'The operator token is not a forge user: send the header Sudo: <username> to act as one.');
+    if (options.access === 'admin') {
+      c.set('doer', null);
+    } else {
+      if (sudo === undefined || sudo === '') {
+        throw new AppError('sudo_required', 'The operator token is not a forge user: send the header Sudo: <username> to act as one.');
+      }
+      const doer = auth.user(sudo);
+      if (!doer) throw new AppError('forge_user_not_found', `Sudo names no user of the forge data: "${sudo}".`);
+      c.set('doer', doer);
     }
-    const doer = auth.user(sudo);
-    if (!doer) throw new AppError('forge_user_not_found', `Sudo names no user of the forge data: "${sudo}".`);
-    return handler(c, doer);
+    await next();
   };
 }

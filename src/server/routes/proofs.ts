@@ -1,51 +1,71 @@
 // Claim boundaries, Proof Packets, receipts, keys, signature verification and attestations.
-import { Hono } from 'hono';
-import type { ServiceDeps } from '../../service/deps.ts';
 import { assemblePacket, evaluateClaims, findPacketEvent } from '../../service/proofs-service.ts';
 import { getReceipt, packetAttestation, packetManifest, publicKeys, verifySignatures } from '../../service/receipts-service.ts';
-import type { AppEnv } from '../env.ts';
-import { readJsonBody, readScope, requirePathId } from '../request-input.ts';
+import { requirePathId } from '../request-input.ts';
+import { P, U } from '../responses.ts';
+import type { Route } from '../route-spec.ts';
 import { writeContextOf, writeResponse } from '../write-context.ts';
 
-export function proofRoutes(deps: ServiceDeps): Hono<AppEnv> {
-  const app = new Hono<AppEnv>();
-  app.post('/v1/claim-boundaries/evaluate', async (c) => {
-    readScope(c);
-    const body = await readJsonBody(c);
-    const { replayed, decision } = await evaluateClaims(deps, writeContextOf(c, body), body);
-    if (replayed) c.header('Idempotent-Replayed', 'true');
-    return c.json(decision, 200);
-  });
-  app.post('/v1/proof-packets', async (c) => {
-    readScope(c);
-    const body = await readJsonBody(c);
-    const outcome = await assemblePacket(deps, writeContextOf(c, body), body);
-    // A body the template's gate refuses answers the validation body, as POST /v1/templates/validate does.
-    if (!outcome.ok) return c.json(outcome.validation, 422);
-    const { replayed, packet } = outcome.write;
-    return writeResponse(c, replayed, packet as unknown as Record<string, unknown>);
-  });
-  app.get('/v1/proof-packets/:packet_id', (c) => {
-    const scope = readScope(c);
-    return c.json(findPacketEvent(deps, scope, requirePathId(c.req.param('packet_id'), 'proof packet')).payload.packet as object);
-  });
-  app.get('/v1/proof-packets/:packet_id/redaction-manifest', (c) => {
-    const scope = readScope(c);
-    return c.json(packetManifest(deps, scope, requirePathId(c.req.param('packet_id'), 'proof packet')));
-  });
-  app.get('/v1/proof-packets/:packet_id/attestation', (c) => {
-    const scope = readScope(c);
-    return c.json(packetAttestation(deps, scope, requirePathId(c.req.param('packet_id'), 'proof packet')));
-  });
-  app.get('/v1/receipts/:receipt_id', (c) => {
-    const scope = readScope(c);
-    return c.json(getReceipt(deps, scope, requirePathId(c.req.param('receipt_id'), 'receipt')));
-  });
-  app.post('/v1/signatures/verify', async (c) => {
-    const scope = readScope(c);
-    const body = await readJsonBody(c);
-    return c.json(verifySignatures(deps, scope, body));
-  });
-  app.get('/v1/keys', (c) => c.json(publicKeys(deps.keys)));
-  return app;
-}
+const packetId = (value: string | undefined) => requirePathId(value ?? '', 'proof packet');
+
+export const PROOF_ROUTES: Route[] = [
+  {
+    method: 'POST', path: '/v1/claim-boundaries/evaluate', status: 'preview', access: 'write', scoped: true,
+    summary: 'Claim Boundary decision (engine cb-1) with the semantic-correctness non-claim.',
+    readme: 'engine `cb-1` → `claim_boundary.evaluated`',
+    request: 'api/claim-evaluate-request.json', responses: { 200: 'api/claim-decision.json', 404: P, 422: P },
+    handler: async (c, deps) => {
+      const { replayed, decision } = await evaluateClaims(deps, writeContextOf(c), c.var.body);
+      if (replayed) c.header('Idempotent-Replayed', 'true');
+      return c.json(decision, 200);
+    },
+  },
+  {
+    method: 'POST', path: '/v1/proof-packets', status: 'preview', access: 'write', scoped: true,
+    summary: 'Assemble a schema-valid Proof Packet v1 (deterministic at a given as_of).',
+    readme: 'Proof Packet v1 → `proof_packet.assembled` + `access.logged`',
+    request: 'api/proof-packet-request.json', responses: { 201: 'api/proof-packet.json', 200: 'api/proof-packet.json', 404: P, 422: U },
+    handler: async (c, deps) => {
+      const outcome = await assemblePacket(deps, writeContextOf(c), c.var.body);
+      // A body the template's gate refuses answers the validation body, as POST /v1/templates/validate does.
+      if (!outcome.ok) return c.json(outcome.validation, 422);
+      const { replayed, packet } = outcome.write;
+      return writeResponse(c, replayed, packet as unknown as Record<string, unknown>);
+    },
+  },
+  {
+    method: 'GET', path: '/v1/proof-packets/{packet_id}', status: 'preview', access: 'read', scoped: true,
+    summary: 'A packet as assembled.', readme: 'the packet as assembled', responses: { 200: 'api/proof-packet.json', 404: P },
+    handler: (c, deps) => c.json(findPacketEvent(deps, c.var.scope, packetId(c.req.param('packet_id'))).payload.packet as object),
+  },
+  {
+    method: 'GET', path: '/v1/proof-packets/{packet_id}/redaction-manifest', status: 'preview', access: 'read', scoped: true,
+    summary: "The packet's redaction manifest and the actions its manifest_sha256 hashes.", readme: 'manifest + the actions it hashes',
+    responses: { 200: 'api/redaction-manifest-response.json', 404: P },
+    handler: (c, deps) => c.json(packetManifest(deps, c.var.scope, packetId(c.req.param('packet_id')))),
+  },
+  {
+    method: 'GET', path: '/v1/proof-packets/{packet_id}/attestation', status: 'preview', access: 'read', scoped: true,
+    summary: 'DSSE envelope of an in-toto Statement v1 about the packet (ed25519).', readme: 'DSSE / in-toto Statement v1',
+    responses: { 200: 'api/attestation.json', 404: P },
+    handler: (c, deps) => c.json(packetAttestation(deps, c.var.scope, packetId(c.req.param('packet_id')))),
+  },
+  {
+    method: 'GET', path: '/v1/receipts/{receipt_id}', status: 'preview', access: 'read', scoped: true,
+    summary: 'Receipt: the receipted event, its RFC 9162 inclusion proof and a signed C2SP checkpoint.', readme: 'event, inclusion proof, signed checkpoint',
+    responses: { 200: 'api/receipt.json', 404: P },
+    handler: (c, deps) => c.json(getReceipt(deps, c.var.scope, requirePathId(c.req.param('receipt_id') ?? '', 'receipt'))),
+  },
+  {
+    method: 'POST', path: '/v1/signatures/verify', status: 'preview', access: 'read', scoped: true,
+    summary: 'Verify packet hash, signature, hash chain and receipt binding.', readme: 'hash, signature, hash chain, receipt; computes only',
+    request: 'api/signature-verify-request.json', responses: { 200: 'api/signature-verify-response.json', 404: P, 422: P },
+    handler: (c, deps) => c.json(verifySignatures(deps, c.var.scope, c.var.body)),
+  },
+  {
+    method: 'GET', path: '/v1/keys', status: 'preview', access: 'read', scoped: false,
+    summary: 'Public halves of the signing keys (never the HMAC secret).', readme: 'public keys (never the HMAC secret)',
+    responses: { 200: 'api/keys.json' },
+    handler: (c, deps) => c.json(publicKeys(deps.keys)),
+  },
+];

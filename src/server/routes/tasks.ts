@@ -1,40 +1,93 @@
-// Task writes: create, checkpoint, closeout. A body its template's gate refuses answers 422 with the
-// validation body (not a problem body), as docs/contract.md §4 and §7 say, and writes nothing.
-// Checkpoint and closeout take If-Match (the task's ETag); every task write answers its new ETag.
-import { Hono } from 'hono';
-import type { ServiceDeps } from '../../service/deps.ts';
+// Tasks: create, checkpoint, closeout, the projection and the timeline (event truth, cursor paging by
+// after_seq). A body its template's gate refuses answers 422 with the validation body (not a problem
+// body), as docs/contract.md §4 and §7 say, and writes nothing. Checkpoint and closeout take If-Match
+// (the task's ETag); every task write answers its new ETag.
 import { closeTask, createTask, writeCheckpoint } from '../../service/tasks-service.ts';
-import type { AppEnv } from '../env.ts';
-import { readJsonBody, readScope, requirePathId } from '../request-input.ts';
-import { RawJson, writeContextOf, writeResponse } from '../write-context.ts';
+import { findTask } from '../../service/write-checks.ts';
+import { readQuery, type QuerySpec } from '../query-params.ts';
+import { requirePathId } from '../request-input.ts';
+import { P, U } from '../responses.ts';
+import type { Route } from '../route-spec.ts';
+import { etagOf, RawJson, writeContextOf, writeResponse } from '../write-context.ts';
 
-export function taskWriteRoutes(deps: ServiceDeps): Hono<AppEnv> {
-  const app = new Hono<AppEnv>();
-  app.post('/v1/tasks', async (c) => {
-    readScope(c);
-    const body = await readJsonBody(c);
-    const outcome = await createTask(deps, writeContextOf(c, body), body);
-    if (!outcome.ok) return c.json(outcome.validation, 422);
-    const { replayed, task, event, line } = outcome.write;
-    return writeResponse(c, replayed, { task, event: new RawJson(line) }, event.seq);
-  });
-  app.post('/v1/tasks/:task_id/checkpoints', async (c) => {
-    readScope(c);
-    const taskId = requirePathId(c.req.param('task_id'), 'task');
-    const body = await readJsonBody(c);
-    const outcome = await writeCheckpoint(deps, writeContextOf(c, body), taskId, body);
-    if (!outcome.ok) return c.json(outcome.validation, 422);
-    const { replayed, event, line } = outcome.write;
-    return writeResponse(c, replayed, { event: new RawJson(line) }, event.seq);
-  });
-  app.post('/v1/tasks/:task_id/closeout', async (c) => {
-    readScope(c);
-    const taskId = requirePathId(c.req.param('task_id'), 'task');
-    const body = await readJsonBody(c);
-    const outcome = await closeTask(deps, writeContextOf(c, body), taskId, body);
-    if (!outcome.ok) return c.json(outcome.validation, 422);
-    const { replayed, task, event, line } = outcome.write;
-    return writeResponse(c, replayed, { task, event: new RawJson(line) }, event.seq);
-  });
-  return app;
-}
+/** GET /v1/tasks/{task_id}/timeline: cursor paging by seq. */
+export const TIMELINE_QUERY = {
+  after_seq: { schema: { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER, default: 0 }, description: 'Only events after this seq: the next_after_seq of the previous page (0, the default, starts at the first event).' },
+  limit: { schema: { type: 'integer', minimum: 1, maximum: 1000, default: 100 }, description: 'Events per page.' },
+} as const satisfies QuerySpec;
+
+export const TASK_ROUTES: Route[] = [
+  {
+    method: 'POST', path: '/v1/tasks', status: 'live', access: 'write', scoped: true,
+    summary: 'Create a governed task (task.created).',
+    readme: '→ `task.created` when the `task.create.v1` gate passes; else 422 validation body',
+    request: 'api/task-create-request.json',
+    responses: { 201: 'api/task-write-response.json', 200: 'api/task-write-response.json', 409: P, 422: U }, etag: 'read',
+    handler: async (c, deps) => {
+      const outcome = await createTask(deps, writeContextOf(c), c.var.body);
+      if (!outcome.ok) return c.json(outcome.validation, 422);
+      const { replayed, task, event, line } = outcome.write;
+      return writeResponse(c, replayed, { task, event: new RawJson(line) }, event.seq);
+    },
+  },
+  {
+    method: 'POST', path: '/v1/tasks/{task_id}/checkpoints', status: 'live', access: 'write', scoped: true,
+    summary: 'Write progress, blockers, next actions, context lines and evidence (task.checkpoint.written).',
+    readme: '→ `task.checkpoint.written` when the `checkpoint.write.v1` gate passes; else 422 validation body',
+    request: 'api/checkpoint-request.json',
+    responses: { 201: 'api/event-response.json', 200: 'api/event-response.json', 400: P, 404: P, 409: P, 412: P, 422: U }, etag: 'write', readsIndex: false,
+    handler: async (c, deps) => {
+      const taskId = requirePathId(c.req.param('task_id') ?? '', 'task');
+      const outcome = await writeCheckpoint(deps, writeContextOf(c), taskId, c.var.body);
+      if (!outcome.ok) return c.json(outcome.validation, 422);
+      const { replayed, event, line } = outcome.write;
+      return writeResponse(c, replayed, { event: new RawJson(line) }, event.seq);
+    },
+  },
+  {
+    method: 'POST', path: '/v1/tasks/{task_id}/closeout', status: 'live', access: 'write', scoped: true,
+    summary: 'Close a task (task.closed) only after the closeout gates pass.',
+    readme: '→ `task.closed` only when the gates pass; else 422 validation body',
+    request: 'api/closeout-request.json',
+    responses: { 201: 'api/task-write-response.json', 200: 'api/task-write-response.json', 400: P, 404: P, 409: P, 412: P, 422: U }, etag: 'write',
+    handler: async (c, deps) => {
+      const taskId = requirePathId(c.req.param('task_id') ?? '', 'task');
+      const outcome = await closeTask(deps, writeContextOf(c), taskId, c.var.body);
+      if (!outcome.ok) return c.json(outcome.validation, 422);
+      const { replayed, task, event, line } = outcome.write;
+      return writeResponse(c, replayed, { task, event: new RawJson(line) }, event.seq);
+    },
+  },
+  {
+    method: 'GET', path: '/v1/tasks/{task_id}', status: 'preview', access: 'read', scoped: true,
+    summary: 'The task projection (ETag: its version).', readme: 'the task projection',
+    responses: { 200: 'api/task.json', 404: P }, etag: 'read',
+    handler: (c, deps) => {
+      const task = findTask(deps, c.var.scope, requirePathId(c.req.param('task_id') ?? '', 'task'));
+      // The task's version (the seq of its last event) is what a conditional write's If-Match names.
+      c.header('ETag', etagOf(task.last_seq));
+      return c.json(task);
+    },
+  },
+  {
+    method: 'GET', path: '/v1/tasks/{task_id}/timeline', status: 'live', access: 'read', scoped: true,
+    summary: 'Ordered task event truth (cursor paging by after_seq).',
+    readme: '`?after_seq=` (default 0) `&limit=` (1–1000, default 100)',
+    query: TIMELINE_QUERY, responses: { 200: 'api/timeline.json', 400: P, 404: P },
+    handler: (c, deps) => {
+      const { scope } = c.var;
+      const taskId = requirePathId(c.req.param('task_id') ?? '', 'task');
+      const { after_seq: afterSeq, limit } = readQuery(c, TIMELINE_QUERY);
+      findTask(deps, scope, taskId);
+      // One row more than asked tells whether another page exists.
+      const rows = deps.queries.timelineLines(scope, taskId, afterSeq, limit + 1);
+      const page = rows.slice(0, limit);
+      const next = rows.length > limit ? page[page.length - 1]!.seq : null;
+      // The stored lines are already canonical JSON: they are embedded as they are, not parsed and
+      // encoded again (a 1,000-event page would spend most of its time doing that).
+      const head = JSON.stringify({ task_id: taskId, scope }).slice(0, -1);
+      const text = `${head},"events":[${page.map((r) => r.line).join(',')}],"next_after_seq":${next},"authority":"event_truth"}`;
+      return c.body(text, 200, { 'Content-Type': 'application/json' });
+    },
+  },
+];

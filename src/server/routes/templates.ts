@@ -1,15 +1,25 @@
 // Smart templates: list, fetch by id or alias, and validate a filled payload with the same gate the
 // template's write route runs (src/service/templates-service.ts).
-import { Hono } from 'hono';
-import type { ServiceDeps } from '../../service/deps.ts';
 import { findTemplate, validateFilledTemplate } from '../../service/templates-service.ts';
-import type { AppEnv } from '../env.ts';
-import { readJsonBody } from '../request-input.ts';
+import { P } from '../responses.ts';
+import type { Route } from '../route-spec.ts';
 
-export function templateRoutes(deps: ServiceDeps): Hono<AppEnv> {
-  const app = new Hono<AppEnv>();
-  app.get('/v1/templates', (c) => c.json({ templates: deps.templates.list() }));
-  app.get('/v1/templates/:template_id', (c) => c.json(findTemplate(deps, c.req.param('template_id'))));
-  app.post('/v1/templates/validate', async (c) => c.json(validateFilledTemplate(deps, await readJsonBody(c))));
-  return app;
-}
+export const TEMPLATE_ROUTES: Route[] = [
+  {
+    method: 'GET', path: '/v1/templates', status: 'live', access: 'read', scoped: false,
+    summary: 'List smart templates.', readme: 'the smart templates', responses: { 200: 'api/template-list.json', 401: P },
+    handler: (c, deps) => c.json({ templates: deps.templates.list() }),
+  },
+  {
+    method: 'GET', path: '/v1/templates/{template_id}', status: 'live', access: 'read', scoped: false,
+    summary: 'Fetch one template by id or alias.', readme: 'by id or alias (`closeout`, `task-closeout`, …)', responses: { 200: 'api/template.json', 404: P },
+    handler: (c, deps) => c.json(findTemplate(deps, c.req.param('template_id') ?? '')),
+  },
+  {
+    method: 'POST', path: '/v1/templates/validate', status: 'live', access: 'read', scoped: false,
+    summary: 'Run a template\'s gate on a filled payload (the gate its write route runs); writes nothing.',
+    readme: 'a template\'s gate, the one its write route runs, writing nothing',
+    request: 'api/template-validate-request.json', responses: { 200: 'api/validation-result.json', 404: P, 422: P },
+    handler: (c, deps) => c.json(validateFilledTemplate(deps, c.var.body)),
+  },
+];
