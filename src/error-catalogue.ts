@@ -147,6 +147,50 @@ export const ERRORS = {
   },
   store_closed: { http: [503, 'Store closed'], exit: 3 },
 
+  // Governance: approvals and separation of duties, reviews, the team (docs/governance/approvals.md).
+  // The rules in src/domain/governance/ refuse with these codes as values carrying this status.
+  invite_token_invalid: {
+    http: [401, 'Invite token invalid'],
+    exit: 3,
+    mcp: 'Send the token that was returned once when the invite was created, or ask an owner or admin for a new invite.',
+  },
+  role_required: {
+    http: [403, 'Role required'],
+    exit: 3,
+    mcp: 'The actor lacks the team role this needs (GET /v1/team lists roles); act as a user who holds it, or ask an owner or admin to grant it.',
+  },
+  role_escalation_forbidden: { http: [403, 'Role escalation forbidden'], exit: 3 },
+  actor_type_not_allowed: {
+    http: [403, 'Actor type not allowed'],
+    exit: 3,
+    mcp: 'Agents and service accounts may request and propose, never decide: a user must send this decision.',
+  },
+  self_approval_forbidden: {
+    http: [403, 'Self-approval forbidden'],
+    exit: 3,
+    mcp: 'The requester of an approval never decides it: another user holding the step role must.',
+  },
+  not_requester: { http: [403, 'Not the requester'], exit: 3 },
+  owner_cannot_finalise: { http: [403, 'Asset owner cannot finalise'], exit: 3 },
+  owner_cannot_review: { http: [403, 'Asset owner cannot review'], exit: 3 },
+  approval_superseded: {
+    http: [409, 'Approval superseded'],
+    exit: 3,
+    mcp: 'A newer evaluation replaced this approval request: list approvals of the asset and decide the current one.',
+  },
+  approval_not_pending: { http: [409, 'Approval not pending'], exit: 3 },
+  approval_subject_changed: {
+    http: [409, 'Approval subject changed'],
+    exit: 3,
+    mcp: 'The approval is bound to other inputs than the ones reviewed: read the approval again, review what it is bound to, then decide.',
+  },
+  one_person_one_step: { http: [409, 'One person, one step'], exit: 3 },
+  step_mismatch: { http: [409, 'Step mismatch'], exit: 3, mcp: 'Read the approval (its current_step) and send that step.' },
+  review_cycle_stale: { http: [409, 'Review cycle stale'], exit: 3, mcp: 'List the open reviews of the asset and complete the open cycle.' },
+  owner_exists: { http: [409, 'Owner exists'], exit: 3 },
+  invite_not_open: { http: [409, 'Invite not open'], exit: 3 },
+  last_owner_required: { http: [409, 'Last owner required'], exit: 3 },
+
   // The command line: its usage and input files, and the preview it starts, stops or calls.
   usage_error: { http: null, exit: 2 },
   bad_input_file: { http: null, exit: 2 },
