@@ -21,10 +21,21 @@ import { ensureForgeData, readForgeDataFile } from './service/quota/forge-data.t
 import { quotaContext, type QuotaContext } from './service/quota/quota-context.ts';
 import { loadOrCreateKeys } from './store/keys.ts';
 import { createQueries } from './store/queries.ts';
+import { createGovernanceQueries } from './store/governance-queries.ts';
+import { loadRiskPolicy, RISK_POLICY_SCHEMA, type RiskPolicy } from './domain/governance/risk-policy.ts';
 import { openStore } from './store/store.ts';
 
 export const PROJECT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export const SCHEMAS_DIR = join(PROJECT_ROOT, 'schemas');
+/** The risk policy the preview evaluates with (docs/governance/risk.md), pinned by its hash. */
+export const RISK_POLICY_FILE = join(PROJECT_ROOT, 'policies', 'gov.risk.default-1.0.0.json');
+
+/** The risk policy, checked against its schema and its pin (a changed document under the same version is refused). */
+export function loadPolicy(registry: SchemaRegistry): RiskPolicy {
+  const document: unknown = JSON.parse(readFileSync(RISK_POLICY_FILE, 'utf8'));
+  registry.assert(RISK_POLICY_SCHEMA, document, `risk policy ${RISK_POLICY_FILE}`, 'bad_input_file');
+  return loadRiskPolicy(document);
+}
 export const FIXTURES_DIR = join(PROJECT_ROOT, 'fixtures');
 export const DEFAULT_FORGE_DATA_PATH = join(FIXTURES_DIR, 'forge', 'default.json');
 
@@ -83,6 +94,7 @@ export type ServiceDepsOptions = {
   /** Immutable, so several systems in one process (tests) may share them; by default each loads its own. */
   registry?: SchemaRegistry;
   templates?: TemplateRegistry;
+  riskPolicy?: RiskPolicy;
 };
 
 export async function openServiceDeps(options: ServiceDepsOptions): Promise<ServiceDeps> {
@@ -95,6 +107,8 @@ export async function openServiceDeps(options: ServiceDepsOptions): Promise<Serv
   return {
     store,
     queries: createQueries(store.index.db),
+    gov: createGovernanceQueries(store.index.db),
+    riskPolicy: options.riskPolicy ?? loadPolicy(registry),
     registry,
     templates,
     keys: loadOrCreateKeys(options.dataDir),

@@ -189,6 +189,8 @@ export const ERRORS = {
   review_cycle_stale: { http: [409, 'Review cycle stale'], exit: 3, mcp: 'List the open reviews of the asset and complete the open cycle.' },
   owner_exists: { http: [409, 'Owner exists'], exit: 3 },
   invite_not_open: { http: [409, 'Invite not open'], exit: 3 },
+  // The registry and risk routes (src/service/governance/registry-service.ts).
+  asset_retired: { http: [409, 'Asset retired'], exit: 3, mcp: 'A retired asset takes no evaluation; register it again under a new asset_id.' },
   last_owner_required: { http: [409, 'Last owner required'], exit: 3 },
 
   // The command line: its usage and input files, and the preview it starts, stops or calls.

@@ -1,4 +1,4 @@
-// Streams: every aggregate a route guards (a task today; assets, approvals, reviews, incidents and
+// Streams: every aggregate a route guards (tasks, assets, approvals, the team; incidents and
 // posture items next) is a stream of events with a version, the seq of its last event. A write that
 // depends on an aggregate's state states that dependency as an expectation the log checks when it
 // seals the unit (docs/write-path.md); this module says which stream an event belongs to.
@@ -16,7 +16,29 @@ export function taskStream(scope: Scope, taskId: string): string {
   return `task:${scope.tenant_id}/${scope.workspace_id}/${scope.project_id}/${taskId}`;
 }
 
-type StreamMember = Scope & { kind: string; task_id?: string };
+/** A governed AI asset (docs/governance/approvals.md): its revisions, evaluations and reviews. */
+export function assetStream(scope: Scope, assetId: string): string {
+  return `asset:${scope.tenant_id}/${scope.workspace_id}/${scope.project_id}/${assetId}`;
+}
+
+/** One approval request and its decisions. */
+export function approvalStream(scope: Scope, approvalId: string): string {
+  return `approval:${scope.tenant_id}/${scope.workspace_id}/${scope.project_id}/${approvalId}`;
+}
+
+/** The team is the tenant's: its members, roles and invites, whichever workspace wrote them. */
+export function teamStream(tenantId: string): string {
+  return `team:${tenantId}`;
+}
+
+type StreamMember = Scope & { kind: string; task_id?: string; payload?: Readonly<Record<string, unknown>> };
+
+const ASSET_KINDS = new Set(['governance.asset.registered', 'risk.evaluated', 'review.completed']);
+
+function payloadId(event: StreamMember, member: string): string | null {
+  const value = event.payload?.[member];
+  return typeof value === 'string' ? value : null;
+}
 
 /** The stream an event extends, or null for events no route guards (notes, access logs, packets). */
 export function streamOf(event: StreamMember): string | null {
@@ -24,6 +46,15 @@ export function streamOf(event: StreamMember): string | null {
   if (event.tenant_id === QUOTA_SCOPE.tenant_id && event.workspace_id === QUOTA_SCOPE.workspace_id && event.project_id === QUOTA_SCOPE.project_id) {
     return QUOTA_STREAM;
   }
+  if (ASSET_KINDS.has(event.kind)) {
+    const id = payloadId(event, 'asset_id');
+    return id === null ? null : assetStream(event, id);
+  }
+  if (event.kind.startsWith('approval.')) {
+    const id = payloadId(event, 'approval_id');
+    return id === null ? null : approvalStream(event, id);
+  }
+  if (event.kind.startsWith('team.')) return teamStream(event.tenant_id);
   return null;
 }
 

@@ -68,7 +68,7 @@ export function createApp(deps: AppDeps, routes: readonly Route[] = ROUTES): Hon
       if (waits) chain.push(settled);
     }
     if (route.scoped) chain.push(scope);
-    if (route.request !== undefined && route.forge === undefined) chain.push(body);
+    if (route.request !== undefined && route.forge === undefined) chain.push(route.checkBody ? jsonBody({ registry: deps.registry, schema: route.request }) : body);
     app.on(route.method, [honoPath(route.path)], ...chain, (c) => route.handler(c, routeDeps));
   };
 

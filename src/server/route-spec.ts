@@ -32,6 +32,12 @@ export type RouteSpec = {
   readme?: string;
   /** The request body's schema; a governance route's body is read and parsed into c.var.body. */
   request?: string;
+  /**
+   * The body is checked against `request` before the handler runs (422 validation_failed, one
+   * detail per member). Routes whose service answers a refused body in its own shape (a template
+   * gate's validation body, the risk inputs' repair prompts) check it there instead.
+   */
+  checkBody?: true;
   /** The query parameters the route reads (readQuery checks them); it ignores any other. */
   query?: QuerySpec;
   /**

@@ -4,6 +4,7 @@
 // coverage test all follow.
 import type { Route, RouteSpec } from './route-spec.ts';
 import { EVENT_ROUTES } from './routes/events.ts';
+import { REGISTRY_ROUTES, TEAM_ROUTES } from './routes/governance.ts';
 import { PUBLIC_ROUTES } from './routes/health.ts';
 import { PROOF_ROUTES } from './routes/proofs.ts';
 import { QUOTA_ROUTES } from './routes/quota.ts';
@@ -21,6 +22,8 @@ export const GOVERNANCE_ROUTES: readonly Route[] = [
   ...TASK_ROUTES,
   ...PROOF_ROUTES,
   ...SEARCH_ROUTES,
+  ...TEAM_ROUTES,
+  ...REGISTRY_ROUTES,
 ];
 
 export const ROUTES: readonly Route[] = [...GOVERNANCE_ROUTES, ...QUOTA_ROUTES];

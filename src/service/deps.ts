@@ -2,12 +2,18 @@
 import type { TemplateRegistry } from '../domain/templates.ts';
 import type { SchemaRegistry } from '../schema-registry.ts';
 import type { KeyRing } from '../store/keys.ts';
+import type { RiskPolicy } from '../domain/governance/risk-policy.ts';
+import type { GovernanceQueries } from '../store/governance-queries.ts';
 import type { Queries } from '../store/queries.ts';
 import type { Store } from '../store/store.ts';
 
 export type ServiceDeps = {
   store: Store;
   queries: Queries;
+  /** The governance projections: assets, approvals, teams. */
+  gov: GovernanceQueries;
+  /** The risk policy evaluations use (gov.risk.default, pinned). */
+  riskPolicy: RiskPolicy;
   registry: SchemaRegistry;
   templates: TemplateRegistry;
   /** The preview's signing keys (packets, attestations, signed checkpoints). */

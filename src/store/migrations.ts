@@ -84,6 +84,39 @@ export const MIGRATIONS: string[] = [
   `
   CREATE TABLE streams (stream TEXT PRIMARY KEY, version INTEGER NOT NULL, closed INTEGER NOT NULL) WITHOUT ROWID;
   `,
+  // 4: governance (projections/governance.ts): assets, approvals and each tenant's team, each row the
+  // pure fold of its events (state) plus the columns the lists filter on. Status columns hold the
+  // status as of the row's last event; what changes with time alone (an approval past due_at, a
+  // review falling due) is derived at read time from expires_at / due_at / review_due_at. id_hash is
+  // the part of a review id that names its asset (the first 16 hex of sha256(asset_id)).
+  `
+  CREATE TABLE gov_assets (
+    scope TEXT NOT NULL,
+    asset_id TEXT NOT NULL,
+    state TEXT NOT NULL,
+    tier TEXT,
+    status TEXT NOT NULL,
+    expires_at TEXT,
+    review_due_at TEXT,
+    id_hash TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    PRIMARY KEY (scope, asset_id)
+  ) WITHOUT ROWID;
+  CREATE INDEX gov_assets_by_id_hash ON gov_assets (scope, id_hash);
+  CREATE TABLE gov_approvals (
+    scope TEXT NOT NULL,
+    approval_id TEXT NOT NULL,
+    asset_id TEXT NOT NULL,
+    state TEXT NOT NULL,
+    status TEXT NOT NULL,
+    current_role TEXT,
+    due_at TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    PRIMARY KEY (scope, approval_id)
+  ) WITHOUT ROWID;
+  CREATE INDEX gov_approvals_by_asset ON gov_approvals (scope, asset_id);
+  CREATE TABLE gov_team (tenant_id TEXT PRIMARY KEY, state TEXT NOT NULL) WITHOUT ROWID;
+  `,
 ];
 
 /**

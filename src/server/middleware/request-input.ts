@@ -2,6 +2,7 @@
 // headers first (400), then the JSON body (415, 413, 400), so every route checks them in one order
 // before its handler runs.
 import type { MiddlewareHandler } from 'hono';
+import type { SchemaRegistry } from '../../schema-registry.ts';
 import type { AppEnv } from '../env.ts';
 import { readJsonBody, readScope } from '../request-input.ts';
 
@@ -12,9 +13,12 @@ export function scopeHeaders(): MiddlewareHandler<AppEnv> {
   };
 }
 
-export function jsonBody(): MiddlewareHandler<AppEnv> {
+/** The parsed JSON body; with `check`, also valid against the route's request schema. */
+export function jsonBody(check?: { registry: SchemaRegistry; schema: string }): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    c.set('body', await readJsonBody(c));
+    const body = await readJsonBody(c);
+    if (check) check.registry.assert(check.schema, body, 'body');
+    c.set('body', body);
     await next();
   };
 }

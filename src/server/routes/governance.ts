@@ -1,0 +1,217 @@
+// Governance I (docs/governance/): the tenant's team, the AI use registry, risk evaluations with
+// the approvals they request, approval decisions under separation of duties, and reviews. Every
+// write appends events (with their access-log entries) under the versions it read; every refusal
+// of a rule is in the access log with outcome denied.
+import type { Context } from 'hono';
+import type { DecisionBody } from '../../domain/governance/approvals.ts';
+import type { ReviewCompleteBody } from '../../domain/governance/reviews.ts';
+import type { InviteAcceptBody, InviteBody, OwnerBootstrapBody, RoleChangeBody } from '../../domain/governance/team.ts';
+import {
+  assetRisk, completeReview, decideApproval, evaluateAssetRisk, getApproval, getAsset, GOV_PAGE, listApprovals, listAssets, listReviews, registerAsset,
+  type AssetBody, type RiskBody,
+} from '../../service/governance/registry-service.ts';
+import { readContext } from '../../service/governance/refusals.ts';
+import { acceptInvite, bootstrapOwner, changeRoles, createInvite, revokeInvite, teamView } from '../../service/governance/team-service.ts';
+import type { AppEnv } from '../env.ts';
+import { readQuery, type QuerySpec } from '../query-params.ts';
+import { requirePathId } from '../request-input.ts';
+import { P } from '../responses.ts';
+import type { Route } from '../route-spec.ts';
+import { etagOf, writeContextOf } from '../write-context.ts';
+import { transportPrincipal } from '../../domain/event.ts';
+
+const TIERS = ['minimal', 'limited', 'high', 'prohibited'] as const;
+const ROLES = ['owner', 'admin', 'governance_reviewer', 'accountable_executive', 'contributor', 'auditor', 'agent'] as const;
+const PAGE = {
+  limit: { schema: { type: 'integer', minimum: 1, maximum: GOV_PAGE.max, default: GOV_PAGE.default }, description: 'Items per page.' },
+  cursor: { schema: { $ref: 'common/types.json#/$defs/id' }, description: 'The next_cursor of the previous page.', refusal: { message: 'cursor must be a next_cursor value from a previous page.' } },
+} as const satisfies QuerySpec;
+
+export const ASSET_QUERY = {
+  tier: { schema: { type: 'string', enum: TIERS }, description: 'Only assets whose latest evaluation has this tier.' },
+  status: { schema: { type: 'string', enum: ['registered', 'pending_approval', 'approved', 'rejected', 'blocked', 'evaluation_required', 'retired'] }, description: 'Only assets with this status now.' },
+  ...PAGE,
+} as const satisfies QuerySpec;
+
+export const APPROVAL_QUERY = {
+  status: { schema: { type: 'string', enum: ['pending', 'approved', 'rejected', 'withdrawn', 'superseded', 'expired'] }, description: 'Only approvals with this status now.' },
+  asset_id: { schema: { $ref: 'common/types.json#/$defs/id' }, description: 'Only approvals of this asset.', refusal: { message: 'asset_id must be an id.' } },
+  assignee_role: { schema: { type: 'string', enum: ROLES }, description: 'Only pending approvals whose current step needs this role.' },
+  ...PAGE,
+} as const satisfies QuerySpec;
+
+export const REVIEW_QUERY = {
+  status: { schema: { type: 'string', enum: ['upcoming', 'due', 'overdue'] }, description: 'upcoming: more than 14 days before the due date; due: within them; overdue: after it.' },
+  asset_id: { schema: { $ref: 'common/types.json#/$defs/id' }, description: 'Only the review of this asset.', refusal: { message: 'asset_id must be an id.' } },
+  ...PAGE,
+} as const satisfies QuerySpec;
+
+/** The context of a governance read: its access-log entries name the transport's principal. */
+function readCtx(c: Context<AppEnv>) {
+  const transport = c.var.transport ?? 'customer';
+  return readContext(c.var.scope, { transport, principal: transportPrincipal(transport) });
+}
+
+const id = (c: Context<AppEnv>, name: string, what: string) => requirePathId(c.req.param(name) ?? '', what);
+
+/** 201 for a new write, 200 + Idempotent-Replayed for a replay, ETag the written aggregate's version. */
+function written(c: Context<AppEnv>, replayed: boolean, body: object, version?: number): Response {
+  if (replayed) c.header('Idempotent-Replayed', 'true');
+  if (version !== undefined) c.header('ETag', etagOf(version));
+  return c.json(body, replayed ? 200 : 201);
+}
+
+const W = { 400: P, 403: P, 404: P, 409: P, 412: P, 422: P } as const;
+
+export const TEAM_ROUTES: Route[] = [
+  {
+    method: 'GET', path: '/v1/team', status: 'preview', access: 'read', scoped: true,
+    summary: "The tenant's team: members with their roles and the invites (ETag: the team's version).", readme: 'members, roles and invites; `ETag` for role changes',
+    responses: { 200: 'api/team.json' },
+    handler: (c, deps) => {
+      const { view, version } = teamView(deps, c.var.scope.tenant_id);
+      c.header('ETag', etagOf(version));
+      return c.json(view);
+    },
+  },
+  {
+    method: 'POST', path: '/v1/team/owner', status: 'preview', access: 'write', scoped: true,
+    summary: "Make the tenant's first owner (team.member.added); 409 owner_exists once there is one.", readme: '→ `team.member.added`; once per tenant (409 `owner_exists`)',
+    checkBody: true, request: 'api/team-owner-request.json', responses: { 201: 'api/team-member-response.json', 200: 'api/team-member-response.json', ...W },
+    handler: async (c, deps) => {
+      const out = await bootstrapOwner(deps, writeContextOf(c), c.var.body as OwnerBootstrapBody);
+      return written(c, false, { member: out.member, event: out.event });
+    },
+  },
+  {
+    method: 'POST', path: '/v1/team/invites', status: 'preview', access: 'write', scoped: true,
+    summary: 'Invite someone with a role (team.invite.created); the token is answered once, the event keeps its sha256.', readme: '→ `team.invite.created`; owner/admin only; the token is shown once',
+    checkBody: true, request: 'api/team-invite-request.json', responses: { 201: 'api/team-invite-response.json', 200: 'api/team-invite-response.json', ...W },
+    handler: async (c, deps) => {
+      const ctx = writeContextOf(c);
+      const out = await createInvite(deps, ctx, c.var.body as InviteBody);
+      return written(c, out.token === null, out);
+    },
+  },
+  {
+    method: 'POST', path: '/v1/team/invites/{invite_id}/revoke', status: 'preview', access: 'write', scoped: true,
+    summary: 'Revoke an open invite (team.invite.revoked).', readme: '→ `team.invite.revoked`',
+    checkBody: true, request: 'api/team-invite-revoke-request.json', responses: { 201: 'api/team-invite-revoke-response.json', 200: 'api/team-invite-revoke-response.json', ...W },
+    handler: async (c, deps) => written(c, false, await revokeInvite(deps, writeContextOf(c), id(c, 'invite_id', 'invite'), c.var.body as { actor?: never })),
+  },
+  {
+    method: 'POST', path: '/v1/team/invites/{invite_id}/accept', status: 'preview', access: 'write', scoped: true,
+    summary: 'Accept an invite with its token (team.member.added); 401 invite_token_invalid for another token.', readme: '→ `team.member.added` with the invite\'s role',
+    checkBody: true, request: 'api/team-invite-accept-request.json', responses: { 201: 'api/team-member-response.json', 200: 'api/team-member-response.json', 401: P, ...W },
+    handler: async (c, deps) => {
+      const out = await acceptInvite(deps, writeContextOf(c), id(c, 'invite_id', 'invite'), c.var.body as InviteAcceptBody);
+      return written(c, false, { member: out.member, event: out.event });
+    },
+  },
+  {
+    method: 'PATCH', path: '/v1/team/members/{member_id}', status: 'preview', access: 'write', scoped: true,
+    summary: "Set a member's roles (team.member.roles_changed); If-Match the team's ETag.", readme: '→ `team.member.roles_changed`; `If-Match` (412 when stale); no granting above your own roles',
+    checkBody: true, request: 'api/team-member-patch-request.json', responses: { 200: 'api/team-roles-response.json', ...W }, etag: 'write',
+    handler: async (c, deps) => {
+      const out = await changeRoles(deps, writeContextOf(c), id(c, 'member_id', 'member'), c.var.body as RoleChangeBody);
+      c.header('ETag', etagOf(out.event.seq));
+      return c.json(out, 200);
+    },
+  },
+];
+
+export const REGISTRY_ROUTES: Route[] = [
+  {
+    method: 'POST', path: '/v1/governance/assets', status: 'preview', access: 'write', scoped: true,
+    summary: 'Register an AI asset, or its next revision when asset_id exists (governance.asset.registered).', readme: '→ `governance.asset.registered`; re-posting an asset_id registers revision + 1; `If-Match` optional',
+    checkBody: true, request: 'api/asset-register-request.json', responses: { 201: 'api/asset-write-response.json', 200: 'api/asset-write-response.json', ...W }, etag: 'write',
+    handler: async (c, deps) => {
+      const out = await registerAsset(deps, writeContextOf(c), c.var.body as AssetBody);
+      return written(c, out.replayed, { asset: out.asset, event: out.event }, out.version);
+    },
+  },
+  {
+    method: 'GET', path: '/v1/governance/assets', status: 'preview', access: 'read', scoped: true,
+    summary: 'The registry: assets with their derived status, filtered by tier and status (cursor paging).', readme: '`?tier=&status=&limit=&cursor=`; status and `in_use_allowed` derived now',
+    query: ASSET_QUERY, responses: { 200: 'api/asset-list.json', 400: P },
+    handler: (c, deps) => {
+      const q = readQuery(c, ASSET_QUERY, deps.registry);
+      return c.json(listAssets(deps, c.var.scope, { ...(q.tier ? { tier: q.tier } : {}), ...(q.status ? { status: q.status } : {}), ...(q.cursor ? { cursor: q.cursor } : {}), limit: q.limit }));
+    },
+  },
+  {
+    method: 'GET', path: '/v1/governance/assets/{asset_id}', status: 'preview', access: 'read', scoped: true,
+    summary: 'One asset: its latest revision, derived status, in_use_allowed, latest evaluation and approval (ETag: its version).', readme: 'status, `in_use_allowed` (only when approved), `ETag`',
+    responses: { 200: 'api/asset.json', 404: P }, etag: 'read',
+    handler: async (c, deps) => {
+      const { view, version } = await getAsset(deps, readCtx(c), id(c, 'asset_id', 'asset'));
+      c.header('ETag', etagOf(version));
+      return c.json(view);
+    },
+  },
+  {
+    method: 'GET', path: '/v1/governance/assets/{asset_id}/risk', status: 'preview', access: 'read', scoped: true,
+    summary: "The asset's latest risk evaluation and its history, newest first.", readme: 'latest evaluation + history',
+    responses: { 200: 'api/asset-risk.json', 404: P },
+    handler: async (c, deps) => c.json(await assetRisk(deps, readCtx(c), id(c, 'asset_id', 'asset'))),
+  },
+  {
+    method: 'POST', path: '/v1/risk/evaluations', status: 'preview', access: 'write', scoped: true,
+    summary: 'Evaluate an asset under gov.risk.default (risk.evaluated, + approval.requested in the same unit when its tier needs approval).',
+    readme: '→ `risk.evaluated` (+ `approval.requested` atomically); inputs 0–4, else 422 quoting the anchors',
+    request: 'api/risk-evaluation-request.json', responses: { 201: 'api/risk-evaluation-response.json', 200: 'api/risk-evaluation-response.json', ...W },
+    handler: async (c, deps) => {
+      const out = await evaluateAssetRisk(deps, writeContextOf(c), c.var.body as RiskBody);
+      return written(c, out.replayed, { evaluation: out.evaluation, event: out.event });
+    },
+  },
+  {
+    method: 'GET', path: '/v1/approvals', status: 'preview', access: 'read', scoped: true,
+    summary: 'Approval requests by status, asset and the role their current step needs (cursor paging).', readme: '`?status=&asset_id=&assignee_role=&limit=&cursor=`; expired computed now',
+    query: APPROVAL_QUERY, responses: { 200: 'api/approval-list.json', 400: P },
+    handler: (c, deps) => {
+      const q = readQuery(c, APPROVAL_QUERY, deps.registry);
+      return c.json(listApprovals(deps, c.var.scope, {
+        ...(q.status ? { status: q.status } : {}), ...(q.asset_id ? { asset_id: q.asset_id } : {}), ...(q.assignee_role ? { assignee_role: q.assignee_role } : {}), ...(q.cursor ? { cursor: q.cursor } : {}), limit: q.limit,
+      }));
+    },
+  },
+  {
+    method: 'GET', path: '/v1/approvals/{approval_id}', status: 'preview', access: 'read', scoped: true,
+    summary: 'One approval: its steps, decisions, status and the evaluation it is bound to (ETag: its version).', readme: 'steps, decisions, bound subject',
+    responses: { 200: 'api/approval.json', 404: P }, etag: 'read',
+    handler: async (c, deps) => {
+      const { view, version } = await getApproval(deps, readCtx(c), id(c, 'approval_id', 'approval'));
+      c.header('ETag', etagOf(version));
+      return c.json(view);
+    },
+  },
+  {
+    method: 'POST', path: '/v1/approvals/{approval_id}/decision', status: 'preview', access: 'write', scoped: true,
+    summary: 'Approve or reject the current step, or withdraw (approval.decided), under the separation-of-duties rules.',
+    readme: '→ `approval.decided`; SOD-1…5 in order, each refusal access-logged as denied',
+    checkBody: true, request: 'api/approval-decision-request.json', responses: { 201: 'api/approval-decision-response.json', 200: 'api/approval-decision-response.json', ...W },
+    handler: async (c, deps) => {
+      const out = await decideApproval(deps, writeContextOf(c), id(c, 'approval_id', 'approval'), c.var.body as DecisionBody);
+      return written(c, out.replayed, { approval: out.approval, event: out.event });
+    },
+  },
+  {
+    method: 'GET', path: '/v1/reviews', status: 'preview', access: 'read', scoped: true,
+    summary: 'Open reviews by status (upcoming, due, overdue) and asset (cursor paging).', readme: '`?status=upcoming|due|overdue&asset_id=`; cadence by tier',
+    query: REVIEW_QUERY, responses: { 200: 'api/review-list.json', 400: P },
+    handler: (c, deps) => {
+      const q = readQuery(c, REVIEW_QUERY, deps.registry);
+      return c.json(listReviews(deps, c.var.scope, { ...(q.status ? { status: q.status } : {}), ...(q.asset_id ? { asset_id: q.asset_id } : {}), ...(q.cursor ? { cursor: q.cursor } : {}), limit: q.limit }));
+    },
+  },
+  {
+    method: 'POST', path: '/v1/reviews/{review_id}/complete', status: 'preview', access: 'write', scoped: true,
+    summary: 'Complete the open review of an asset (review.completed); 409 review_cycle_stale for any other cycle.', readme: '→ `review.completed`; a stale cycle → 409',
+    checkBody: true, request: 'api/review-complete-request.json', responses: { 201: 'api/review-complete-response.json', 200: 'api/review-complete-response.json', ...W },
+    handler: async (c, deps) => {
+      const out = await completeReview(deps, writeContextOf(c), requirePathId(c.req.param('review_id') ?? '', 'review'), c.var.body as ReviewCompleteBody);
+      return written(c, out.replayed, { review: out.review, next_review: out.next_review, event: out.event });
+    },
+  },
+];

@@ -1,0 +1,40 @@
+// Governance writes share one shape: read the aggregate, let a pure rule of src/domain/governance/
+// decide, then append what it decided together with its access-log entry, stating the versions it
+// read as expectations (a concurrent write → write_conflict → decided again). A refusal is appended
+// as an access.logged entry with outcome denied (docs/governance/approvals.md) and answered with
+// the rule's code.
+import type { Actor, Scope } from '../../domain/event.ts';
+import type { Refusal } from '../../domain/governance/types.ts';
+import { AppError } from '../../errors.ts';
+import type { PendingEvent } from '../../store/event-log.ts';
+import type { ServiceDeps } from '../deps.ts';
+import { pendingEvent, type WriteContext } from '../write-context.ts';
+
+type Json = PendingEvent['payload'][string];
+
+export type AccessAction = 'viewed' | 'viewed_raw' | 'exported' | 'created' | 'changed' | 'approved' | 'rejected' | 'invited' | 'revoked' | 'attempted';
+export type Resource = { type: string; id: string };
+
+/** An access.logged event of this request (same unit as its other events, no key of its own). */
+export function accessEvent(deps: ServiceDeps, ctx: WriteContext, actor: Actor, entry: { action: AccessAction; outcome: 'allowed' | 'denied'; resource: Resource; code?: string; reason?: string }): PendingEvent {
+  const payload: { [key: string]: Json } = { action: entry.action, outcome: entry.outcome, resource: entry.resource };
+  if (entry.code !== undefined) payload.code = entry.code;
+  if (entry.reason !== undefined) payload.reason = entry.reason.slice(0, 500);
+  return pendingEvent({ ...ctx, idempotencyKey: null, requestSha256: null }, deps.newId, { kind: 'access.logged', actor, payload });
+}
+
+/** Records the refusal in the access log, then throws it as the rule's error. */
+export async function deny(deps: ServiceDeps, ctx: WriteContext, actor: Actor, resource: Resource, refusal: Pick<Refusal, 'code' | 'message'> & { rule?: string }, action: AccessAction = 'attempted'): Promise<never> {
+  await deps.store.append([accessEvent(deps, ctx, actor, { action, outcome: 'denied', resource, code: refusal.code, reason: `${refusal.rule ? `${refusal.rule}: ` : ''}${refusal.message}` })]);
+  throw new AppError(refusal.code, refusal.message);
+}
+
+/** A read of something outside the caller's scope (or nowhere): logged as denied, answered 404. */
+export function notInScope(deps: ServiceDeps, ctx: WriteContext, actor: Actor, resource: Resource, what: string): Promise<never> {
+  return deny(deps, ctx, actor, resource, { code: 'not_found_in_scope', message: `No ${what} ${resource.id} in this tenant, workspace and project.` });
+}
+
+/** The read-only context of a governance read (for its access-log entries). */
+export function readContext(scope: Scope, ctx: Pick<WriteContext, 'transport' | 'principal'>): WriteContext {
+  return { scope, transport: ctx.transport, principal: ctx.principal, idempotencyKey: null, requestSha256: null, ifMatch: null };
+}

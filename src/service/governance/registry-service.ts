@@ -1,0 +1,234 @@
+// The AI use registry, risk evaluations, approvals and reviews (docs/governance/approvals.md,
+// docs/governance/risk.md): each write reads its aggregates, lets the domain rule decide, and appends
+// under the versions it read; each read derives what time changes from the injected clock.
+import type { Actor, Scope } from '../../domain/event.ts';
+import { approvalRequestFor, approvalStatus, checkDecision, currentStep, type Approval, type DecisionBody } from '../../domain/governance/approvals.ts';
+import { ASSET_REGISTERED, assetRegisteredPayload, assetView, latestEvaluation, type AssetRegistration, type AssetState } from '../../domain/governance/assets.ts';
+import { checkReviewCompletion, parseReviewId, REVIEW_COMPLETED, reviewSchedule, type ReviewCompleteBody, type ReviewSchedule } from '../../domain/governance/reviews.ts';
+import { checkRiskInputs, riskInputsError } from '../../domain/governance/risk-inputs.ts';
+import { evaluateRisk } from '../../domain/governance/risk.ts';
+import { sha256Hex } from '../../domain/canonical-json.ts';
+import { approvalStream, assetStream } from '../../domain/streams.ts';
+import type { ServiceDeps } from '../deps.ts';
+import { pendingEvent, type WriteContext } from '../write-context.ts';
+import { binding, decideAndAppend, type StreamRead } from './decide.ts';
+import { accessEvent, deny, notInScope } from './refusals.ts';
+
+type Json = Parameters<typeof pendingEvent>[2]['payload'][string];
+const json = (value: object) => value as unknown as { [key: string]: Json };
+
+/** Page sizes of the governance lists. */
+export const GOV_PAGE = { default: 50, max: 200 } as const;
+
+function assetRead(deps: ServiceDeps, scope: Scope, assetId: string): StreamRead {
+  const stream = assetStream(scope, assetId);
+  return { stream, version: deps.gov.streamVersion(stream), what: `Asset ${assetId}` };
+}
+
+function policyOptions(deps: ServiceDeps) {
+  return { policy_version: deps.riskPolicy.version };
+}
+
+// ---- the registry ----
+
+export type AssetBody = AssetRegistration & { asset_id?: string; actor?: Actor };
+
+export async function registerAsset(deps: ServiceDeps, ctx: WriteContext, body: AssetBody) {
+  const assetId = body.asset_id ?? deps.newId('ast');
+  const actor = body.actor ?? ctx.principal;
+  const result = await decideAndAppend(deps, ctx, () => {
+    const asset = deps.gov.asset(ctx.scope, assetId);
+    const read = assetRead(deps, ctx.scope, assetId);
+    const { actor: _a, asset_id: _i, ...registration } = body;
+    const payload = assetRegisteredPayload(asset, assetId, registration);
+    return {
+      events: [
+        pendingEvent(ctx, deps.newId, { kind: ASSET_REGISTERED, actor, payload: json(payload) }),
+        accessEvent(deps, ctx, actor, { action: payload.revision === 1 ? 'created' : 'changed', outcome: 'allowed', resource: { type: 'asset', id: assetId } }),
+      ],
+      read: [read],
+      ifMatch: read,
+    };
+  });
+  await deps.store.settled();
+  return { asset: assetView(deps.gov.asset(ctx.scope, assetId)!, deps.clock(), policyOptions(deps)), version: deps.gov.streamVersion(assetStream(ctx.scope, assetId)), event: binding(result), replayed: result.replayed };
+}
+
+export function listAssets(deps: ServiceDeps, scope: Scope, q: { tier?: string; status?: string; cursor?: string; limit?: number }) {
+  const limit = q.limit ?? GOV_PAGE.default;
+  const now = deps.clock();
+  const rows = deps.gov.assets(scope, { ...(q.tier ? { tier: q.tier } : {}), ...(q.status ? { status: q.status } : {}), ...(q.cursor ? { after: q.cursor } : {}), limit: limit + 1, now });
+  const page = rows.slice(0, limit);
+  return {
+    assets: page.map((a) => assetView(a, now, policyOptions(deps))),
+    next_cursor: rows.length > limit ? page[page.length - 1]!.asset_id : null,
+    as_of: now.toISOString(),
+  };
+}
+
+/** The asset, or a 404 that leaves an access-log entry (outcome denied). */
+export async function findAsset(deps: ServiceDeps, ctx: WriteContext, assetId: string, actor: Actor = ctx.principal): Promise<AssetState> {
+  const asset = deps.gov.asset(ctx.scope, assetId);
+  return asset ?? notInScope(deps, ctx, actor, { type: 'asset', id: assetId }, 'asset');
+}
+
+export async function getAsset(deps: ServiceDeps, ctx: WriteContext, assetId: string) {
+  const asset = await findAsset(deps, ctx, assetId);
+  return { view: assetView(asset, deps.clock(), policyOptions(deps)), version: deps.gov.streamVersion(assetStream(ctx.scope, assetId)) };
+}
+
+// ---- risk ----
+
+export type RiskBody = { asset_id?: unknown; risk_inputs?: unknown; actor?: Actor };
+
+/** The request schema with its inputs left to the policy's own check. */
+const RISK_FRAME_SCHEMA: string = 'api/risk-evaluation-request.json#/$defs/frame';
+
+/** The evaluation records of an asset, oldest first, as their events carry them. */
+function evaluationRecords(deps: ServiceDeps, asset: AssetState) {
+  return asset.evaluations.map((ref) => {
+    const event = deps.queries.rowsBySeq(ref.seq, ref.seq)[0]!.event;
+    return { ...event.payload, event: { event_id: event.event_id, seq: event.seq, event_hash: event.event_hash } };
+  });
+}
+
+export async function evaluateAssetRisk(deps: ServiceDeps, ctx: WriteContext, body: RiskBody) {
+  const policy = deps.riskPolicy;
+  // The body's frame is checked by its schema; the inputs by the policy, whose refusals quote the
+  // anchor sentences of the levels allowed (a schema's messages could not).
+  const { risk_inputs: inputs, ...frame } = body as Record<string, unknown>;
+  deps.registry.assert(RISK_FRAME_SCHEMA, { ...frame, risk_inputs: {} }, 'body');
+  const checked = checkRiskInputs(policy, inputs);
+  if (!checked.ok) throw riskInputsError(checked.problems);
+  const assetId = body.asset_id as string;
+  const actor = body.actor ?? ctx.principal;
+  const evaluationId = deps.newId('eval');
+  const result = await decideAndAppend(deps, ctx, async () => {
+    const asset = await findAsset(deps, ctx, assetId, actor);
+    if (asset.retired_at !== undefined) {
+      return deny(deps, ctx, actor, { type: 'asset', id: assetId }, { code: 'asset_retired', message: `Asset ${assetId} was retired at ${asset.retired_at}; a retired asset is not evaluated. Register it again under a new asset_id to bring it back.` });
+    }
+    const evaluation = evaluateRisk(policy, { asset_id: assetId, risk_inputs: checked.inputs });
+    const now = deps.clock();
+    const request = approvalRequestFor({ evaluation_id: evaluationId, asset_id: assetId, tier: evaluation.tier, input_sha256: evaluation.input_sha256, policy: { version: evaluation.policy.version } },
+      { requested_by: actor, asset_owner: asset.registration.owner }, now);
+    const record = {
+      evaluation_id: evaluationId,
+      ...evaluation,
+      asset_revision: asset.registration.revision,
+      approval_id: request?.approval_id ?? null,
+      supersedes: latestEvaluation(asset)?.evaluation_id ?? null,
+      evaluated_at: now.toISOString(),
+    };
+    // The evaluation and the approval it needs are one unit: both or neither.
+    const events = [pendingEvent(ctx, deps.newId, { kind: 'risk.evaluated', actor, payload: json(record) })];
+    if (request) events.push(pendingEvent(ctx, deps.newId, { kind: 'approval.requested', actor, payload: json(request) }));
+    events.push(accessEvent(deps, ctx, actor, { action: 'created', outcome: 'allowed', resource: { type: 'risk_evaluation', id: evaluationId } }));
+    return { events, read: [assetRead(deps, ctx.scope, assetId)] };
+  });
+  const evaluation = result.events[0]!;
+  return { evaluation: evaluation.payload, event: binding(result), replayed: result.replayed };
+}
+
+export async function assetRisk(deps: ServiceDeps, ctx: WriteContext, assetId: string) {
+  const asset = await findAsset(deps, ctx, assetId);
+  const history = evaluationRecords(deps, asset);
+  return { asset_id: assetId, latest: history[history.length - 1] ?? null, history: history.reverse(), policy: { id: deps.riskPolicy.id, version: deps.riskPolicy.version, sha256: deps.riskPolicy.sha256 } };
+}
+
+// ---- approvals ----
+
+export function approvalView(approval: Approval, now: Date) {
+  const { status, current_step } = approvalStatus(approval, now);
+  const step = status === 'pending' ? currentStep(approval) : undefined;
+  return {
+    ...approval,
+    status,
+    current_step: current_step ?? null,
+    assignee_role: step?.role ?? null,
+    non_claims: ['Identities are asserted by the caller in the preview: the trail proves which rule held for the named actors, not that different people acted.'],
+  };
+}
+
+export function listApprovals(deps: ServiceDeps, scope: Scope, q: { status?: string; asset_id?: string; assignee_role?: string; cursor?: string; limit?: number }) {
+  const limit = q.limit ?? GOV_PAGE.default;
+  const now = deps.clock();
+  const rows = deps.gov.approvals(scope, {
+    ...(q.status ? { status: q.status } : {}), ...(q.asset_id ? { asset_id: q.asset_id } : {}), ...(q.assignee_role ? { assignee_role: q.assignee_role } : {}),
+    ...(q.cursor ? { after: q.cursor } : {}), limit: limit + 1, now,
+  });
+  const page = rows.slice(0, limit);
+  return { approvals: page.map((a) => approvalView(a, now)), next_cursor: rows.length > limit ? page[page.length - 1]!.approval_id : null, as_of: now.toISOString() };
+}
+
+export async function getApproval(deps: ServiceDeps, ctx: WriteContext, approvalId: string) {
+  const approval = deps.gov.approval(ctx.scope, approvalId) ?? (await notInScope(deps, ctx, ctx.principal, { type: 'approval', id: approvalId }, 'approval'));
+  return { view: approvalView(approval, deps.clock()), version: deps.gov.streamVersion(approvalStream(ctx.scope, approvalId)) };
+}
+
+export async function decideApproval(deps: ServiceDeps, ctx: WriteContext, approvalId: string, body: DecisionBody & { actor?: Actor }) {
+  const actor = body.actor ?? ctx.principal;
+  const result = await decideAndAppend(deps, ctx, async () => {
+    const approval = deps.gov.approval(ctx.scope, approvalId) ?? (await notInScope(deps, ctx, actor, { type: 'approval', id: approvalId }, 'approval'));
+    const checked = checkDecision(approval, body, actor, deps.gov.team(ctx.scope.tenant_id), deps.clock());
+    const action = body.decision === 'approve' ? 'approved' : body.decision === 'reject' ? 'rejected' : 'changed';
+    if (!checked.ok) return deny(deps, ctx, actor, { type: 'approval', id: approvalId }, checked, action);
+    const stream = approvalStream(ctx.scope, approvalId);
+    const approvalRead: StreamRead = { stream, version: deps.gov.streamVersion(stream), what: `Approval ${approvalId}` };
+    return {
+      events: [
+        pendingEvent(ctx, deps.newId, { kind: 'approval.decided', actor, payload: json(checked.payload) }),
+        accessEvent(deps, ctx, actor, { action, outcome: 'allowed', resource: { type: 'approval', id: approvalId } }),
+      ],
+      // A decision racing another on the same approval, or a new evaluation of its asset: decided again.
+      read: [approvalRead, assetRead(deps, ctx.scope, approval.subject.asset_id)],
+    };
+  });
+  await deps.store.settled();
+  return { approval: approvalView(deps.gov.approval(ctx.scope, approvalId)!, deps.clock()), event: binding(result), replayed: result.replayed };
+}
+
+// ---- reviews ----
+
+function reviewView(schedule: ReviewSchedule) {
+  return { ...schedule, trigger: schedule.trigger ?? null };
+}
+
+export function listReviews(deps: ServiceDeps, scope: Scope, q: { status?: 'upcoming' | 'due' | 'overdue'; asset_id?: string; cursor?: string; limit?: number }) {
+  const limit = q.limit ?? GOV_PAGE.default;
+  const now = deps.clock();
+  const rows = deps.gov.reviewAssets(scope, { ...(q.status ? { status: q.status } : {}), ...(q.asset_id ? { asset_id: q.asset_id } : {}), ...(q.cursor ? { after: q.cursor } : {}), limit: limit + 1, now });
+  const page = rows.slice(0, limit);
+  const reviews = page.map((a) => reviewSchedule(a, [], now)).filter((s): s is ReviewSchedule => s !== undefined && (q.status === undefined || s.status === q.status));
+  return { reviews: reviews.map(reviewView), next_cursor: rows.length > limit ? page[page.length - 1]!.asset_id : null, as_of: now.toISOString() };
+}
+
+/** The asset a review id names: its middle part is the first 16 hex of sha256(asset_id). */
+function assetOfReview(deps: ServiceDeps, scope: Scope, id: string): AssetState | undefined {
+  const parsed = parseReviewId(id);
+  if (!parsed) return undefined;
+  return deps.gov.assetsByIdHash(scope, parsed.asset_hash).find((a) => sha256Hex(a.asset_id).startsWith(parsed.asset_hash));
+}
+
+export async function completeReview(deps: ServiceDeps, ctx: WriteContext, id: string, body: ReviewCompleteBody & { actor?: Actor }) {
+  const actor = body.actor ?? ctx.principal;
+  const result = await decideAndAppend(deps, ctx, async () => {
+    const asset = assetOfReview(deps, ctx.scope, id) ?? (await notInScope(deps, ctx, actor, { type: 'review', id }, 'review'));
+    const now = deps.clock();
+    const { actor: _b, ...completion } = body;
+    const checked = checkReviewCompletion(reviewSchedule(asset, [], now), id, completion, actor, asset.registration.owner, now);
+    if (!checked.ok) return deny(deps, ctx, actor, { type: 'review', id }, checked, 'changed');
+    return {
+      events: [
+        pendingEvent(ctx, deps.newId, { kind: REVIEW_COMPLETED, actor, payload: json(checked.payload) }),
+        accessEvent(deps, ctx, actor, { action: 'changed', outcome: 'allowed', resource: { type: 'review', id } }),
+      ],
+      read: [assetRead(deps, ctx.scope, asset.asset_id)],
+    };
+  });
+  const event = result.events[0]!;
+  await deps.store.settled();
+  const asset = deps.gov.asset(ctx.scope, event.payload.asset_id as string)!;
+  const next = reviewSchedule(asset, [], deps.clock());
+  return { review: event.payload, next_review: next ? reviewView(next) : null, event: binding(result), replayed: result.replayed };
+}

@@ -1,0 +1,99 @@
+// The tenant's team (docs/governance/approvals.md §5): the first owner, invites (the token is shown
+// once; events keep its sha256 and a per-tenant salted hash of the email), accepting and revoking
+// them, and role changes. Only owners and admins manage; nobody grants above their own roles. The
+// team projection is what separation of duties reads.
+import { randomBytes } from 'node:crypto';
+import type { Actor } from '../../domain/event.ts';
+import { teamStream } from '../../domain/streams.ts';
+import {
+  checkInvite, checkInviteAcceptance, checkInviteRevoke, checkOwnerBootstrap, checkRoleChange, inviteStatus, TEAM_KINDS, tenantEmailKey,
+  type InviteAcceptBody, type InviteBody, type OwnerBootstrapBody, type RoleChangeBody, type Team,
+  type TeamInviteCreatedPayload, type TeamInviteRevokedPayload, type TeamMemberAddedPayload, type TeamMemberRolesChangedPayload,
+} from '../../domain/governance/team.ts';
+import type { Checked } from '../../domain/governance/types.ts';
+import type { ServiceDeps } from '../deps.ts';
+import { pendingEvent, type WriteContext } from '../write-context.ts';
+import { binding, decideAndAppend, type Decision, type StreamRead } from './decide.ts';
+import { accessEvent, deny, type AccessAction, type Resource } from './refusals.ts';
+
+type Json = Parameters<typeof pendingEvent>[2]['payload'][string];
+
+function teamRead(deps: ServiceDeps, tenantId: string): { team: Team | undefined; read: StreamRead } {
+  const team = deps.gov.team(tenantId);
+  const stream = teamStream(tenantId);
+  return { team, read: { stream, version: deps.gov.streamVersion(stream), what: 'The team' } };
+}
+
+/** The team as GET /v1/team answers it: members and invites (never token hashes), ETag its version. */
+export function teamView(deps: ServiceDeps, tenantId: string): { view: Record<string, unknown>; version: number } {
+  const team = deps.gov.team(tenantId);
+  const now = deps.clock();
+  const members = Object.values(team?.members ?? {}).sort((a, b) => a.member_id.localeCompare(b.member_id));
+  const invites = Object.values(team?.invites ?? {}).sort((a, b) => a.invite_id.localeCompare(b.invite_id))
+    .map(({ token_sha256: _t, state: _s, ...invite }) => ({ ...invite, status: inviteStatus({ ...invite, token_sha256: '', state: _s }, now) }));
+  return {
+    view: { tenant_id: tenantId, bootstrapped_at: team?.bootstrapped_at ?? null, members, invites, version: deps.gov.streamVersion(teamStream(tenantId)), non_claims: ['Identities are asserted by the caller in the preview: the team records who was named, not who acted.'] },
+    version: deps.gov.streamVersion(teamStream(tenantId)),
+  };
+}
+
+/** Append the rule's event with its access entry, or log and answer its refusal. */
+async function teamWrite<P extends object>(
+  deps: ServiceDeps, ctx: WriteContext, actor: Actor, kind: string, resource: (payload: P) => Resource, action: AccessAction,
+  check: (team: Team | undefined) => Checked<{ payload: P }>, options: { ifMatch?: boolean; deniedResource: Resource },
+) {
+  const result = await decideAndAppend(deps, ctx, async (): Promise<Decision> => {
+    const { team, read } = teamRead(deps, ctx.scope.tenant_id);
+    const checked = check(team);
+    if (!checked.ok) return deny(deps, ctx, actor, options.deniedResource, checked, action);
+    const payload = checked.payload as unknown as { [key: string]: Json };
+    return {
+      events: [
+        pendingEvent(ctx, deps.newId, { kind, actor, payload }),
+        accessEvent(deps, ctx, actor, { action, outcome: 'allowed', resource: resource(checked.payload) }),
+      ],
+      read: [read],
+      ...(options.ifMatch ? { ifMatch: read } : {}),
+    };
+  });
+  return { result, payload: result.events[0]!.payload as unknown as P, event: binding(result) };
+}
+
+export async function bootstrapOwner(deps: ServiceDeps, ctx: WriteContext, body: OwnerBootstrapBody) {
+  const key = tenantEmailKey(deps.keys.hmac.secret, ctx.scope.tenant_id);
+  const { payload, event } = await teamWrite<TeamMemberAddedPayload>(deps, ctx, body.actor, TEAM_KINDS.memberAdded, (p) => ({ type: 'team_member', id: p.member_id }), 'created',
+    (team) => checkOwnerBootstrap(team, body, key), { deniedResource: { type: 'team', id: ctx.scope.tenant_id } });
+  return { member: payload, event };
+}
+
+export async function createInvite(deps: ServiceDeps, ctx: WriteContext, body: InviteBody & { actor?: Actor }) {
+  const actor = body.actor ?? ctx.principal;
+  const key = tenantEmailKey(deps.keys.hmac.secret, ctx.scope.tenant_id);
+  // The token exists only in this answer: the event keeps its sha256.
+  const token = `gti_${randomBytes(24).toString('base64url')}`;
+  const inviteId = deps.newId('inv');
+  const { result, payload, event } = await teamWrite<TeamInviteCreatedPayload>(deps, ctx, actor, TEAM_KINDS.inviteCreated, (p) => ({ type: 'team_invite', id: p.invite_id }), 'invited',
+    (team) => checkInvite(team, actor, body, { invite_id: inviteId, token, tenant_key: key }, deps.clock()), { deniedResource: { type: 'team', id: ctx.scope.tenant_id } });
+  // A replay answers the invite without its token: it was shown once.
+  return { invite_id: payload.invite_id, role: payload.role, expires_at: payload.expires_at, token: result.replayed ? null : token, event };
+}
+
+export async function revokeInvite(deps: ServiceDeps, ctx: WriteContext, inviteId: string, body: { actor?: Actor }) {
+  const actor = body.actor ?? ctx.principal;
+  const { payload, event } = await teamWrite<TeamInviteRevokedPayload>(deps, ctx, actor, TEAM_KINDS.inviteRevoked, (p) => ({ type: 'team_invite', id: p.invite_id }), 'revoked',
+    (team) => checkInviteRevoke(team, actor, inviteId, deps.clock()), { deniedResource: { type: 'team_invite', id: inviteId } });
+  return { invite_id: payload.invite_id, status: 'revoked', event };
+}
+
+export async function acceptInvite(deps: ServiceDeps, ctx: WriteContext, inviteId: string, body: InviteAcceptBody) {
+  const { payload, event } = await teamWrite<TeamMemberAddedPayload>(deps, ctx, body.actor, TEAM_KINDS.memberAdded, (p) => ({ type: 'team_member', id: p.member_id }), 'created',
+    (team) => checkInviteAcceptance(team, inviteId, body, deps.clock()), { deniedResource: { type: 'team_invite', id: inviteId } });
+  return { member: payload, event };
+}
+
+export async function changeRoles(deps: ServiceDeps, ctx: WriteContext, memberId: string, body: RoleChangeBody & { actor?: Actor }) {
+  const actor = body.actor ?? ctx.principal;
+  const { payload, event } = await teamWrite<TeamMemberRolesChangedPayload>(deps, ctx, actor, TEAM_KINDS.rolesChanged, (p) => ({ type: 'team_member', id: p.member_id }), 'changed',
+    (team) => checkRoleChange(team, actor, memberId, body), { ifMatch: true, deniedResource: { type: 'team_member', id: memberId } });
+  return { member_id: payload.member_id, roles: payload.roles, previous_roles: payload.previous_roles, event };
+}

@@ -1,0 +1,90 @@
+// Read-side queries of the governance projections (projections/governance.ts): assets, approvals
+// and teams, each keyed by the full scope (the team by its tenant). What time alone changes is
+// derived here, at `now`: a pending approval past its due_at is expired (and its asset needs a new
+// evaluation), and a review is upcoming, due or overdue by its due date.
+import type Database from 'better-sqlite3';
+import type { Scope } from '../domain/event.ts';
+import type { Approval } from '../domain/governance/approvals.ts';
+import type { AssetState } from '../domain/governance/assets.ts';
+import type { Team } from '../domain/governance/team.ts';
+import { DUE_WINDOW_DAYS } from '../domain/governance/reviews.ts';
+import { addDays } from '../domain/governance/types.ts';
+import { formatDateTime } from '../domain/date-time.ts';
+import { preparedOn } from './index-handle.ts';
+import { scopeKey } from './projections/core.ts';
+
+export type AssetFilter = { tier?: string; status?: string; after?: string; limit: number; now: Date };
+export type ApprovalFilter = { status?: string; asset_id?: string; assignee_role?: string; after?: string; limit: number; now: Date };
+export type ReviewFilter = { status?: 'upcoming' | 'due' | 'overdue'; asset_id?: string; after?: string; limit: number; now: Date };
+
+export type GovernanceQueries = ReturnType<typeof createGovernanceQueries>;
+
+// Status as of now: the stored status, except a pending approval whose due date has passed.
+const ASSET_STATUS = `CASE WHEN status = 'pending_approval' AND expires_at <= @now THEN 'evaluation_required' ELSE status END`;
+const APPROVAL_STATUS = `CASE WHEN status = 'pending' AND due_at <= @now THEN 'expired' ELSE status END`;
+
+export function createGovernanceQueries(db: Database.Database) {
+  const statements = preparedOn(db, (db) => ({
+    asset: db.prepare<[string, string], { state: string }>('SELECT state FROM gov_assets WHERE scope = ? AND asset_id = ?'),
+    assets: db.prepare<{ scope: string; tier: string | null; status: string | null; after: string; limit: number; now: string }, { state: string }>(
+      `SELECT state FROM gov_assets
+        WHERE scope = @scope AND asset_id > @after
+          AND (@tier IS NULL OR tier = @tier) AND (@status IS NULL OR ${ASSET_STATUS} = @status)
+        ORDER BY asset_id LIMIT @limit`,
+    ),
+    approval: db.prepare<[string, string], { state: string }>('SELECT state FROM gov_approvals WHERE scope = ? AND approval_id = ?'),
+    approvals: db.prepare<{ scope: string; status: string | null; asset: string | null; role: string | null; after: string; limit: number; now: string }, { state: string }>(
+      `SELECT state FROM gov_approvals
+        WHERE scope = @scope AND approval_id > @after
+          AND (@status IS NULL OR ${APPROVAL_STATUS} = @status) AND (@asset IS NULL OR asset_id = @asset)
+          AND (@role IS NULL OR (current_role = @role AND ${APPROVAL_STATUS} = 'pending'))
+        ORDER BY approval_id LIMIT @limit`,
+    ),
+    reviews: db.prepare<{ scope: string; asset: string | null; after: string; limit: number; lo: string | null; hi: string | null }, { state: string }>(
+      `SELECT state FROM gov_assets
+        WHERE scope = @scope AND asset_id > @after AND review_due_at IS NOT NULL
+          AND (@asset IS NULL OR asset_id = @asset)
+          AND (@lo IS NULL OR review_due_at > @lo) AND (@hi IS NULL OR review_due_at <= @hi)
+        ORDER BY asset_id LIMIT @limit`,
+    ),
+    byIdHash: db.prepare<[string, string], { state: string }>('SELECT state FROM gov_assets WHERE scope = ? AND id_hash = ?'),
+    team: db.prepare<[string], { state: string }>('SELECT state FROM gov_team WHERE tenant_id = ?'),
+    stream: db.prepare<[string], { version: number }>('SELECT version FROM streams WHERE stream = ?'),
+  }));
+  const parse = <T>(row: { state: string } | undefined): T | undefined => (row ? (JSON.parse(row.state) as T) : undefined);
+  return {
+    asset: (scope: Scope, assetId: string) => parse<AssetState>(statements().asset.get(scopeKey(scope), assetId)),
+    /** A page of the scope's assets in asset_id order, after the cursor `after`. */
+    assets(scope: Scope, f: AssetFilter): AssetState[] {
+      return statements().assets.all({ scope: scopeKey(scope), tier: f.tier ?? null, status: f.status ?? null, after: f.after ?? '', limit: f.limit, now: formatDateTime(f.now.getTime()) })
+        .map((r) => JSON.parse(r.state) as AssetState);
+    },
+    approval: (scope: Scope, approvalId: string) => parse<Approval>(statements().approval.get(scopeKey(scope), approvalId)),
+    approvals(scope: Scope, f: ApprovalFilter): Approval[] {
+      return statements().approvals.all({
+        scope: scopeKey(scope), status: f.status ?? null, asset: f.asset_id ?? null, role: f.assignee_role ?? null, after: f.after ?? '', limit: f.limit, now: formatDateTime(f.now.getTime()),
+      }).map((r) => JSON.parse(r.state) as Approval);
+    },
+    /**
+     * Assets with an open review, by the review's status at `now`: overdue after due_at, due within
+     * the window before it, upcoming before that. The caller computes each schedule again with
+     * every trigger; this narrows the rows to read.
+     */
+    reviewAssets(scope: Scope, f: ReviewFilter): AssetState[] {
+      const now = formatDateTime(f.now.getTime());
+      const windowEnd = addDays(f.now, DUE_WINDOW_DAYS);
+      const range = f.status === 'overdue' ? { lo: null, hi: now } : f.status === 'due' ? { lo: now, hi: windowEnd } : f.status === 'upcoming' ? { lo: windowEnd, hi: null } : { lo: null, hi: null };
+      const rows = statements().reviews.all({ scope: scopeKey(scope), asset: f.asset_id ?? null, after: f.after ?? '', limit: f.limit, ...range });
+      return rows.map((r) => JSON.parse(r.state) as AssetState);
+    },
+    /** The assets whose id hashes to `idHash` (a review id's middle part): almost always one. */
+    assetsByIdHash: (scope: Scope, idHash: string) => statements().byIdHash.all(scopeKey(scope), idHash).map((r) => JSON.parse(r.state) as AssetState),
+    team: (tenantId: string) => parse<Team>(statements().team.get(tenantId)),
+    /**
+     * A stream's version (the seq of its last event; 0 before the first): what a write's expectation
+     * and an ETag name. An aggregate's own last_seq may count events of other streams it folds (an
+     * asset folds its approvals), so versions are read here.
+     */
+    streamVersion: (stream: string) => statements().stream.get(stream)?.version ?? 0,
+  };
+}

@@ -1,0 +1,57 @@
+// The governance projections: each asset (its registrations, evaluations, approvals and reviews),
+// each approval request, and each tenant's team, as the pure folds of src/domain/governance/ leave
+// them, plus the columns the lists filter on. A row's status is the status as of its last event;
+// the read side derives what time alone changes (governance-queries.ts).
+import type Database from 'better-sqlite3';
+import { sha256Hex } from '../../domain/canonical-json.ts';
+import type { StoredEvent } from '../../domain/event.ts';
+import { applyAssetEvent, assetIdOf, assetStatus, latestApproval, type AssetState } from '../../domain/governance/assets.ts';
+import { approvalStatus, currentStep } from '../../domain/governance/approvals.ts';
+import { reviewSchedule } from '../../domain/governance/reviews.ts';
+import { applyTeamEvent, type Team } from '../../domain/governance/team.ts';
+import { scopeKey, type Apply } from './core.ts';
+
+export function governanceProjection(db: Database.Database): Apply {
+  const getAsset = db.prepare<[string, string], { state: string }>('SELECT state FROM gov_assets WHERE scope = ? AND asset_id = ?');
+  const putAsset = db.prepare(
+    'INSERT OR REPLACE INTO gov_assets (scope, asset_id, state, tier, status, expires_at, review_due_at, id_hash, seq) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+  );
+  const putApproval = db.prepare(
+    'INSERT OR REPLACE INTO gov_approvals (scope, approval_id, asset_id, state, status, current_role, due_at, seq) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+  );
+  const getTeam = db.prepare<[string], { state: string }>('SELECT state FROM gov_team WHERE tenant_id = ?');
+  const putTeam = db.prepare('INSERT OR REPLACE INTO gov_team (tenant_id, state) VALUES (?, ?)');
+
+  const applyAsset = (event: StoredEvent, assetId: string) => {
+    const scope = scopeKey(event);
+    const row = getAsset.get(scope, assetId);
+    const before = row ? (JSON.parse(row.state) as AssetState) : undefined;
+    const after = applyAssetEvent(before, event);
+    if (!after || after === before) return;
+    const at = new Date(event.recorded_at);
+    const status = assetStatus(after, at);
+    const pending = status === 'pending_approval' ? latestApproval(after) : undefined;
+    const evaluations = after.evaluations;
+    const tier = evaluations[evaluations.length - 1]?.tier ?? null;
+    putAsset.run(scope, assetId, JSON.stringify(after), tier, status, pending?.due_at ?? null, reviewSchedule(after, [], at)?.due_at ?? null, sha256Hex(assetId).slice(0, 16), event.seq);
+    // The approvals this event changed (a request, a decision, or a new evaluation superseding one).
+    for (const approval of Object.values(after.approvals)) {
+      if (approval.last_seq !== event.seq) continue;
+      const { status: approvalState } = approvalStatus(approval, at);
+      const step = approvalState === 'pending' ? currentStep(approval) : undefined;
+      putApproval.run(scope, approval.approval_id, assetId, JSON.stringify(approval), approvalState, step?.role ?? null, approval.due_at, event.seq);
+    }
+  };
+
+  return (event) => {
+    if (event.kind.startsWith('team.')) {
+      const row = getTeam.get(event.tenant_id);
+      const before = row ? (JSON.parse(row.state) as Team) : undefined;
+      const after = applyTeamEvent(before, event);
+      if (after && after !== before) putTeam.run(event.tenant_id, JSON.stringify(after));
+      return;
+    }
+    const assetId = assetIdOf(event);
+    if (assetId !== undefined) applyAsset(event, assetId);
+  };
+}
