@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import { AppError } from '../../src/errors.ts';
 import { assertPlainJson } from '../../src/domain/canonical-json.ts';
 import { quotaEvalExitCode, renderQuotaEval, runQuotaEval, type QuotaEvalOptions } from '../../src/cli/commands/quota-eval.ts';
+import { testSchemas } from '../fixtures/templates.ts';
 
 const root = new URL('../../', import.meta.url);
 const files: Record<string, string> = {
@@ -20,7 +21,7 @@ const readFile = (extra: Record<string, string> = {}) => (path: string) => {
   return all[path]!;
 };
 const run = (opts: Partial<QuotaEvalOptions>, extra?: Record<string, string>) =>
-  runQuotaEval({ groups: 'policy.json', usage: 'usage.json', ...opts }, readFile(extra));
+  runQuotaEval({ groups: 'policy.json', usage: 'usage.json', ...opts }, readFile(extra), testSchemas());
 const standings = (r: ReturnType<typeof run>) => Object.fromEntries(r.owners.map((o) => [o.owner, [o.group_source, o.group_list.join(','), o.within]]));
 
 t.test('the fixtures: default groups, assignments, one owner over quota', async (t) => {
@@ -119,9 +120,9 @@ t.test('rendering: an aligned table per owner with human sizes', async (t) => {
 
 const broken: [string, Partial<QuotaEvalOptions>, Record<string, string>, string, string][] = [
   ['policy is not JSON', { groups: 'bad.json' }, { 'bad.json': '{\n  "rules": [\n' }, 'bad.json', 'bad.json:3:1: not valid JSON'],
-  ['policy with an unrecognised subject', { groups: 'bad.json' }, { 'bad.json': '{"rules": [{"name": "r", "limit": 1, "subjects": ["size:lfs"]}]}' }, 'bad.json', '/rules/0/subjects/0'],
+  ['policy with an unrecognised subject', { groups: 'bad.json' }, { 'bad.json': '{"rules": [{"name": "r", "limit": 1, "subjects": ["size:lfs"]}]}' }, 'bad.json', 'bad.json: /rules/0/subjects/0 (line 1, column 51): unrecognised subject "size:lfs"'],
   ['policy assigning an undefined group', { groups: 'bad.json' }, { 'bad.json': '{"assignments": {"bob": ["vip"]}}' }, 'bad.json', '/assignments/bob/0'],
-  ['usage with a typo', { usage: 'bad.json' }, { 'bad.json': '{"bob": {"size": {"git": {"lfs": 1}}}}' }, 'bad.json', '/bob/size/git/lfs'],
+  ['usage with a typo', { usage: 'bad.json' }, { 'bad.json': '{"bob": {"size": {"git": {"lfs": 1}}}}' }, 'bad.json', 'bad.json: /bob/size/git/lfs (line 1, column 27): unknown member "lfs"'],
   ['forge data with an unknown repository', { usage: 'bad.json' }, { 'bad.json': '{"users": [{"login": "a"}], "artifacts": [{"repo": "a/x", "name": "n", "size": 1}]}' }, 'bad.json', '/artifacts/0/repo'],
   ['app.ini with a broken line', { appIni: 'bad.ini' }, { 'bad.ini': '[quota]\nENABLED\n' }, 'bad.ini', 'bad.ini:2:'],
   ['missing policy file', { groups: 'nowhere.json' }, {}, 'nowhere.json', 'ENOENT'],

@@ -1,5 +1,6 @@
 // `gov quota eval` end to end through the real binary on fixtures/quota: exit 0 when every standing
-// holds, 1 when an owner is over quota, 2 on a bad file (naming path and line) or a usage error.
+// holds, 1 when an owner is over quota, 2 on a bad file (naming path, pointer, line and column) or
+// a usage error.
 import t from 'tap';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -34,13 +35,13 @@ t.test('exit 0 when every evaluated standing holds; --json prints one document',
   t.match(forge.stdout, /carol \(user\): within quota — groups: small \[default groups\]/);
 });
 
-t.test('exit 2: a bad file names its path and line; usage errors', async (t) => {
+t.test('exit 2: a bad file names its path, pointer, line and column; usage errors', async (t) => {
   const dir = tempDir(t);
   const broken = join(dir, 'policy.json');
   writeFileSync(broken, '{\n  "rules": [\n    {"name": "r", "limit": 1, "subjects": ["size:everything"]}\n  ]\n}\n');
   const bad = await eval_('--groups', broken, '--usage', USAGE);
   t.equal(bad.code, 2);
-  t.match(bad.stderr, new RegExp(`${broken.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: /rules/0/subjects/0 \\(line 3\\)`));
+  t.match(bad.stderr, new RegExp(`${broken.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: /rules/0/subjects/0 \\(line 3, column 44\\): unrecognised subject "size:everything"`));
   t.equal(bad.stdout, '');
   const cases: [string, string[]][] = [
     ['missing --groups', ['--usage', USAGE]],

@@ -1,12 +1,15 @@
 // `gov quota eval`: a dry run of the forge quota engine over POLICY.json and USAGE.json (docs/quota.md
-// §6). Computes a result (pure apart from the injected readFile), renders it, picks the exit.
+// §6), each checked by its schema in schemas/cli. Computes a result (pure apart from the injected
+// readFile), renders it, picks the exit.
+import { loadSchemas } from '../../deps.ts';
 import { AppError, isAppError } from '../../errors.ts';
 import { parseAppIni } from '../../domain/quota/app-ini.ts';
 import { evaluateOwner, groupListResolver, type GroupListSource, type QuotaDecision } from '../../domain/quota/evaluate.ts';
-import { parsePolicyFile } from '../../domain/quota/policy-file.ts';
 import { isSubject, SEED_SUBJECTS, zeroPrimitives, type Subject } from '../../domain/quota/subjects.ts';
-import { parseUsageFile, type UsageOwner } from '../../domain/quota/usage-file.ts';
+import type { UsageOwner } from '../../domain/quota/usage-file.ts';
 import { usedFromPrimitives, type QuotaUsed } from '../../domain/quota/usage.ts';
+import type { SchemaRegistry } from '../../schema-registry.ts';
+import { parsePolicyFile, parseUsageFile } from '../../service/quota/quota-files.ts';
 
 export type QuotaEvalOptions = {
   groups: string;
@@ -53,13 +56,13 @@ export type QuotaEvalResult = {
  * all three with the instance's values (Forgejo defaults for absent keys: disabled, none, -1);
  * --default-groups then replaces the default group list.
  */
-export function runQuotaEval(opts: QuotaEvalOptions, readFile: (path: string) => string): QuotaEvalResult {
+export function runQuotaEval(opts: QuotaEvalOptions, readFile: (path: string) => string, registry: SchemaRegistry = loadSchemas()): QuotaEvalResult {
   if (opts.subject !== undefined && !isSubject(opts.subject)) {
     throw new AppError('unrecognised_subject', `--subject "${opts.subject}" is not a quota subject. Use one of: ${SEED_SUBJECTS.join(', ')}.`);
   }
   const subject = (opts.subject ?? null) as Subject | null;
-  const policy = parsePolicyFile(read(readFile, opts.groups), opts.groups);
-  const usage = parseUsageFile(read(readFile, opts.usage), opts.usage);
+  const policy = parsePolicyFile(registry, read(readFile, opts.groups), opts.groups);
+  const usage = parseUsageFile(registry, read(readFile, opts.usage), opts.usage);
   const warnings: string[] = [];
 
   let config: QuotaEvalResult['config'] = { enabled: true, default_groups: policy.defaultGroups, default_total: policy.defaultTotal, source: 'policy' };

@@ -3,36 +3,36 @@
 // a store that has none yet, from fixtures/forge/default.json.
 import { readFileSync } from 'node:fs';
 import { canonicalJson, type Json } from '../../domain/canonical-json.ts';
-import { parseJsonInput } from '../../domain/quota/json-input.ts';
 import { quotaEvent, QUOTA_KINDS, type ForgeDataSource, type QuotaEventDraft } from '../../domain/quota/quota-events.ts';
 import { validateForgeData, type ForgeData } from '../../domain/quota/usage.ts';
 import { AppError, isAppError } from '../../errors.ts';
 import type { SchemaRegistry } from '../../schema-registry.ts';
 import type { QuotaContext } from './quota-context.ts';
+import { checkedInput, schemaProblems } from './schema-check.ts';
 
 const SCHEMA = 'quota/forge-data.json';
 
 /** A data set sent to PUT /admin/forge/data: a bad shape or an unknown reference is a 400 naming it. */
 export function checkForgeData(registry: SchemaRegistry, body: unknown): ForgeData {
-  const problems = registry.validate(SCHEMA, body);
-  if (problems.length > 0) {
-    const first = problems[0]!;
-    throw new AppError('forge_data_invalid', `The forge data is not valid: ${first.pointer || '(root)'} ${first.detail}. Fix it and send the whole data set again.`, { details: problems });
+  const { shape } = schemaProblems(registry, SCHEMA, body);
+  if (shape.length > 0) {
+    const first = shape[0]!;
+    throw new AppError('forge_data_invalid', `The forge data is not valid: ${first.pointer || '(root)'} ${first.detail}. Fix it and send the whole data set again.`, { details: shape });
   }
   validateForgeData(body as ForgeData);
   return body as ForgeData;
 }
 
-/** A forge data file: any problem is AppError `bad_input_file` naming the file, pointer and line. */
+/** A forge data file: any problem is AppError `bad_input_file` naming the file, pointer and line:column. */
 export function parseForgeDataText(text: string, fileName: string, registry: SchemaRegistry): ForgeData {
-  const input = parseJsonInput(text, fileName);
+  const input = checkedInput(registry, SCHEMA, text, fileName);
   try {
-    return checkForgeData(registry, input.value);
+    validateForgeData(input.value as ForgeData);
   } catch (err) {
-    const first = isAppError(err) ? err.details?.[0] : undefined;
-    if (first === undefined) throw err;
-    return input.fail(first.pointer, first.detail);
+    if (isAppError(err) && err.details !== undefined && err.details.length > 0) input.fail(err.details);
+    throw err;
   }
+  return input.value as ForgeData;
 }
 
 export function readForgeDataFile(path: string, registry: SchemaRegistry): ForgeData {

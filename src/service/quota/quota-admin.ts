@@ -31,7 +31,7 @@ export function findOwner(ctx: QuotaContext, login: string): ForgeOwnerView {
 }
 
 export async function createRule(ctx: QuotaContext, body: unknown): Promise<QuotaRule> {
-  const def = readCreateRule(body);
+  const def = readCreateRule(ctx.deps.registry, body);
   const rule: QuotaRule = { name: def.name, limit: def.limit, subjects: recognisedSubjects(def.subjects, '/subjects') };
   return ctx.write(() => {
     if (ctx.q.rule(rule.name)) throw conflict('quota_rule_exists', `A quota rule "${rule.name}" already exists; edit it with PATCH or pick another name.`);
@@ -42,7 +42,7 @@ export async function createRule(ctx: QuotaContext, body: unknown): Promise<Quot
 export async function editRule(ctx: QuotaContext, name: string, body: unknown): Promise<QuotaRule> {
   return ctx.write(() => {
     const before = findRule(ctx, name);
-    const edit = readEditRule(body);
+    const edit = readEditRule(ctx.deps.registry, body);
     const after: QuotaRule = {
       name,
       limit: edit.limit ?? before.limit,
@@ -66,7 +66,7 @@ export async function deleteRule(ctx: QuotaContext, name: string): Promise<void>
  * (the request's limit and subjects for it are ignored, so are its subjects' spellings).
  */
 export async function createGroup(ctx: QuotaContext, body: unknown): Promise<QuotaGroup> {
-  const def = readCreateGroup(body);
+  const def = readCreateGroup(ctx.deps.registry, body);
   return ctx.write(() => {
     if (ctx.q.group(def.name)) throw conflict('quota_group_exists', `A quota group "${def.name}" already exists; pick another name or add rules to it.`);
     const events: QuotaEventDraft[] = [quotaEvent(QUOTA_KINDS.groupCreated, { name: def.name })];
@@ -131,7 +131,7 @@ export async function removeUserFromGroup(ctx: QuotaContext, groupName: string, 
 export async function setUserGroups(ctx: QuotaContext, login: string, body: unknown): Promise<void> {
   await ctx.write(() => {
     const owner = findOwner(ctx, login);
-    const groups = readSetUserGroups(body);
+    const groups = readSetUserGroups(ctx.deps.registry, body);
     groups.forEach((g, i) => {
       if (!ctx.q.group(g)) {
         throw new AppError('quota_group_unknown', `There is no quota group "${g}"; create it first. Nothing was changed.`, { details: [{ pointer: `/groups/${i}`, detail: 'unknown group' }] });
