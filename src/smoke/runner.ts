@@ -6,6 +6,7 @@ import { createClient } from '../client/client.ts';
 import { AppError } from '../errors.ts';
 import { checkReach, reachAllows, routeKey, SmokeFailure, summarize, type CheckOutcome, type SmokeCheck, type SmokeReport, type WriteReach } from './check.ts';
 import { genericChecks, type ListedRoute } from './checks-generic.ts';
+import { governanceChecks } from './checks-governance.ts';
 import { proofChecks } from './checks-proofs.ts';
 import { publicChecks } from './checks-public.ts';
 import { readChecks } from './checks-reads.ts';
@@ -43,6 +44,7 @@ export function smokeSuite(routes: ListedRoute[], doc: Record<string, any> | nul
     ...family('reads', readChecks()),
     ...family('events', eventChecks()),
     ...family('tasks', [...taskChecks(), ...taskReadChecks(), ...proofChecks()]),
+    ...family('governance', governanceChecks()),
     ...family('quota', [
       ...quota.setup, ...quotaAdminChecks(''), ...quotaAdminChecks(FORGE_PREFIX),
       ...quotaReadChecks(''), ...quotaReadChecks(FORGE_PREFIX), ...quota.teardown,

@@ -80,7 +80,7 @@ export const TEAM_ROUTES: Route[] = [
     checkBody: true, request: 'api/team-owner-request.json', responses: { 201: 'api/team-member-response.json', 200: 'api/team-member-response.json', ...W },
     handler: async (c, deps) => {
       const out = await bootstrapOwner(deps, writeContextOf(c), c.var.body as OwnerBootstrapBody);
-      return written(c, false, { member: out.member, event: out.event });
+      return written(c, out.replayed, { member: out.member, event: out.event }, out.event.seq);
     },
   },
   {
@@ -88,16 +88,18 @@ export const TEAM_ROUTES: Route[] = [
     summary: 'Invite someone with a role (team.invite.created); the token is answered once, the event keeps its sha256.', readme: '→ `team.invite.created`; owner/admin only; the token is shown once',
     checkBody: true, request: 'api/team-invite-request.json', responses: { 201: 'api/team-invite-response.json', 200: 'api/team-invite-response.json', ...W },
     handler: async (c, deps) => {
-      const ctx = writeContextOf(c);
-      const out = await createInvite(deps, ctx, c.var.body as InviteBody);
-      return written(c, out.token === null, out);
+      const { event, ...invite } = await createInvite(deps, writeContextOf(c), c.var.body as InviteBody);
+      return written(c, invite.token === null, { ...invite, event }, event.seq);
     },
   },
   {
     method: 'POST', path: '/v1/team/invites/{invite_id}/revoke', status: 'preview', access: 'write', scoped: true,
     summary: 'Revoke an open invite (team.invite.revoked).', readme: '→ `team.invite.revoked`',
     checkBody: true, request: 'api/team-invite-revoke-request.json', responses: { 201: 'api/team-invite-revoke-response.json', 200: 'api/team-invite-revoke-response.json', ...W },
-    handler: async (c, deps) => written(c, false, await revokeInvite(deps, writeContextOf(c), id(c, 'invite_id', 'invite'), c.var.body as { actor?: never })),
+    handler: async (c, deps) => {
+      const { replayed, ...out } = await revokeInvite(deps, writeContextOf(c), id(c, 'invite_id', 'invite'), c.var.body as { actor?: never });
+      return written(c, replayed, out, out.event.seq);
+    },
   },
   {
     method: 'POST', path: '/v1/team/invites/{invite_id}/accept', status: 'preview', access: 'write', scoped: true,
@@ -105,7 +107,7 @@ export const TEAM_ROUTES: Route[] = [
     checkBody: true, request: 'api/team-invite-accept-request.json', responses: { 201: 'api/team-member-response.json', 200: 'api/team-member-response.json', 401: P, ...W },
     handler: async (c, deps) => {
       const out = await acceptInvite(deps, writeContextOf(c), id(c, 'invite_id', 'invite'), c.var.body as InviteAcceptBody);
-      return written(c, false, { member: out.member, event: out.event });
+      return written(c, out.replayed, { member: out.member, event: out.event }, out.event.seq);
     },
   },
   {
@@ -113,7 +115,8 @@ export const TEAM_ROUTES: Route[] = [
     summary: "Set a member's roles (team.member.roles_changed); If-Match the team's ETag.", readme: '→ `team.member.roles_changed`; `If-Match` (412 when stale); no granting above your own roles',
     checkBody: true, request: 'api/team-member-patch-request.json', responses: { 200: 'api/team-roles-response.json', ...W }, etag: 'write',
     handler: async (c, deps) => {
-      const out = await changeRoles(deps, writeContextOf(c), id(c, 'member_id', 'member'), c.var.body as RoleChangeBody);
+      const { replayed, ...out } = await changeRoles(deps, writeContextOf(c), id(c, 'member_id', 'member'), c.var.body as RoleChangeBody);
+      if (replayed) c.header('Idempotent-Replayed', 'true');
       c.header('ETag', etagOf(out.event.seq));
       return c.json(out, 200);
     },
