@@ -10,7 +10,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { writeRunFile, removeRunFile } from './cli/run-file.ts';
 import { parseHost, parsePort, parsePreviewConfig, resolveDataDir, withQuota, type ForgeDataChoice, type PreviewConfig, type StartConfig } from './config.ts';
-import { createTemplateRegistry, type SmartTemplate, type TemplateRegistry } from './domain/templates.ts';
+import { createTemplateRegistry, type TemplateRegistry } from './domain/templates.ts';
 import { AppError } from './errors.ts';
 import { loadSchemaRegistry, type SchemaRegistry } from './schema-registry.ts';
 import { createApp, type AppDeps } from './server/create-app.ts';
@@ -48,7 +48,7 @@ export function loadSchemas(): SchemaRegistry {
 export function loadTemplates(registry: SchemaRegistry): TemplateRegistry {
   const dir = join(FIXTURES_DIR, 'templates');
   const templates = readdirSync(dir).filter((f) => f.endsWith('.json')).sort().map((file) => {
-    const template = JSON.parse(readFileSync(join(dir, file), 'utf8')) as SmartTemplate;
+    const template: unknown = JSON.parse(readFileSync(join(dir, file), 'utf8'));
     registry.assert('api/template.json', template, `template ${file}`);
     return template;
   });

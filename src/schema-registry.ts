@@ -4,19 +4,30 @@ import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.
 import addFormatsModule from 'ajv-formats';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { SchemaTypes } from './domain/contract/schema-types.gen.ts';
 import { isDateTime } from './domain/date-time.ts';
 import { AppError, type ErrorCode, type ErrorDetail } from './errors.ts';
 import { escapePointer } from './domain/json-pointer.ts';
 
 export const SCHEMA_BASE = 'https://schemas.gov.local/';
 
+export type { SchemaTypes };
+
+/** A schema file with a generated type (src/domain/contract/schema-types.gen.ts), by its $id relative to SCHEMA_BASE. */
+export type SchemaRef = keyof SchemaTypes;
+
 export type SchemaRegistry = {
   /** Every loaded schema, keyed by $id. */
   readonly schemas: ReadonlyMap<string, Record<string, unknown>>;
   /** Validates `value` against the schema named by `ref` (a $id, relative to SCHEMA_BASE, or with a fragment). */
   validate(ref: string, value: unknown): ErrorDetail[];
-  /** Like validate, but throws AppError(code) (default `validation_failed`) on failure. */
-  assert(ref: string, value: unknown, what: string, code?: ErrorCode): void;
+  /**
+   * Like validate, but throws AppError(code) (default `validation_failed`) on failure; after it,
+   * `value` has the schema's generated type.
+   */
+  assert<R extends SchemaRef>(ref: R, value: unknown, what: string, code?: ErrorCode): asserts value is SchemaTypes[R];
+  /** A ref only known at run time (an event kind's payload schema): checked, but no type follows. A literal ref must be a SchemaRef. */
+  assert<R extends string>(ref: string extends R ? R : never, value: unknown, what: string, code?: ErrorCode): void;
   has(ref: string): boolean;
 };
 
@@ -60,7 +71,7 @@ export function loadSchemaRegistry(dir: string, options: { checkMetaSchema?: boo
     schemas,
     validate,
     has: (ref) => ajv.getSchema(resolve(ref)) !== undefined,
-    assert(ref, value, what, code = 'validation_failed') {
+    assert(ref: string, value: unknown, what: string, code: ErrorCode = 'validation_failed') {
       const details = validate(ref, value);
       if (details.length > 0) {
         const first = details[0]!;

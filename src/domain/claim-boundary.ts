@@ -1,6 +1,7 @@
 // Claim Boundary engine cb-1 (docs/contract.md §8): classifies each claim as one of the seven
 // confidence values against the tasks' evidence pool. It judges support, never truth: semantic
 // correctness is never automatic, so wording that asserts it is blocked.
+import type { ClaimBoundary, ClaimBoundaryBlockedClaim, ClaimBoundarySummary, ClaimDecision, ClaimEvaluateRequestClaim } from './contract/schema-types.gen.ts';
 import type { EvidenceRef, StoredEvent } from './event.ts';
 import { parseDateTime } from './date-time.ts';
 import { buildEvidencePool } from './evidence-pool.ts';
@@ -19,15 +20,13 @@ export const INTEGRITY_NON_CLAIM =
 export const CLAIM_BOUNDARY_NON_CLAIMS: readonly string[] = [SEMANTIC_NON_CLAIM, INTEGRITY_NON_CLAIM];
 
 export type ClaimConfidence = EvidenceRef['confidence'];
-export type ClaimInput = { claim: string; evidence?: string[]; depends_on?: number[]; kind?: 'assertion' | 'non_claim' };
-export type ClaimResult = { claim: string; confidence: ClaimConfidence; reason: string };
-export type ClaimSummary = Record<ClaimConfidence, number>;
-export type BlockedClaim = { claim: string; reason: string };
-/** The five members a Proof Packet's claim_boundary carries (docs/contract.md §8). */
-export type ClaimBoundary = {
-  decision_id: string; engine_version: string; evaluated_at: string; summary: ClaimSummary; blocked_claims: BlockedClaim[];
-};
-export type ClaimDecision = ClaimBoundary & { results: ClaimResult[]; non_claims: string[] };
+/** One claim of a request (schemas/api/claim-evaluate-request.json). */
+export type ClaimInput = ClaimEvaluateRequestClaim;
+export type ClaimResult = ClaimDecision['results'][number];
+export type ClaimSummary = ClaimBoundarySummary;
+export type BlockedClaim = ClaimBoundaryBlockedClaim;
+/** ClaimBoundary: the five members a Proof Packet's claim_boundary carries (docs/contract.md §8); ClaimDecision adds results and non_claims. */
+export type { ClaimBoundary, ClaimDecision };
 
 export type EvaluateClaimBoundaryInput = {
   claims: readonly ClaimInput[];

@@ -1,10 +1,9 @@
 // The event envelope `service.event.v1` (docs/contract.md §5) and the kind catalogue: which kinds are
 // adapter kinds (raw POST /v1/events), which are derived by routes (reserved), which are unknown.
-import type { Json } from './canonical-json.ts';
+import type { Actor, Event, EventRequest, EvidenceRef, Scope } from './contract/schema-types.gen.ts';
 
-export type Scope = { tenant_id: string; workspace_id: string; project_id: string };
-export type Actor = { type: 'agent' | 'user' | 'service_account'; id: string };
-export type Transport = 'customer' | 'operator';
+export type { Actor, EvidenceRef, Scope };
+export type Transport = StoredEvent['transport'];
 
 /**
  * The actor an event names when its request names none: the service account of the transport the
@@ -14,53 +13,11 @@ export function transportPrincipal(transport: Transport): Actor {
   return { type: 'service_account', id: `preview-${transport}` };
 }
 
-export type EvidenceRef = {
-  artifact_id: string;
-  uri: string;
-  evidence_type: 'artifact' | 'log' | 'commit' | 'ticket' | 'document' | 'provider_log' | 'receipt' | 'external_ref';
-  sha256?: string;
-  etag?: string;
-  confidence: 'verified' | 'claimed' | 'inferred' | 'stale' | 'missing' | 'blocked' | 'not_claimed';
-  redaction: 'none' | 'partial' | 'removed';
-  content_trust: 'untrusted_external' | 'customer_asserted' | 'sanitized_projection' | 'trusted_internal';
-  captured_at: string;
-  source?: string;
-};
+/** What a caller or a route decides about an event (schemas/api/event-request.json); the log adds the server-set members. */
+export type EventDraft = EventRequest;
 
-/** What a caller or a route decides about an event; the log adds the server-set members. */
-export type EventDraft = Scope & {
-  event_id?: string;
-  kind: string;
-  task_id?: string;
-  session_id?: string;
-  actor?: Actor;
-  occurred_at?: string;
-  payload: { [key: string]: Json };
-  evidence_refs?: EvidenceRef[];
-};
-
-/** The stored and returned envelope. */
-export type StoredEvent = Scope & {
-  schema_version: 'service.event.v1';
-  event_id: string;
-  seq: number;
-  kind: string;
-  task_id?: string;
-  session_id?: string;
-  actor?: Actor;
-  transport: Transport;
-  occurred_at?: string;
-  recorded_at: string;
-  idempotency_key: string | null;
-  /** sha256 URI of the canonical keyed request that derived this event (replays compare it); null without a key. */
-  request_sha256: string | null;
-  /** Present on every event of a multi-event unit: its place in the unit (recovery keeps units whole). */
-  unit?: { index: number; size: number };
-  payload: { [key: string]: Json };
-  evidence_refs?: EvidenceRef[];
-  prev_hash: string;
-  event_hash: string;
-};
+/** The stored and returned envelope (schemas/api/event.json): request_sha256, unit and the hashes are the log's. */
+export type StoredEvent = Event;
 
 /** An `id`: 2 to 128 characters, ^[A-Za-z0-9][A-Za-z0-9_.:-]*$ (schemas/common/types.json). */
 export function isId(value: string): boolean {

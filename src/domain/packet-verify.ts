@@ -2,14 +2,16 @@
 // verify` and the tests: parse, then four checks in a fixed order, each failing with its own code.
 // API: verifyPacket(input) → {ok, checks: {packet_hash, signature, hash_chain, receipt}}.
 import { createPublicKey, type KeyObject } from 'node:crypto';
+import type { Keys, SignatureVerifyResponse, SignatureVerifyResponseCheck } from './contract/schema-types.gen.ts';
 import type { StoredEvent } from './event.ts';
 import { eventHash } from './event-hash.ts';
 import { leafHash, verifyInclusion } from './merkle.ts';
 import { hashBytes, hashChainRoot, packetSha256 } from './packet-hash.ts';
 import { parseCheckpoint, verifyNote, type Checkpoint } from './signed-note.ts';
-import { isSignatureAlg, keyIdFor, verifyPacketHash, type SignatureAlg } from './signing.ts';
+import { isSignatureAlg, keyIdFor, verifyPacketHash } from './signing.ts';
 
-export type VerifyKey = { key_id: string; alg: SignatureAlg; public_key_pem: string };
+/** One key of GET /v1/keys (schemas/api/keys.json). */
+export type VerifyKey = Keys['keys'][number];
 export type Receipt = {
   receipt_id: string; packet_sha256: string; event: StoredEvent;
   log_index: number; inclusion_proof: string[]; checkpoint: string;
@@ -25,9 +27,10 @@ export type PacketVerifyInput = {
   /** The transparency log's ed25519 key; the note key name defaults to the origin. */
   log?: { publicKey: KeyObject | string; origin?: string; name?: string };
 };
-export type CheckResult = { status: 'pass' | 'fail' | 'skipped'; code?: string; detail: string };
-export type CheckName = 'packet_hash' | 'signature' | 'hash_chain' | 'receipt';
-export type PacketVerification = { ok: boolean; checks: Record<CheckName, CheckResult> };
+/** The verdict POST /v1/signatures/verify answers (schemas/api/signature-verify-response.json), less its non_claims. */
+export type PacketVerification = Omit<SignatureVerifyResponse, 'non_claims'>;
+export type CheckName = keyof PacketVerification['checks'];
+export type CheckResult = SignatureVerifyResponseCheck;
 
 type Integrity = {
   packet_sha256: string; canonicalization: string; key_id: string;

@@ -1,6 +1,7 @@
 // Redaction policy redaction.default.v1 (docs/contract.md §9): cuts credentials out of evidence
 // references before they leave in a Proof Packet, and records each cut so the manifest can hash it.
 // It only ever removes: a ref that was partial or removed stays so, nothing is restored.
+import type { RedactionManifest, RedactionManifestAction } from './contract/schema-types.gen.ts';
 import type { EvidenceRef } from './event.ts';
 
 export const REDACTION_POLICY_ID = 'redaction.default.v1';
@@ -15,10 +16,11 @@ export const SECRET_NAME_PARTS: readonly string[] = [
   'token', 'key', 'secret', 'password', 'passwd', 'sig', 'signature', 'auth', 'credential', 'api_key', 'access_token',
 ];
 
-export type RedactionRule = 'userinfo' | 'secret_param' | 'oversize';
-export type RedactionField = 'uri' | 'source';
-export type RedactionAction = { artifact_id: string; field: RedactionField; rule: RedactionRule };
-export type RedactionSummary = { none: number; partial: number; removed: number };
+/** One cut, as the manifest's actions list it (schemas/common/redaction-manifest.json). */
+export type RedactionAction = RedactionManifestAction;
+export type RedactionRule = RedactionAction['rule'];
+export type RedactionField = RedactionAction['field'];
+export type RedactionSummary = RedactionManifest['summary'];
 export type RedactionResult = { refs: EvidenceRef[]; actions: RedactionAction[]; summary: RedactionSummary };
 
 /** The schema's length limits (uri 2048, source 256); a cut that no longer fits replaces the whole member. */

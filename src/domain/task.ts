@@ -1,17 +1,10 @@
 // The task projection as a pure fold over a task's events (docs/contract.md §6). The SQLite writer
 // and the idempotent replay of a task route both use it, so they cannot drift apart.
+import type { Task } from './contract/schema-types.gen.ts';
 import type { StoredEvent } from './event.ts';
 
-export type Task = {
-  task_id: string;
-  title: string;
-  status: 'open' | 'closed';
-  outcome?: 'completed' | 'blocked' | 'deferred';
-  session_ids: string[];
-  created_at: string;
-  closed_at?: string;
-  last_seq: number;
-};
+/** The projection as GET /v1/tasks/{task_id} answers it (schemas/api/task.json). */
+export type { Task };
 
 export function applyTaskEvent(task: Task | undefined, event: StoredEvent): Task | undefined {
   if (event.task_id === undefined) return task;

@@ -2,31 +2,16 @@
 // resolves an id or alias, refusing at construction an alias collision or a prefilled `verified`.
 import { AppError } from '../errors.ts';
 import type { Json } from './canonical-json.ts';
+import type { Template } from './contract/schema-types.gen.ts';
 import { escapePointer } from './json-pointer.ts';
 import { normaliseText } from './placeholder-text.ts';
 
-export type TemplateStatus = 'live' | 'preview' | 'target';
 export type JsonObject = { [key: string]: Json };
 
-export type TemplateExample = { description: string; payload: JsonObject };
-
 /** One template, exactly the shape of schemas/api/template.json. */
-export type SmartTemplate = {
-  template_id: string;
-  interaction: string;
-  route: { method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'; path: string };
-  aliases: string[];
-  status: TemplateStatus;
-  /** Dotted member paths (`risk_inputs.autonomy`) that a filled payload must carry. */
-  required_fields: string[];
-  /** Member path (`[]` = each list item) → the value a template may prefill without claiming more. */
-  safe_defaults: JsonObject;
-  starter_payload: JsonObject;
-  agent_obligations: string[];
-  examples?: TemplateExample[];
-  /** Schema $id (relative to the schema base) of the route's request body, when one exists. */
-  request_schema?: string;
-};
+export type SmartTemplate = Template;
+export type TemplateStatus = SmartTemplate['status'];
+export type TemplateExample = NonNullable<SmartTemplate['examples']>[number];
 
 export type TemplateRegistry = {
   list(): readonly SmartTemplate[];

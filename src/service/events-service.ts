@@ -19,7 +19,7 @@ export async function submitRawEvent(deps: ServiceDeps, ctx: WriteContext, body:
     if (!validation.ok) return { ok: false, validation };
   }
   deps.registry.assert('api/event-request.json', body, 'event');
-  const draft = body as EventDraft;
+  const draft: EventDraft = body;
   assertScopeMatches(ctx.scope, draft);
   const kindClass = classifyKind(draft.kind);
   if (kindClass === 'reserved') {

@@ -1,13 +1,13 @@
 // Claim boundary evaluation and Proof Packet assembly over event truth, with the confusion guard:
 // a request naming a task or session outside the caller's scope is blocked, assembles nothing, and
 // leaves an access.logged (outcome denied) in the caller's scope.
-import { DEFAULT_STALE_AFTER_DAYS, decisionIdFor, evaluateClaimBoundary, type ClaimDecision, type ClaimInput } from '../domain/claim-boundary.ts';
+import { DEFAULT_STALE_AFTER_DAYS, decisionIdFor, evaluateClaimBoundary, type ClaimDecision } from '../domain/claim-boundary.ts';
 import type { Json } from '../domain/canonical-json.ts';
 import { formatDateTime, parseDateTime } from '../domain/date-time.ts';
 import type { Scope, StoredEvent } from '../domain/event.ts';
 import { assemblePacketBody, sealPacket } from '../domain/packet-assembly.ts';
 import { hashChainRoot, packetSha256 } from '../domain/packet-hash.ts';
-import type { ProofPacket, ProofPacketRequest } from '../domain/proof-packet.ts';
+import type { ProofPacket } from '../domain/proof-packet.ts';
 import { signPacketHash } from '../domain/signing.ts';
 import { AppError } from '../errors.ts';
 import type { PendingEvent } from '../store/event-log.ts';
@@ -19,11 +19,9 @@ import { retryOnConflict, writeConflict } from './optimistic.ts';
 import { gateRouteBody, type Gated } from './templates-service.ts';
 import { pendingEvent, type WriteContext } from './write-context.ts';
 
-type EvaluateRequest = { task_ids: string[]; claims: ClaimInput[]; as_of?: string; stale_after_days?: number };
-
 export async function evaluateClaims(deps: ServiceDeps, ctx: WriteContext, body: unknown): Promise<{ replayed: boolean; decision: ClaimDecision }> {
   deps.registry.assert('api/claim-evaluate-request.json', body, 'claim evaluation request');
-  const req = body as EvaluateRequest;
+  const req = body;
   const requested = requestedAsOf(deps, req.as_of);
   await deps.store.settled();
   await guardScope(deps, ctx, { taskIds: req.task_ids, sessionIds: [], resource: 'claim_boundary' });
@@ -37,7 +35,7 @@ export async function evaluateClaims(deps: ServiceDeps, ctx: WriteContext, body:
     const request = req.as_of === undefined ? req : { ...req, as_of: asOf };
     const decisionId = decisionIdFor({ scope: { ...ctx.scope }, request, as_of: asOf, hash_chain_root: hashChainRoot(events.map((e) => e.event_hash)) });
     const decision = evaluateClaimBoundary({ claims: req.claims, events, asOf, staleAfterDays, decisionId, evaluatedAt: asOf });
-    return deps.store.append([pending(deps, ctx, 'claim_boundary.evaluated', { request: req as unknown as Json, as_of: asOf, stale_after_days: staleAfterDays, decision: decision as unknown as Json })], expect);
+    return deps.store.append([pending(deps, ctx, 'claim_boundary.evaluated', { request, as_of: asOf, stale_after_days: staleAfterDays, decision })], expect);
   });
   // The stored canonical form, so a replay answers the same bytes.
   const stored = JSON.parse(result.lines[0]!) as StoredEvent;
@@ -50,9 +48,9 @@ export async function evaluateClaims(deps: ServiceDeps, ctx: WriteContext, body:
  * value; then assembly.
  */
 export async function assemblePacket(deps: ServiceDeps, ctx: WriteContext, body: unknown): Promise<Gated<{ replayed: boolean; packet: ProofPacket }>> {
-  const validation = gateRouteBody(deps, 'proof_packet.assemble.v1', body);
-  if (!validation.ok) return { ok: false, validation };
-  const req = body as ProofPacketRequest;
+  const gate = gateRouteBody(deps, 'proof_packet.assemble.v1', 'api/proof-packet-request.json', body);
+  if (!gate.ok) return { ok: false, validation: gate.validation };
+  const req = gate.body;
   const requested = requestedAsOf(deps, req.as_of);
   await deps.store.settled();
   await guardScope(deps, ctx, { taskIds: req.task_ids, sessionIds: req.session_ids ?? [], resource: 'proof_packet' });
@@ -73,7 +71,7 @@ export async function assemblePacket(deps: ServiceDeps, ctx: WriteContext, body:
       : sealPacket(packetBody, { integrityClass, ...signer(deps.keys, req.signature_alg ?? 'ed25519'), ...(receiptId ? { receiptId } : {}) });
     // Every packet is checked against the packet schema before it leaves or is stored (docs/contract.md §9).
     deps.registry.assert('api/proof-packet.json', packet, 'assembled proof packet', 'packet_schema_violation');
-    unit.push(pending(deps, ctx, 'proof_packet.assembled', { packet: packet as unknown as Json, redaction_actions: manifest.actions as unknown as Json }));
+    unit.push(pending(deps, ctx, 'proof_packet.assembled', { packet, redaction_actions: manifest.actions }));
     unit.push(pending(deps, ctx, 'access.logged', { action: 'exported', outcome: 'allowed', resource: { type: 'proof_packet', id: packet.packet_id }, task_ids: req.task_ids }));
     return deps.store.append(unit, expect);
   });

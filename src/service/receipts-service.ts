@@ -45,7 +45,7 @@ export function getReceipt(deps: ServiceDeps, scope: Scope, receiptId: string): 
 /** POST /v1/signatures/verify: hash, signature, hash chain (recomputed from the timeline) and receipt. */
 export function verifySignatures(deps: ServiceDeps, scope: Scope, body: unknown): PacketVerification & { non_claims: string[] } {
   deps.registry.assert('api/signature-verify-request.json', body, 'signature verification request');
-  const packet = (body as { packet: Record<string, unknown> & Scope & { task_ids: string[]; integrity: { receipt_id?: string } } }).packet;
+  const { packet } = body;
   if (!sameScope(packet, scope)) {
     throw new AppError('not_found_in_scope', 'The packet belongs to another tenant, workspace or project; verify it with the scope headers of its own scope.');
   }

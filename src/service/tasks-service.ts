@@ -3,7 +3,8 @@
 // /v1/templates/validate runs; a failed gate writes nothing. Whether the task exists and is open is
 // stated as an expectation the log checks when it seals the event, so a closeout racing other
 // writes to the task can never be followed by one of them.
-import type { Actor, EvidenceRef, StoredEvent } from '../domain/event.ts';
+import type { CheckpointRequest, CloseoutRequest } from '../domain/contract/schema-types.gen.ts';
+import type { StoredEvent } from '../domain/event.ts';
 import { foldTask, type Task } from '../domain/task.ts';
 import type { AppendResult } from '../store/event-log.ts';
 import type { ServiceDeps } from './deps.ts';
@@ -20,9 +21,9 @@ type Json = StoredEvent['payload'][string];
 
 /** The task.create.v1 gate (title TBD, a `<…>` token, an unknown member → refused) before the append. */
 export async function createTask(deps: ServiceDeps, ctx: WriteContext, body: unknown): Promise<Gated<TaskWrite>> {
-  const validation = gateRouteBody(deps, 'task.create.v1', body);
-  if (!validation.ok) return { ok: false, validation };
-  const req = body as { task_id?: string; title: string; session_id: string; description?: string; labels?: string[]; actor?: Actor };
+  const gate = gateRouteBody(deps, 'task.create.v1', 'api/task-create-request.json', body);
+  if (!gate.ok) return { ok: false, validation: gate.validation };
+  const req = gate.body;
   const taskId = req.task_id ?? deps.newId('task');
   const result = await deps.store.append([pendingEvent(ctx, deps.newId, {
     kind: 'task.created', task_id: taskId, ...(req.actor ? { actor: req.actor } : {}), session_id: req.session_id,
@@ -36,9 +37,9 @@ export async function createTask(deps: ServiceDeps, ctx: WriteContext, body: unk
  * checkpoint still reads nothing from the index: the log's gate checks the task when it seals it.
  */
 export async function writeCheckpoint(deps: ServiceDeps, ctx: WriteContext, taskId: string, body: unknown): Promise<Gated<EventWrite>> {
-  const validation = gateRouteBody(deps, 'checkpoint.write.v1', body);
-  if (!validation.ok) return { ok: false, validation };
-  const result = await appendToOpenTask(deps, ctx, taskId, 'task.checkpoint.written', body, ['progress', 'blockers', 'next_actions', 'context_lines']);
+  const gate = gateRouteBody(deps, 'checkpoint.write.v1', 'api/checkpoint-request.json', body);
+  if (!gate.ok) return { ok: false, validation: gate.validation };
+  const result = await appendToOpenTask(deps, ctx, taskId, 'task.checkpoint.written', gate.body, ['progress', 'blockers', 'next_actions', 'context_lines']);
   return { ok: true, write: { replayed: result.replayed, event: result.events[0]!, line: result.lines[0]! } };
 }
 
@@ -52,9 +53,9 @@ export async function closeTask(deps: ServiceDeps, ctx: WriteContext, taskId: st
   const replay = committedReplay(deps, ctx);
   if (replay) return { ok: true, write: await withTask(deps, ctx, replay) };
   assertTaskWritable(deps, ctx.scope, taskId);
-  const validation = gateRouteBody(deps, 'task_closeout.v1', body);
-  if (!validation.ok) return { ok: false, validation };
-  const result = await appendToOpenTask(deps, ctx, taskId, 'task.closed', body, ['outcome', 'summary', 'verification', 'context_lines', 'future_agent_traps', 'blockers', 'gaps', 'next_actions']);
+  const gate = gateRouteBody(deps, 'task_closeout.v1', 'api/closeout-request.json', body);
+  if (!gate.ok) return { ok: false, validation: gate.validation };
+  const result = await appendToOpenTask(deps, ctx, taskId, 'task.closed', gate.body, ['outcome', 'summary', 'verification', 'context_lines', 'future_agent_traps', 'blockers', 'gaps', 'next_actions']);
   return { ok: true, write: await withTask(deps, ctx, result) };
 }
 
@@ -62,8 +63,7 @@ export async function closeTask(deps: ServiceDeps, ctx: WriteContext, taskId: st
  * Appends one event of a gated body to a task that must still be open when the log seals it (and
  * at the caller's If-Match version): the envelope members the body names, `payloadKeys` as payload.
  */
-function appendToOpenTask(deps: ServiceDeps, ctx: WriteContext, taskId: string, kind: string, body: unknown, payloadKeys: string[]): Promise<AppendResult> {
-  const req = body as { session_id?: string; evidence_refs?: EvidenceRef[]; actor?: Actor } & Record<string, Json>;
+function appendToOpenTask(deps: ServiceDeps, ctx: WriteContext, taskId: string, kind: string, req: CheckpointRequest | CloseoutRequest, payloadKeys: string[]): Promise<AppendResult> {
   return deps.store.append([pendingEvent(ctx, deps.newId, {
     kind, task_id: taskId, ...(req.actor ? { actor: req.actor } : {}),
     ...(req.session_id ? { session_id: req.session_id } : {}),
@@ -81,8 +81,11 @@ async function withTask(deps: ServiceDeps, ctx: WriteContext, result: AppendResu
 }
 
 /** The payload: the listed members the body has. */
-function pick(source: Record<string, unknown>, keys: string[]): { [key: string]: Json } {
+function pick(source: { [key: string]: Json | undefined }, keys: string[]): { [key: string]: Json } {
   const out: { [key: string]: Json } = {};
-  for (const key of keys) if (source[key] !== undefined) out[key] = source[key] as Json;
+  for (const key of keys) {
+    const value = source[key];
+    if (value !== undefined) out[key] = value;
+  }
   return out;
 }

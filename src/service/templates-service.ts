@@ -5,10 +5,14 @@ import { validateTemplatePayload, type ValidationResult } from '../domain/closeo
 import { isRecord } from '../domain/gate-context.ts';
 import type { SmartTemplate } from '../domain/templates.ts';
 import { AppError } from '../errors.ts';
+import type { SchemaRef, SchemaTypes } from '../schema-registry.ts';
 import type { ServiceDeps } from './deps.ts';
 
 /** A write that ran its template's gate: written, or refused with the validation body. */
 export type Gated<T> = { ok: true; write: T } | { ok: false; validation: ValidationResult };
+
+/** A route's gate: passed, with the body as its request schema types it, or refused with the validation body. */
+export type Gate<T> = { ok: true; body: T } | { ok: false; validation: ValidationResult };
 
 export function findTemplate(deps: ServiceDeps, name: string): SmartTemplate {
   const template = deps.templates.resolve(name);
@@ -19,7 +23,7 @@ export function findTemplate(deps: ServiceDeps, name: string): SmartTemplate {
 /** POST /v1/templates/validate: the gate of the named template over `payload`, writing nothing. */
 export function validateFilledTemplate(deps: ServiceDeps, body: unknown): ValidationResult {
   deps.registry.assert('api/template-validate-request.json', body, 'validation request');
-  const { template_id, payload } = body as { template_id: string; payload: unknown };
+  const { template_id, payload } = body;
   return gateBody(deps, findTemplate(deps, template_id), payload);
 }
 
@@ -28,11 +32,17 @@ export function gateBody(deps: ServiceDeps, template: SmartTemplate, body: unkno
   return validateTemplatePayload(template, body, { registry: deps.templates, validateSchema: deps.registry.validate });
 }
 
-/** The gate of a route's own template (by canonical id; a missing one is a broken installation). */
-export function gateRouteBody(deps: ServiceDeps, templateId: string, body: unknown): ValidationResult {
+/**
+ * The gate of a route's own template (by canonical id), whose request schema is `schema`: a missing
+ * template, or one checking another schema, is a broken installation. A body that passes has that
+ * schema's type, since the gate checked it against the schema.
+ */
+export function gateRouteBody<R extends SchemaRef>(deps: ServiceDeps, templateId: string, schema: R, body: unknown): Gate<SchemaTypes[R]> {
   const template = deps.templates.resolve(templateId);
   if (!template) throw new Error(`the template ${templateId} is missing from fixtures/templates`);
-  return gateBody(deps, template, body);
+  if (template.request_schema !== schema) throw new Error(`the template ${templateId} checks ${template.request_schema ?? 'no request schema'}, not ${schema}`);
+  const validation = gateBody(deps, template, body);
+  return validation.ok ? { ok: true, body: body as SchemaTypes[R] } : { ok: false, validation };
 }
 
 /**
