@@ -1,16 +1,39 @@
-// The typed HTTP client of the gov API: one method per governance route plus a generic request.
-// It never throws on an HTTP error status (callers dispatch on status and body.code); it throws
-// AppError('api_unreachable') only when no HTTP answer arrives at all. Used by smoke, MCP and tests.
+// The typed HTTP client of the gov API: `call(op, input)` for any operation of the OpenAPI document,
+// typed by operations.gen.ts (path parameters, query, body, the body of each declared status), plus
+// one method per governance route that smoke, MCP and tests use. It never throws on an HTTP error
+// status (callers dispatch on status and body.code); it throws AppError('api_unreachable') only when
+// no HTTP answer arrives at all.
 import { AppError } from '../errors.ts';
+import type { OperationKey, Operations } from './operations.gen.ts';
+
+export type { OperationKey, Operations };
 
 export type ClientScope = { tenant_id: string; workspace_id: string; project_id: string };
 
-export type ApiResult<T = any> = {
+/** Any answer, its body unread: what a request outside the document gets. */
+export type ApiResponse = {
   status: number;
   headers: Headers;
   /** The parsed JSON body; the raw text when it is not JSON; null when the body is empty. */
-  body: T;
+  body: unknown;
 };
+
+type Digit = 0 | 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9;
+type NumberOf<S> = S extends `${infer N extends number}` ? N : never;
+/** Every status an HTTP answer can have (100–599), so the undeclared ones can be told apart. */
+export type HttpStatus = NumberOf<`${1 | 2 | 3 | 4 | 5}${Digit}${Digit}`>;
+
+type Responses<O extends OperationKey> = Operations[O]['responses'];
+
+/**
+ * The answer of an operation: for each status the document declares, the body its schema gives
+ * (`if (res.status === 201) res.body.task`); any other status (a 401 or 503 every route may answer)
+ * with an unread body. The client trusts the server's contract and does not validate the body
+ * (smoke does).
+ */
+export type ApiResult<O extends OperationKey> =
+  | { [S in keyof Responses<O>]: { status: S; headers: Headers; body: Responses<O>[S] } }[keyof Responses<O>]
+  | { status: Exclude<HttpStatus, keyof Responses<O>>; headers: Headers; body: unknown };
 
 export type QueryValue = string | number | boolean | null | undefined;
 
@@ -23,11 +46,22 @@ export type CallOptions = {
   token?: string | null;
 };
 
+type Part<K extends string, T> = [T] extends [undefined] ? { [P in K]?: undefined } : Record<string, never> extends T ? { [P in K]?: T } : { [P in K]: T };
+
+/** What a call of `O` sends: its path parameters, its query and its body, as the document types them. */
+export type OperationInput<O extends OperationKey> = CallOptions &
+  Part<'params', Operations[O]['params']> &
+  Part<'query', Operations[O]['query']> &
+  Part<'body', Operations[O]['body']>;
+
+/** The input of `forward`: values the caller has not checked, sent as they are for the server to judge. */
+export type ForwardInput = CallOptions & { params?: Record<string, string>; query?: Record<string, unknown>; body?: unknown };
+
 export type RequestOptions = CallOptions & {
   body?: unknown;
   /** Sent as it is, instead of JSON-encoding `body` (for malformed-body checks). */
   rawBody?: string;
-  query?: Record<string, QueryValue>;
+  query?: Record<string, unknown>;
 };
 
 export type ClientOptions = {
@@ -37,23 +71,32 @@ export type ClientOptions = {
   scope?: Partial<ClientScope>;
 };
 
-export type SearchQuery = { q?: string; kind?: string; task_id?: string; limit?: number; cursor?: string };
-export type TimelineQuery = { after_seq?: number; limit?: number };
+export type SearchQuery = Operations['GET /v1/search']['query'];
+export type TimelineQuery = Operations['GET /v1/tasks/{task_id}/timeline']['query'];
+type BodyOf<O extends OperationKey> = Operations[O]['body'];
 
 export type GovClient = {
   readonly baseUrl: string;
-  request<T = any>(method: string, path: string, options?: RequestOptions): Promise<ApiResult<T>>;
-  health(options?: CallOptions): Promise<ApiResult>;
-  listTemplates(options?: CallOptions): Promise<ApiResult>;
-  getTemplate(templateId: string, options?: CallOptions): Promise<ApiResult>;
-  validateTemplate(body: { template_id: string; payload: unknown }, options?: CallOptions): Promise<ApiResult>;
-  createTask(body: unknown, options?: CallOptions): Promise<ApiResult>;
-  writeCheckpoint(taskId: string, body: unknown, options?: CallOptions): Promise<ApiResult>;
-  closeTask(taskId: string, body: unknown, options?: CallOptions): Promise<ApiResult>;
-  getTask(taskId: string, options?: CallOptions): Promise<ApiResult>;
-  timeline(taskId: string, query?: TimelineQuery, options?: CallOptions): Promise<ApiResult>;
-  search(query: SearchQuery, options?: CallOptions): Promise<ApiResult>;
-  postEvent(body: unknown, options: CallOptions & { idempotencyKey: string }): Promise<ApiResult>;
+  /** One operation of the document, typed by it: `call('GET /v1/tasks/{task_id}', { params: { task_id } })`. */
+  call<O extends OperationKey>(op: O, ...input: Record<string, never> extends OperationInput<O> ? [OperationInput<O>?] : [OperationInput<O>]): Promise<ApiResult<O>>;
+  /**
+   * One operation with input the caller has not checked (the MCP front door passes its tools'
+   * arguments on; the API refuses what is wrong): the answer is typed, the input is not.
+   */
+  forward<O extends OperationKey>(op: O, input?: ForwardInput): Promise<ApiResult<O>>;
+  /** Any method and path, answered unread: routes outside the document, and deliberately broken requests. */
+  request(method: string, path: string, options?: RequestOptions): Promise<ApiResponse>;
+  health(options?: CallOptions): Promise<ApiResult<'GET /health'>>;
+  listTemplates(options?: CallOptions): Promise<ApiResult<'GET /v1/templates'>>;
+  getTemplate(templateId: string, options?: CallOptions): Promise<ApiResult<'GET /v1/templates/{template_id}'>>;
+  validateTemplate(body: BodyOf<'POST /v1/templates/validate'>, options?: CallOptions): Promise<ApiResult<'POST /v1/templates/validate'>>;
+  createTask(body: BodyOf<'POST /v1/tasks'>, options?: CallOptions): Promise<ApiResult<'POST /v1/tasks'>>;
+  writeCheckpoint(taskId: string, body: BodyOf<'POST /v1/tasks/{task_id}/checkpoints'>, options?: CallOptions): Promise<ApiResult<'POST /v1/tasks/{task_id}/checkpoints'>>;
+  closeTask(taskId: string, body: BodyOf<'POST /v1/tasks/{task_id}/closeout'>, options?: CallOptions): Promise<ApiResult<'POST /v1/tasks/{task_id}/closeout'>>;
+  getTask(taskId: string, options?: CallOptions): Promise<ApiResult<'GET /v1/tasks/{task_id}'>>;
+  timeline(taskId: string, query?: TimelineQuery, options?: CallOptions): Promise<ApiResult<'GET /v1/tasks/{task_id}/timeline'>>;
+  search(query: SearchQuery, options?: CallOptions): Promise<ApiResult<'GET /v1/search'>>;
+  postEvent(body: BodyOf<'POST /v1/events'>, options: CallOptions & { idempotencyKey: string }): Promise<ApiResult<'POST /v1/events'>>;
 };
 
 const SCOPE_HEADERS = [
@@ -65,9 +108,8 @@ const SCOPE_HEADERS = [
 export function createClient(options: ClientOptions): GovClient {
   const baseUrl = options.baseUrl.replace(/\/+$/, '');
   const doFetch = options.fetch ?? fetch;
-  const seg = encodeURIComponent;
 
-  async function request<T = any>(method: string, path: string, call: RequestOptions = {}): Promise<ApiResult<T>> {
+  async function request(method: string, path: string, call: RequestOptions = {}): Promise<ApiResponse> {
     const headers: Record<string, string> = { Accept: 'application/json, application/problem+json' };
     const token = call.token === undefined ? options.token : call.token;
     if (token) headers.Authorization = `Bearer ${token}`;
@@ -93,27 +135,45 @@ export function createClient(options: ClientOptions): GovClient {
     } catch (err) {
       throw unreachable(baseUrl, err);
     }
-    return { status: res.status, headers: res.headers, body: parseBody(text) as T };
+    return { status: res.status, headers: res.headers, body: parseBody(text) };
   }
+
+  /** The operation's method and path, its {placeholders} filled; the answer as the document types it. */
+  async function forward<O extends OperationKey>(op: O, input: ForwardInput = {}): Promise<ApiResult<O>> {
+    const { params, ...rest } = input;
+    const space = op.indexOf(' ');
+    const method = op.slice(0, space);
+    const path = op.slice(space + 1).replace(/\{([^}]+)\}/g, (_, name: string) => {
+      const value = params?.[name];
+      if (value === undefined) throw new Error(`${op} needs the path parameter ${name}.`);
+      return encodeURIComponent(value);
+    });
+    // The one place an answer takes its operation's type: the server's contract, not checked here.
+    return (await request(method, path, rest)) as ApiResult<O>;
+  }
+
+  const call = <O extends OperationKey>(op: O, input?: OperationInput<O>): Promise<ApiResult<O>> => forward(op, input);
 
   return {
     baseUrl,
+    call: (op, ...input) => forward(op, input[0]),
+    forward,
     request,
-    health: (o) => request('GET', '/health', o),
-    listTemplates: (o) => request('GET', '/v1/templates', o),
-    getTemplate: (id, o) => request('GET', `/v1/templates/${seg(id)}`, o),
-    validateTemplate: (body, o) => request('POST', '/v1/templates/validate', { ...o, body }),
-    createTask: (body, o) => request('POST', '/v1/tasks', { ...o, body }),
-    writeCheckpoint: (id, body, o) => request('POST', `/v1/tasks/${seg(id)}/checkpoints`, { ...o, body }),
-    closeTask: (id, body, o) => request('POST', `/v1/tasks/${seg(id)}/closeout`, { ...o, body }),
-    getTask: (id, o) => request('GET', `/v1/tasks/${seg(id)}`, o),
-    timeline: (id, query = {}, o) => request('GET', `/v1/tasks/${seg(id)}/timeline`, { ...o, query }),
-    search: (query, o) => request('GET', '/v1/search', { ...o, query }),
-    postEvent: (body, o) => request('POST', '/v1/events', { ...o, body }),
+    health: (o) => call('GET /health', o),
+    listTemplates: (o) => call('GET /v1/templates', o),
+    getTemplate: (id, o) => call('GET /v1/templates/{template_id}', { ...o, params: { template_id: id } }),
+    validateTemplate: (body, o) => call('POST /v1/templates/validate', { ...o, body }),
+    createTask: (body, o) => call('POST /v1/tasks', { ...o, body }),
+    writeCheckpoint: (id, body, o) => call('POST /v1/tasks/{task_id}/checkpoints', { ...o, params: { task_id: id }, body }),
+    closeTask: (id, body, o) => call('POST /v1/tasks/{task_id}/closeout', { ...o, params: { task_id: id }, body }),
+    getTask: (id, o) => call('GET /v1/tasks/{task_id}', { ...o, params: { task_id: id } }),
+    timeline: (id, query, o) => call('GET /v1/tasks/{task_id}/timeline', { ...o, params: { task_id: id }, query }),
+    search: (query, o) => call('GET /v1/search', { ...o, query }),
+    postEvent: (body, o) => call('POST /v1/events', { ...o, body }),
   };
 }
 
-function queryString(query: Record<string, QueryValue> | undefined): string {
+function queryString(query: Record<string, unknown> | undefined): string {
   if (!query) return '';
   const params = new URLSearchParams();
   for (const [name, value] of Object.entries(query)) {

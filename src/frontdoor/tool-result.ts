@@ -2,7 +2,7 @@
 // JSON text copy; every failure is an isError result whose text says what happened and what to do
 // next. The advice after the message comes from the error catalogue (src/error-catalogue.ts), by code.
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { ApiResult } from '../client/client.ts';
+import type { ApiResponse } from '../client/client.ts';
 import { errorSpecOf } from '../error-catalogue.ts';
 import { AppError } from '../errors.ts';
 
@@ -20,14 +20,14 @@ function textOf(lead: string, structured: Structured): CallToolResult['content']
 }
 
 /** `lead` is a line put before the JSON copy in the text (the structured content is the same). */
-export function successResult(res: ApiResult, extra: Record<string, unknown> = {}, lead?: string): CallToolResult {
+export function successResult(res: ApiResponse, extra: Record<string, unknown> = {}, lead?: string): CallToolResult {
   const structured: Structured = { status: res.status, body: res.body, ...extra };
   const json = JSON.stringify(structured, null, 2);
   return { content: [{ type: 'text', text: lead === undefined ? json : `${lead}\n\n${json}` }], structuredContent: structured };
 }
 
 /** An HTTP error status: the validation body (failed gates) or a problem body, explained. */
-export function httpErrorResult(tool: string, res: ApiResult): CallToolResult {
+export function httpErrorResult(tool: string, res: ApiResponse): CallToolResult {
   const body = res.body as Record<string, any> | null;
   const lines: string[] = [];
   let code = `http_${res.status}`;

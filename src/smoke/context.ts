@@ -1,7 +1,7 @@
 // What a smoke check works with: the target, its tokens, one call helper that fills a route's
 // placeholders, picks token and scope and refuses any write the run does not allow, and `expect`,
 // which checks a status and validates the body against the server's own OpenAPI document.
-import { createClient, type ApiResult, type ClientScope, type GovClient, type QueryValue } from '../client/client.ts';
+import { createClient, type ApiResponse, type ClientScope, type GovClient, type QueryValue } from '../client/client.ts';
 import { brief, check, fail, reachAllows, routeKey, routeReach, type WriteReach } from './check.ts';
 import type { ResponseValidator } from './response-validator.ts';
 
@@ -24,7 +24,7 @@ export type SmokeCall = {
   sudo?: string;
 };
 
-export type SmokeResponse = ApiResult & { route: string; url: string };
+export type SmokeResponse = ApiResponse & { route: string; url: string };
 
 export type SmokeCtx = {
   target: SmokeTarget;
@@ -94,7 +94,8 @@ export function createSmokeCtx(target: SmokeTarget, runId: string, validator: Re
     expect(res, status, options = {}) {
       if (res.status !== status) fail(`${res.url}: expected ${status}, got ${res.status}${errorSummary(res.body)}`);
       if (options.code !== undefined) {
-        check(res.body?.code === options.code, `${res.url}: expected code ${options.code}, got ${brief(res.body?.code ?? res.body, 100)}`);
+        const code = res.body !== null && typeof res.body === 'object' && 'code' in res.body ? res.body.code : undefined;
+        check(code === options.code, `${res.url}: expected code ${options.code}, got ${brief(code ?? res.body, 100)}`);
       }
       const success = status >= 200 && status < 300;
       if (!validator) {

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { createClient } from '../../client/client.ts';
 import { parseTokenFile } from '../../client/credentials.ts';
 import type { StoredEvent } from '../../domain/event.ts';
+import { isRecord } from '../../domain/gate-context.ts';
 import { verifyPacket, type PacketVerification, type Receipt, type VerifyKey } from '../../domain/packet-verify.ts';
 import { AppError } from '../../errors.ts';
 import type { CliIo, CommandResult } from '../io.ts';
@@ -70,12 +71,13 @@ async function verifyOnline(packet: Packet, options: PacketVerifyOptions, io: Cl
   }
   if (!baseUrl) throw new AppError('usage_error', 'No base URL: pass --base-url URL (or set GOV_BASE_URL).');
   const client = createClient({ baseUrl, token, scope: { tenant_id: packet.tenant_id, workspace_id: packet.workspace_id, project_id: packet.project_id } });
-  const res = await client.request('POST', '/v1/signatures/verify', { body: { packet } });
+  // The file's packet as it is: the API checks it against the packet schema (422 when it is not one).
+  const res = await client.forward('POST /v1/signatures/verify', { body: { packet } });
   if (res.status !== 200) {
-    const detail = res.body && typeof res.body === 'object' ? `${res.body.code ?? ''} ${res.body.detail ?? ''}`.trim() : String(res.body);
+    const detail = isRecord(res.body) ? `${String(res.body.code ?? '')} ${String(res.body.detail ?? '')}`.trim() : String(res.body);
     throw new AppError(res.status === 422 ? 'bad_input_file' : 'api_error', `The preview at ${baseUrl} refused the verification (${res.status} ${detail}).`);
   }
-  return res.body as PacketVerification;
+  return res.body;
 }
 
 function readJson(path: string, what: string): unknown {

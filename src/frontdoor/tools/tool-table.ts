@@ -1,7 +1,7 @@
 // The front door's tools (docs/contract.md §11): for each, its input schema in schemas/mcp/, which
 // arguments are path parameters, and the one client call it makes. No rule lives here: the API
-// decides; a tool only maps flat arguments onto a route.
-import type { ApiResult, CallOptions, GovClient } from '../../client/client.ts';
+// decides; a tool only maps flat arguments onto a route, and forwards them unchecked (`forward`).
+import type { ApiResponse, CallOptions, GovClient } from '../../client/client.ts';
 
 export type ToolArgs = Record<string, unknown>;
 
@@ -15,7 +15,7 @@ export type ToolSpec = {
   /** True when the remaining arguments form a request body (unknown members go to the API, which rejects them). */
   body: boolean;
   readOnly: boolean;
-  call: (client: GovClient, args: ToolArgs, options: CallOptions) => Promise<ApiResult>;
+  call: (client: GovClient, args: ToolArgs, options: CallOptions) => Promise<ApiResponse>;
 };
 
 export const TEMPLATE_DEFAULTS = { task_template: 'task.create.v1', lifecycle_template: 'checkpoint.write.v1', closeout_template: 'task_closeout.v1' } as const;
@@ -55,7 +55,7 @@ export const TOOLS: ToolSpec[] = [
     path: [],
     body: true,
     readOnly: false,
-    call: (c, a, o) => c.createTask(a, o),
+    call: (c, a, o) => c.forward('POST /v1/tasks', { ...o, body: a }),
   },
   {
     name: 'task_checkpoint',
@@ -64,7 +64,7 @@ export const TOOLS: ToolSpec[] = [
     path: ['task_id'],
     body: true,
     readOnly: false,
-    call: (c, { task_id, ...body }, o) => c.writeCheckpoint(str(task_id), body, o),
+    call: (c, { task_id, ...body }, o) => c.forward('POST /v1/tasks/{task_id}/checkpoints', { ...o, params: { task_id: str(task_id) }, body }),
   },
   {
     name: 'task_closeout',
@@ -73,7 +73,7 @@ export const TOOLS: ToolSpec[] = [
     path: ['task_id'],
     body: true,
     readOnly: false,
-    call: (c, { task_id, ...body }, o) => c.closeTask(str(task_id), body, o),
+    call: (c, { task_id, ...body }, o) => c.forward('POST /v1/tasks/{task_id}/closeout', { ...o, params: { task_id: str(task_id) }, body }),
   },
   {
     name: 'search_tasks',
@@ -82,7 +82,7 @@ export const TOOLS: ToolSpec[] = [
     path: [],
     body: false,
     readOnly: true,
-    call: (c, a, o) => c.search(a, o),
+    call: (c, a, o) => c.forward('GET /v1/search', { ...o, query: a }),
   },
   {
     name: 'task_timeline',
@@ -91,7 +91,7 @@ export const TOOLS: ToolSpec[] = [
     path: ['task_id'],
     body: false,
     readOnly: true,
-    call: (c, { task_id, ...query }, o) => c.timeline(str(task_id), query, o),
+    call: (c, { task_id, ...query }, o) => c.forward('GET /v1/tasks/{task_id}/timeline', { ...o, params: { task_id: str(task_id) }, query }),
   },
   {
     name: RISK_TOOL,
