@@ -1,9 +1,12 @@
 // The write gate's view of what is committed, read from the index (which every durable batch
 // reaches before the next batch is sealed): stream states, idempotency records, event ids, times.
+// Built on the store's index, the reads follow it to a rebuilt file; while it is rebuilt they throw
+// (503 index_unavailable), and the gate refuses the one unit that needed them (index-handle.ts).
 import type Database from 'better-sqlite3';
 import type { StoredEvent } from '../domain/event.ts';
 import type { StreamState } from '../domain/streams.ts';
 import type { SealedRow } from './event-log.ts';
+import { preparedOn } from './index-handle.ts';
 import type { CommittedState, IdempotencyRecord } from './write-gate.ts';
 
 export type CommittedReads = CommittedState & {
@@ -12,19 +15,21 @@ export type CommittedReads = CommittedState & {
 };
 
 export function committedReads(db: Database.Database): CommittedReads {
-  const stream = db.prepare<[string], { version: number; closed: number }>('SELECT version, closed FROM streams WHERE stream = ?');
-  const idem = db.prepare<[string, string], IdempotencyRecord>('SELECT first_seq, size, request_sha256 FROM idempotency WHERE tenant_id = ? AND key = ?');
-  const eventId = db.prepare<[string], { seq: number }>('SELECT seq FROM events WHERE event_id = ?');
-  const recordedAt = db.prepare<[number], { recorded_at: string }>('SELECT recorded_at FROM events WHERE seq = ?');
-  const lines = db.prepare<[number, number], { line: string }>('SELECT line FROM events WHERE seq BETWEEN ? AND ? ORDER BY seq');
+  const statements = preparedOn(db, (db) => ({
+    stream: db.prepare<[string], { version: number; closed: number }>('SELECT version, closed FROM streams WHERE stream = ?'),
+    idem: db.prepare<[string, string], IdempotencyRecord>('SELECT first_seq, size, request_sha256 FROM idempotency WHERE tenant_id = ? AND key = ?'),
+    eventId: db.prepare<[string], { seq: number }>('SELECT seq FROM events WHERE event_id = ?'),
+    recordedAt: db.prepare<[number], { recorded_at: string }>('SELECT recorded_at FROM events WHERE seq = ?'),
+    lines: db.prepare<[number, number], { line: string }>('SELECT line FROM events WHERE seq BETWEEN ? AND ? ORDER BY seq'),
+  }));
   return {
     stream(id): StreamState | undefined {
-      const row = stream.get(id);
+      const row = statements().stream.get(id);
       return row ? { version: row.version, closed: row.closed === 1 } : undefined;
     },
-    idempotency: (tenantId, key) => idem.get(tenantId, key),
-    eventIdTaken: (id) => eventId.get(id) !== undefined,
-    recordedAtOf: (seq) => recordedAt.get(seq)?.recorded_at,
-    rows: (first, size) => lines.all(first, first + size - 1).map(({ line }) => ({ event: JSON.parse(line) as StoredEvent, line })),
+    idempotency: (tenantId, key) => statements().idem.get(tenantId, key),
+    eventIdTaken: (id) => statements().eventId.get(id) !== undefined,
+    recordedAtOf: (seq) => statements().recordedAt.get(seq)?.recorded_at,
+    rows: (first, size) => statements().lines.all(first, first + size - 1).map(({ line }) => ({ event: JSON.parse(line) as StoredEvent, line })),
   };
 }

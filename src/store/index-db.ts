@@ -1,11 +1,14 @@
 // The SQLite index (better-sqlite3, WAL): opening with migrations, applying a batch of events in
-// one transaction, and rebuilding from the log. Nothing here is a source of truth.
+// one transaction, and rebuilding from the log (at start, by `gov store rebuild-index`, and in the
+// index writer's thread when a running preview finds its index corrupt). Nothing here is a source
+// of truth.
 import Database from 'better-sqlite3';
-import { closeSync, openSync, readSync, rmSync } from 'node:fs';
+import { closeSync, fsyncSync, openSync, readSync, renameSync, rmSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 import type { StoredEvent } from '../domain/event.ts';
 import { AppError } from '../errors.ts';
-import { MIGRATIONS, REPROJECT_BELOW_VERSION } from './migrations.ts';
+import { EVENT_INDEXES, MIGRATIONS, REPROJECT_BELOW_VERSION } from './migrations.ts';
 import { prepareCoreProjections, type Apply } from './projections/core.ts';
 
 export type ProjectionFactory = (db: Database.Database) => Apply;
@@ -69,6 +72,93 @@ export function openIndexDb(path: string, projections: ProjectionFactory[]): Ind
 
 export function removeIndexFiles(path: string): void {
   for (const suffix of ['', '-wal', '-shm']) rmSync(path + suffix, { force: true });
+}
+
+/** Where a running preview builds the index afresh before it takes the place of a corrupt one. */
+export function freshIndexPathOf(path: string): string {
+  return `${path}.rebuilding`;
+}
+
+/** The log up to here: its last seq and its size in bytes (whole lines). */
+export type LogExtent = { seq: number; size: number };
+
+/** Applies the log's lines from byte `from` up to `tail` to the index, checking that seqs follow on. */
+export function catchUpIndex(index: IndexDb, logPath: string, from: number, tail: LogExtent): void {
+  let expected = index.lastSeq() + 1;
+  readLogLines(logPath, from, tail.size, (batch, endOffset) => {
+    for (const { event } of batch) {
+      if (event.seq !== expected) {
+        throw new AppError('store_corrupt', `The event log has seq ${event.seq} where ${expected} was expected; run gov events verify.`);
+      }
+      expected++;
+    }
+    index.applyBatch(batch, endOffset);
+  });
+}
+
+/** Deletes the index at `path` and replays the log up to `tail` into a fresh one (left open, in WAL mode). */
+export function rebuildIndexFile(path: string, logPath: string, tail: LogExtent, projections: ProjectionFactory[]): IndexDb {
+  removeIndexFiles(path);
+  const index = openIndexDb(path, projections);
+  try {
+    // A fresh index that a crash would simply rebuild again: no journal, no syncs while replaying.
+    index.db.pragma('journal_mode = OFF');
+    index.db.pragma('synchronous = OFF');
+    index.db.pragma('cache_size = -65536');
+    for (const [name] of EVENT_INDEXES) index.db.exec(`DROP INDEX ${name}`);
+    catchUpIndex(index, logPath, 0, tail);
+    try {
+      for (const [, ddl] of EVENT_INDEXES) index.db.exec(ddl);
+    } catch (cause) {
+      throw new AppError('store_corrupt', 'Two events of the log share one event_id; the log was changed by hand. Run gov events verify.', { cause });
+    }
+    index.db.pragma('synchronous = NORMAL');
+    index.db.pragma('journal_mode = WAL');
+    return index;
+  } catch (err) {
+    index.close();
+    throw err;
+  }
+}
+
+/**
+ * Builds the index afresh from the log up to `tail` beside the one at `path` and puts it in its
+ * place; returns it opened. Nothing may hold the old file open: its WAL and shared-memory files
+ * are deleted first, so the new file never meets the old one's WAL. The old file stays in place
+ * until the new one is complete and on disk, so a failure leaves things as they were.
+ */
+export function replaceIndexFile(path: string, logPath: string, tail: LogExtent, projections: ProjectionFactory[]): IndexDb {
+  const fresh = freshIndexPathOf(path);
+  try {
+    const built = rebuildIndexFile(fresh, logPath, tail, projections);
+    try {
+      // A single file (no WAL beside it) that is renamed into place.
+      built.db.pragma('journal_mode = DELETE');
+    } finally {
+      built.close();
+    }
+    syncPath(fresh);
+  } catch (err) {
+    try {
+      removeIndexFiles(fresh);
+    } catch {
+      // the error that stopped the rebuild is the one to report
+    }
+    throw err;
+  }
+  for (const suffix of ['-wal', '-shm']) rmSync(path + suffix, { force: true });
+  renameSync(fresh, path);
+  syncPath(dirname(path));
+  return openIndexDb(path, projections);
+}
+
+function syncPath(path: string): void {
+  const fd = openSync(path, 'r');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /**

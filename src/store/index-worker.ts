@@ -2,16 +2,18 @@
 // to the SQLite index on a connection of its own, in log order, and reports each. Batches that
 // queue up while one is applied go into the next transaction together (bigger FTS segments, fewer
 // commits). Projections, FTS merges and WAL checkpoints run here, never on the server's event loop.
+// Asked to rebuild, it first builds the index afresh from the log and puts it in place of the
+// corrupt one (a failure ends the thread before it is ready: the store reports it).
 import { closeSync, openSync, readSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import type { StoredEvent } from '../domain/event.ts';
-import { openIndexDb } from './index-db.ts';
-import type { IndexReply, IndexRequest } from './index-writer.ts';
+import { openIndexDb, replaceIndexFile } from './index-db.ts';
+import type { IndexReply, IndexRequest, IndexWorkerData } from './index-writer.ts';
 import { EXTRA_PROJECTIONS } from './projections/registry.ts';
 
 const port = parentPort!;
-const { path, logPath, check } = workerData as { path: string; logPath: string; check: boolean };
-const index = openIndexDb(path, EXTRA_PROJECTIONS);
+const { path, logPath, check, rebuild } = workerData as IndexWorkerData;
+const index = rebuild === null ? openIndexDb(path, EXTRA_PROJECTIONS) : replaceIndexFile(path, logPath, rebuild, EXTRA_PROJECTIONS);
 const log = openSync(logPath, 'r');
 const reply = (message: IndexReply) => port.postMessage(message);
 let queued: Array<Extract<IndexRequest, { type: 'apply' }>> = [];

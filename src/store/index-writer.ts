@@ -1,8 +1,11 @@
 // The main thread's side of the index writer: hands durable batches to the worker thread
 // (index-worker.ts) in log order, knows up to which seq the index is applied, lets readers wait for
-// it (`settled`), and holds the log back while the worker is too far behind (bounded memory).
+// it (`settled`), and holds the log back while the worker is too far behind (bounded memory). A
+// writer started with `rebuildUpTo` first builds the index afresh from the log in its thread (a
+// running preview that found its index corrupt) and is ready once the new file is in place.
 import { Worker } from 'node:worker_threads';
 import { AppError } from '../errors.ts';
+import type { LogExtent } from './index-db.ts';
 
 /** A durable batch: bytes `from` to `to` of the log (whole lines), ending with seq `lastSeq`. */
 export type IndexRequest = { type: 'apply'; from: number; to: number; lastSeq: number } | { type: 'close' };
@@ -15,7 +18,10 @@ export type IndexReply =
   | { type: 'corrupt'; message: string }
   | { type: 'closed' };
 
-/** `catching_up`: batches are on their way; `failing`: applying fails and is retried; `unavailable`: the index file is corrupt. */
+/**
+ * `catching_up`: batches are on their way; `failing`: applying fails and is retried; `unavailable`:
+ * the index file is corrupt (and is being rebuilt, or rebuilding it failed) or its writer stopped.
+ */
 export type IndexState = 'current' | 'catching_up' | 'failing' | 'unavailable';
 export type IndexStatus = { state: IndexState; indexed_seq: number; last_error: string | null };
 
@@ -32,14 +38,16 @@ export type IndexWriter = {
   /** Resolves when the worker is at most MAX_BEHIND events behind (rejects as `settled` does once it is failing). */
   ready(): Promise<void>;
   status(): IndexStatus;
-  /** A read found the index corrupt: refuse reads (503 index_unavailable) until a restart rebuilds it. */
+  /** A read found the index corrupt: refuse reads (503 index_unavailable) from now on (the store rebuilds it with a new writer). */
   markCorrupt(message: string): void;
+  /** Applies what it was sent (unless applying fails or the index is corrupt), then stops the thread. Idempotent. */
   close(): Promise<void>;
 };
 
 /** How far (in events) the index may trail the log before the log waits for it. */
-const MAX_BEHIND = 20_000;
-const CORRUPT_CODES = new Set(['SQLITE_CORRUPT', 'SQLITE_NOTADB']);
+export const MAX_BEHIND = 20_000;
+/** SQLite's result codes (extended ones included) that say the file is damaged. */
+const CORRUPT_CODE = /^SQLITE_(CORRUPT|NOTADB)/;
 
 export async function startIndexWriter(options: {
   path: string;
@@ -47,24 +55,29 @@ export async function startIndexWriter(options: {
   startSeq: number;
   /** Run SQLite's quick_check in the worker once it runs (an index too big to check at start). */
   checkInBackground: boolean;
+  /**
+   * Build the index afresh from the log up to here before anything else (beside the old file, which
+   * nothing may hold open any more, then in its place); `startSeq` is this extent's seq.
+   */
+  rebuildUpTo?: LogExtent;
   onIndexed: (seq: number) => void;
-  /** The index was found corrupt (by the worker or by a read): the next start must rebuild it. */
+  /** The index was found corrupt (by the worker or by a read): the store rebuilds it with a new writer. */
   onCorrupt: (message: string) => void;
   /** The worker is gone: nothing more can be indexed until a restart. */
   onFailed: (error: AppError) => void;
 }): Promise<IndexWriter> {
-  const worker = spawnWorker({ path: options.path, logPath: options.logPath, check: options.checkInBackground });
+  const worker = spawnWorker({ path: options.path, logPath: options.logPath, check: options.checkInBackground, rebuild: options.rebuildUpTo ?? null });
   let indexed = options.startSeq;
   let sent = options.startSeq;
   let fatal: AppError | null = null;
   /** Set while applying fails (the worker retries); cleared by the next batch applied. */
   let trouble: { error: AppError; state: 'failing' | 'unavailable'; message: string } | null = null;
-  /** Set once the index is known corrupt: it stays until a restart rebuilds the index. */
+  /** Set once the index is known corrupt: it stays for this writer (the store rebuilds the index with a new one). */
   let corrupt: { error: AppError; state: 'unavailable'; message: string } | null = null;
   const corruption = (message: string) => ({
     state: 'unavailable' as const,
     message,
-    error: new AppError('index_unavailable', `The index is corrupt (${message}); every acknowledged event is safe in the log. Restart the preview: it rebuilds the index.`),
+    error: new AppError('index_unavailable', `The index is corrupt (${message}); every acknowledged event is safe in the log, from which the index is being rebuilt. Try again in a few seconds.`),
   });
   const markCorrupt = (message: string) => {
     if (corrupt) return;
@@ -74,6 +87,8 @@ export async function startIndexWriter(options: {
   };
   let waiters: Array<{ seq: number; resolve: () => void; reject: (err: unknown) => void }> = [];
   let onClosed: (() => void) | null = null;
+  let exited = false;
+  let closing: Promise<void> | null = null;
 
   const wake = () => {
     const refusal = fatal ?? corrupt?.error ?? trouble?.error ?? null;
@@ -87,9 +102,16 @@ export async function startIndexWriter(options: {
     wake();
   };
 
+  worker.once('exit', () => {
+    exited = true;
+  });
   await new Promise<void>((resolve, reject) => {
     worker.once('message', (m: IndexReply) => (m.type === 'ready' ? resolve() : reject(new Error(`the index writer answered ${m.type} before ready`))));
     worker.once('error', reject);
+  }).catch(async (err: unknown) => {
+    // It failed before it was ready (a rebuild that failed, an index that does not open).
+    await worker.terminate();
+    throw err;
   });
   // The worker keeps the process alive only while it has batches to apply: a process that ends
   // without closing the store leaves the rest to the next start's catch-up.
@@ -102,7 +124,7 @@ export async function startIndexWriter(options: {
       options.onIndexed(m.seq);
       wake();
     } else if (m.type === 'failed') {
-      if (m.code !== null && CORRUPT_CODES.has(m.code)) markCorrupt(m.message);
+      if (m.code !== null && CORRUPT_CODE.test(m.code)) markCorrupt(m.message);
       trouble = { state: 'failing', message: m.message, error: new AppError('index_behind', `The index is behind the event log and cannot be written now (${m.message}); every acknowledged event is safe in the log and the index catches up by itself as soon as it can write again (free disk space). Try again shortly.`) };
       wake();
     } else if (m.type === 'corrupt') {
@@ -141,16 +163,22 @@ export async function startIndexWriter(options: {
       last_error: fatal?.message ?? corrupt?.message ?? trouble?.message ?? null,
     }),
     markCorrupt,
-    async close() {
-      // Everything sent is applied first unless applying fails (the next start catches up).
-      if (!fatal && !trouble) await settled(sent).catch(() => {});
-      worker.ref();
-      await new Promise<void>((resolve) => {
-        onClosed = resolve;
-        worker.once('exit', () => resolve());
-        worker.postMessage({ type: 'close' } satisfies IndexRequest);
-      });
-      await worker.terminate();
+    close() {
+      closing ??= (async () => {
+        // Everything sent is applied first unless applying fails (the next start catches up).
+        if (!fatal && !trouble && !corrupt) await settled(sent).catch(() => {});
+        if (!exited) {
+          worker.ref();
+          await new Promise<void>((resolve) => {
+            onClosed = resolve;
+            worker.once('exit', () => resolve());
+            worker.postMessage({ type: 'close' } satisfies IndexRequest);
+          });
+        }
+        onClosed ??= () => {};
+        await worker.terminate();
+      })();
+      return closing;
     },
   };
 }
@@ -160,7 +188,9 @@ export async function startIndexWriter(options: {
  * sources. A worker runs plain Node, so from the sources it first registers tsx's loader (loader
  * flags of the parent, like tap's --import=tsx, do not reach a worker's module loading here).
  */
-function spawnWorker(workerData: { path: string; logPath: string; check: boolean }): Worker {
+export type IndexWorkerData = { path: string; logPath: string; check: boolean; rebuild: LogExtent | null };
+
+function spawnWorker(workerData: IndexWorkerData): Worker {
   if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./index-worker.mjs', import.meta.url), { workerData });
   const tsx = JSON.stringify(import.meta.resolve('tsx/esm/api'));
   const entry = JSON.stringify(new URL('./index-worker.ts', import.meta.url).href);

@@ -1,9 +1,11 @@
 // Read-side queries over the index: tasks, timelines, events by id, search. Every query is keyed
-// by the full scope, so one scope never sees another's rows.
+// by the full scope, so one scope never sees another's rows. Built on the store's index, they
+// follow it to a rebuilt file (index-handle.ts).
 import type Database from 'better-sqlite3';
 import type { Scope, StoredEvent } from '../domain/event.ts';
 import type { Task } from '../domain/task.ts';
 import { AppError } from '../errors.ts';
+import { preparedOn } from './index-handle.ts';
 import { scopeKey, scopeToken } from './projections/core.ts';
 
 export type SearchHit = { task_id: string | null; event_id: string; seq: number; kind: string; snippet: string };
@@ -11,88 +13,91 @@ export type SearchHit = { task_id: string | null; event_id: string; seq: number;
 export type Queries = ReturnType<typeof createQueries>;
 
 export function createQueries(db: Database.Database) {
-  const task = db.prepare<[string, string], { state: string }>('SELECT state FROM tasks WHERE scope = ? AND task_id = ?');
-  const timeline = db.prepare<[string, string, number, number], { seq: number; line: string }>(
-    'SELECT seq, line FROM events WHERE scope = ? AND task_id = ? AND seq > ? ORDER BY seq LIMIT ?',
-  );
-  const taskEventsUpTo = db.prepare<[string, string, number], { line: string }>(
-    'SELECT line FROM events WHERE scope = ? AND task_id = ? AND seq <= ? ORDER BY seq',
-  );
-  const bySeqRange = db.prepare<[number, number], { line: string }>('SELECT line FROM events WHERE seq BETWEEN ? AND ? ORDER BY seq');
-  const byEventId = db.prepare<[string], { line: string }>('SELECT line FROM events WHERE event_id = ?');
-  const idem = db.prepare<[string, string], { first_seq: number; size: number; request_sha256: string | null }>(
-    'SELECT first_seq, size, request_sha256 FROM idempotency WHERE tenant_id = ? AND key = ?',
-  );
-  const searchText = db.prepare<[string, string, string | null, string | null, string | null, string | null, number, number], { seq: number; task_id: string | null; event_id: string; kind: string; snippet: string }>(
-    `SELECT e.seq, e.task_id, e.event_id, e.kind, snippet(search, 1, '[', ']', '…', 16) AS snippet
-       FROM search JOIN events e ON e.seq = search.rowid
-      WHERE search MATCH ? AND e.scope = ?
-        AND (? IS NULL OR e.kind = ?) AND (? IS NULL OR e.task_id = ?)
-        AND search.rowid < ?
-      ORDER BY search.rowid DESC LIMIT ?`,
-  );
-  const searchKind = db.prepare<[string, string, string | null, string | null, number, number], { seq: number; task_id: string | null; event_id: string; kind: string; body: string }>(
-    `SELECT e.seq, e.task_id, e.event_id, e.kind, s.body
-       FROM events e JOIN search s ON s.rowid = e.seq
-      WHERE e.scope = ? AND e.kind = ? AND (? IS NULL OR e.task_id = ?) AND e.seq < ?
-      ORDER BY e.seq DESC LIMIT ?`,
-  );
-  const sessionSeen = db.prepare<[string, string], { seq: number }>('SELECT seq FROM events WHERE scope = ? AND session_id = ? LIMIT 1');
-  const byKind = db.prepare<[string, string], { line: string }>('SELECT line FROM events WHERE scope = ? AND kind = ? ORDER BY seq');
-  const packet = db.prepare<[string, string], { seq: number }>('SELECT seq FROM packets WHERE scope = ? AND packet_id = ?');
-  const bySeq = db.prepare<[number], { line: string }>('SELECT line FROM events WHERE seq = ?');
-  const hashes = db.prepare<[number], { event_hash: string }>('SELECT event_hash FROM events WHERE seq <= ? ORDER BY seq');
+  const statements = preparedOn(db, (db) => {
+    const task = db.prepare<[string, string], { state: string }>('SELECT state FROM tasks WHERE scope = ? AND task_id = ?');
+    const timeline = db.prepare<[string, string, number, number], { seq: number; line: string }>(
+      'SELECT seq, line FROM events WHERE scope = ? AND task_id = ? AND seq > ? ORDER BY seq LIMIT ?',
+    );
+    const taskEventsUpTo = db.prepare<[string, string, number], { line: string }>(
+      'SELECT line FROM events WHERE scope = ? AND task_id = ? AND seq <= ? ORDER BY seq',
+    );
+    const bySeqRange = db.prepare<[number, number], { line: string }>('SELECT line FROM events WHERE seq BETWEEN ? AND ? ORDER BY seq');
+    const byEventId = db.prepare<[string], { line: string }>('SELECT line FROM events WHERE event_id = ?');
+    const idem = db.prepare<[string, string], { first_seq: number; size: number; request_sha256: string | null }>(
+      'SELECT first_seq, size, request_sha256 FROM idempotency WHERE tenant_id = ? AND key = ?',
+    );
+    const searchText = db.prepare<[string, string, string | null, string | null, string | null, string | null, number, number], { seq: number; task_id: string | null; event_id: string; kind: string; snippet: string }>(
+      `SELECT e.seq, e.task_id, e.event_id, e.kind, snippet(search, 1, '[', ']', '…', 16) AS snippet
+         FROM search JOIN events e ON e.seq = search.rowid
+        WHERE search MATCH ? AND e.scope = ?
+          AND (? IS NULL OR e.kind = ?) AND (? IS NULL OR e.task_id = ?)
+          AND search.rowid < ?
+        ORDER BY search.rowid DESC LIMIT ?`,
+    );
+    const searchKind = db.prepare<[string, string, string | null, string | null, number, number], { seq: number; task_id: string | null; event_id: string; kind: string; body: string }>(
+      `SELECT e.seq, e.task_id, e.event_id, e.kind, s.body
+         FROM events e JOIN search s ON s.rowid = e.seq
+        WHERE e.scope = ? AND e.kind = ? AND (? IS NULL OR e.task_id = ?) AND e.seq < ?
+        ORDER BY e.seq DESC LIMIT ?`,
+    );
+    const sessionSeen = db.prepare<[string, string], { seq: number }>('SELECT seq FROM events WHERE scope = ? AND session_id = ? LIMIT 1');
+    const byKind = db.prepare<[string, string], { line: string }>('SELECT line FROM events WHERE scope = ? AND kind = ? ORDER BY seq');
+    const packet = db.prepare<[string, string], { seq: number }>('SELECT seq FROM packets WHERE scope = ? AND packet_id = ?');
+    const bySeq = db.prepare<[number], { line: string }>('SELECT line FROM events WHERE seq = ?');
+    const hashes = db.prepare<[number], { event_hash: string }>('SELECT event_hash FROM events WHERE seq <= ? ORDER BY seq');
+    return { task, timeline, taskEventsUpTo, bySeqRange, byEventId, idem, searchText, searchKind, sessionSeen, byKind, packet, bySeq, hashes };
+  });
   const parse = (rows: Array<{ line: string }>) => rows.map((r) => indexed<StoredEvent>(r.line));
 
   return {
     task(scope: Scope, taskId: string): Task | undefined {
-      const row = task.get(scopeKey(scope), taskId);
+      const row = statements().task.get(scopeKey(scope), taskId);
       return row ? indexed<Task>(row.state) : undefined;
     },
     timeline(scope: Scope, taskId: string, afterSeq: number, limit: number): StoredEvent[] {
-      return parse(timeline.all(scopeKey(scope), taskId, afterSeq, limit));
+      return parse(statements().timeline.all(scopeKey(scope), taskId, afterSeq, limit));
     },
     /** The stored canonical lines themselves, for answers that embed events without re-encoding them. */
     timelineLines(scope: Scope, taskId: string, afterSeq: number, limit: number): Array<{ seq: number; line: string }> {
-      return timeline.all(scopeKey(scope), taskId, afterSeq, limit);
+      return statements().timeline.all(scopeKey(scope), taskId, afterSeq, limit);
     },
     taskEventsUpTo(scope: Scope, taskId: string, seq: number): StoredEvent[] {
-      return parse(taskEventsUpTo.all(scopeKey(scope), taskId, seq));
+      return parse(statements().taskEventsUpTo.all(scopeKey(scope), taskId, seq));
     },
     /** Events with their stored canonical lines (what a replay answers with, byte for byte). */
     rowsBySeq(first: number, last: number): Array<{ event: StoredEvent; line: string }> {
-      return bySeqRange.all(first, last).map(({ line }) => ({ event: indexed<StoredEvent>(line), line }));
+      return statements().bySeqRange.all(first, last).map(({ line }) => ({ event: indexed<StoredEvent>(line), line }));
     },
     eventById(eventId: string): StoredEvent | undefined {
-      const row = byEventId.get(eventId);
+      const row = statements().byEventId.get(eventId);
       return row ? indexed<StoredEvent>(row.line) : undefined;
     },
     sessionExists(scope: Scope, sessionId: string): boolean {
-      return sessionSeen.get(scopeKey(scope), sessionId) !== undefined;
+      return statements().sessionSeen.get(scopeKey(scope), sessionId) !== undefined;
     },
     eventsOfKind(scope: Scope, kind: string): StoredEvent[] {
-      return parse(byKind.all(scopeKey(scope), kind));
+      return parse(statements().byKind.all(scopeKey(scope), kind));
     },
     /** The event that assembled the packet, when it is in the scope. */
     packetEvent(scope: Scope, packetId: string): StoredEvent | undefined {
-      const row = packet.get(scopeKey(scope), packetId);
-      const line = row ? bySeq.get(row.seq) : undefined;
+      const row = statements().packet.get(scopeKey(scope), packetId);
+      const line = row ? statements().bySeq.get(row.seq) : undefined;
       return line ? indexed<StoredEvent>(line.line) : undefined;
     },
     /** Every event hash of the log up to `size`, in seq order (the leaves of the log's Merkle tree). */
     eventHashesUpTo(size: number): string[] {
-      return hashes.all(size).map((r) => r.event_hash);
+      return statements().hashes.all(size).map((r) => r.event_hash);
     },
     idempotency(tenantId: string, key: string) {
-      return idem.get(tenantId, key);
+      return statements().idem.get(tenantId, key);
     },
     /** Newest first; `beforeSeq` is the cursor. FTS ordered by rowid streams, so the cost is bounded by `limit`. */
     search(scope: Scope, q: { match: string | null; kind: string | null; taskId: string | null; beforeSeq: number; limit: number }): SearchHit[] {
       if (q.match !== null) {
         const match = `scope_tok : ${scopeToken(scope)} AND body : (${q.match})`;
-        return searchText.all(match, scopeKey(scope), q.kind, q.kind, q.taskId, q.taskId, q.beforeSeq, q.limit);
+        return statements().searchText.all(match, scopeKey(scope), q.kind, q.kind, q.taskId, q.taskId, q.beforeSeq, q.limit);
       }
-      return searchKind.all(scopeKey(scope), q.kind ?? '', q.taskId, q.taskId, q.beforeSeq, q.limit).map((r) => ({
+      return statements().searchKind.all(scopeKey(scope), q.kind ?? '', q.taskId, q.taskId, q.beforeSeq, q.limit).map((r) => ({
         seq: r.seq, task_id: r.task_id, event_id: r.event_id, kind: r.kind, snippet: r.body.slice(0, 160),
       }));
     },
@@ -104,6 +109,6 @@ function indexed<T>(text: string): T {
   try {
     return JSON.parse(text) as T;
   } catch (cause) {
-    throw new AppError('index_unavailable', 'The index holds a row that does not parse: the index file is damaged. Every acknowledged event is safe in the log; restart the preview to rebuild the index.', { cause });
+    throw new AppError('index_unavailable', 'The index holds a row that does not parse: the index file is damaged. Every acknowledged event is safe in the log, from which the index is being rebuilt; try again in a few seconds.', { cause });
   }
 }

@@ -1,7 +1,8 @@
 // The local store: the data-dir lock, start-up recovery of the log (torn tail, incomplete unit),
-// the index caught up with the log (or rebuilt) at start and kept up by a worker thread while
-// running, and the append path that ties them together.
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readSync, rmSync, statSync, writeFileSync } from 'node:fs';
+// the index caught up with the log (or rebuilt) at start, kept up by a worker thread while running
+// and rebuilt by a new one when it is found corrupt while running, and the append path that ties
+// them together.
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, readSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { ZERO_HASH, type StoredEvent } from '../domain/event.ts';
 import { AppError } from '../errors.ts';
@@ -10,15 +11,19 @@ import type { StreamState } from '../domain/streams.ts';
 import { committedReads } from './committed-state.ts';
 import { openEventLog, readLastLine, truncateDurably, type AppendResult, type EventLog, type LogTail, type PendingEvent } from './event-log.ts';
 import type { Expectation } from './expectations.ts';
-import { openIndexDb, readLogLines, removeIndexFiles, type IndexDb, type ProjectionFactory } from './index-db.ts';
-import { startIndexWriter, type IndexStatus } from './index-writer.ts';
-import { EVENT_INDEXES } from './migrations.ts';
+import { catchUpIndex, freshIndexPathOf, openIndexDb, rebuildIndexFile, removeIndexFiles, type IndexDb, type ProjectionFactory } from './index-db.ts';
+import { indexHandle } from './index-handle.ts';
+import { MAX_BEHIND, startIndexWriter, type IndexStatus, type IndexWriter } from './index-writer.ts';
 import { EXTRA_PROJECTIONS } from './projections/registry.ts';
 import { createWriteGate } from './write-gate.ts';
 
 export type Store = {
   readonly dataDir: string;
-  /** The index as the main thread reads it; a worker thread applies durable batches to it. */
+  /**
+   * The index as the main thread reads it; a worker thread applies durable batches to it. After a
+   * rebuild while running it reads the new file: queries built on it (queries.ts, quota-queries.ts)
+   * follow; while it is rebuilt every read throws 503 index_unavailable.
+   */
   readonly index: IndexDb;
   tail(): LogTail;
   /**
@@ -38,8 +43,14 @@ export type Store = {
   indexedSeq(): number;
   /** How the index writer is doing (for /health). */
   indexStatus(): IndexStatus;
-  /** A read found the index corrupt: reads answer 503 index_unavailable, and the next start rebuilds it. */
+  /**
+   * A read found the index corrupt: reads answer 503 index_unavailable while the index is rebuilt
+   * from the log in the background (`rebuilt()`); if that fails, until the next start rebuilds it.
+   * A message of the store's own refusals (a read refused meanwhile) changes nothing.
+   */
   markIndexCorrupt(message: string): void;
+  /** Resolves once no rebuild is under way: true if the index is usable (rebuilt, or never corrupt). */
+  rebuilt(): Promise<boolean>;
   /** A stream's state as the index holds it (consistent with the index's projections). */
   stream(id: string): StreamState | undefined;
   close(): Promise<void>;
@@ -61,7 +72,10 @@ export function indexPathOf(dataDir: string): string {
   return join(dataDir, 'index.sqlite');
 }
 
-/** A file that says the index was found corrupt while running: the next start rebuilds it. */
+/**
+ * A file that says the index was found corrupt while running: it stays until a rebuild succeeds (the
+ * running preview's, or else the next start's).
+ */
 export function rebuildMarkerOf(dataDir: string): string {
   return join(dataDir, 'index.rebuild');
 }
@@ -74,52 +88,153 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     const logPath = logPathOf(dataDir);
     if (!existsSync(logPath)) writeFileSync(logPath, '');
     const tail = recoverTail(logPath, warn);
-    const index = openCaughtUpIndex(dataDir, tail, EXTRA_PROJECTIONS, warn);
+    const index = indexHandle(openCaughtUpIndex(dataDir, tail, EXTRA_PROJECTIONS, warn));
     try {
+      const indexPath = indexPathOf(dataDir);
       const gate = createWriteGate(committedReads(index.db));
       let log: EventLog | null = null;
-      const writer = await startIndexWriter({
-        path: indexPathOf(dataDir),
-        logPath,
-        startSeq: tail.seq,
-        checkInBackground: statSync(indexPathOf(dataDir)).size > QUICK_CHECK_MAX_BYTES,
-        onCorrupt: (message) => {
-          // The next start rebuilds the index, whatever it finds then.
-          if (!existsSync(rebuildMarkerOf(dataDir))) writeFileSync(rebuildMarkerOf(dataDir), `${message}\n`);
-          warn(`The index is corrupt (${message}); reads answer 503 index_unavailable until a restart rebuilds it.`);
-        },
-        onIndexed: (seq) => gate.indexed(seq),
-        onFailed: (error) => {
-          // The events stay durable in the log; the next start catches the index up.
-          warn(error.message);
-          log?.fail(error);
-        },
-      });
+      /** Callbacks of a writer count only while it is the current one (a retired writer's are ignored). */
+      let generation = 0;
+      const startWriter = (startSeq: number, rebuildUpTo: LogTail | null, checkInBackground: boolean): Promise<IndexWriter> => {
+        const mine = ++generation;
+        return startIndexWriter({
+          path: indexPath,
+          logPath,
+          startSeq,
+          checkInBackground,
+          ...(rebuildUpTo === null ? {} : { rebuildUpTo: { seq: rebuildUpTo.seq, size: rebuildUpTo.size } }),
+          onCorrupt: (message) => {
+            if (mine === generation) corrupt(message);
+          },
+          onIndexed: (seq) => {
+            if (mine === generation) gate.indexed(seq);
+          },
+          onFailed: (error) => {
+            if (mine !== generation) return;
+            // The events stay durable in the log; the next start catches the index up.
+            warn(error.message);
+            log?.fail(error);
+          },
+        });
+      };
+      let writer = await startWriter(tail.seq, null, statSync(indexPath).size > QUICK_CHECK_MAX_BYTES);
+
+      /**
+       * Set from the moment the index is found corrupt until a rebuilt one is in place: reads are
+       * refused with `error`; the index holds every event up to `indexedSeq` (the gate's overlays
+       * cover the rest); durable batches wait in `parked` for the new writer.
+       */
+      let rebuild: { error: AppError; indexedSeq: number; failed: boolean; done: Promise<void> } | null = null;
+      let parked: Array<{ from: number; to: number; lastSeq: number }> = [];
+      let stopping = false;
+      /** The messages of the store's own refusals: a request refused with one reports it back through markIndexCorrupt. */
+      const refusals: string[] = [];
+      const refusal = (message: string): AppError => {
+        refusals.push(message);
+        if (refusals.length > 16) refusals.shift();
+        return new AppError('index_unavailable', message);
+      };
+
+      const corrupt = (message: string): void => {
+        if (rebuild !== null) return;
+        writeMarker(rebuildMarkerOf(dataDir), message, warn);
+        if (stopping) {
+          warn(`The index is corrupt (${message}); the next start rebuilds it from the log.`);
+          return;
+        }
+        const old = writer;
+        generation++;
+        warn(`The index is corrupt (${message}); rebuilding it from the log while the preview runs. Reads answer 503 index_unavailable meanwhile; every acknowledged event is safe in the log.`);
+        const error = refusal(`The index is corrupt (${message}) and is being rebuilt from the log; every acknowledged event is safe in the log. Try again in a few seconds.`);
+        rebuild = { error, indexedSeq: old.indexedSeq(), failed: false, done: Promise.resolve() };
+        // Reads that wait for the old writer are refused at once; nothing reads the old file any more.
+        old.markCorrupt(message);
+        const closed = index.detach(error);
+        rebuild.done = rebuildWhileRunning(old, message, closed);
+      };
+
+      const rebuildWhileRunning = async (old: IndexWriter, message: string, detached: boolean): Promise<void> => {
+        const current = rebuild!;
+        let next: IndexWriter | null = null;
+        let upTo: LogTail;
+        try {
+          if (!detached) throw new Error('the main thread could not close its connection to the old index');
+          // The old writer's thread closes its connection (the last one to the old file) first.
+          await old.close();
+          // Everything durable now goes into the new file; later batches wait in `parked`.
+          upTo = log!.tail();
+          parked = parked.filter((b) => b.lastSeq > upTo.seq);
+          next = await startWriter(upTo.seq, upTo, false);
+          index.attach(openIndexDb(indexPath, EXTRA_PROJECTIONS));
+        } catch (err) {
+          generation++;
+          await next?.close().catch(() => {});
+          const why = (err as Error)?.message ?? String(err);
+          current.failed = true;
+          current.error = refusal(`The index is corrupt (${message}) and rebuilding it failed (${why}); every acknowledged event is safe in the log. Restart the preview: its start rebuilds the index.`);
+          index.detach(current.error);
+          warn(`Rebuilding the corrupt index from the log failed (${why}); reads answer 503 index_unavailable until the next start rebuilds it.`);
+          return;
+        }
+        // The new file is in place and both connections read it: the gate drops the overlays it
+        // holds, the new writer gets the batches that became durable meanwhile, reads answer again.
+        gate.indexed(upTo.seq);
+        gate.forgetIndexed();
+        writer = next;
+        rebuild = null;
+        const due = parked;
+        parked = [];
+        for (const batch of due) next.apply(batch);
+        try {
+          rmSync(rebuildMarkerOf(dataDir), { force: true });
+        } catch (err) {
+          warn(`Could not remove ${rebuildMarkerOf(dataDir)} (${(err as Error).message}); the next start rebuilds the index once more.`);
+        }
+        warn(`Rebuilt the index from the log (${upTo.seq} events) while the preview runs; reads answer again.`);
+      };
+
       log = openEventLog({
         path: logPath,
         tail,
         clock: options.clock,
         gate,
-        onDurable: (batch) => writer.apply(batch),
-        ready: () => writer.ready(),
+        onDurable: (batch) => {
+          if (rebuild === null) writer.apply(batch);
+          else parked.push(batch);
+        },
+        // While the index is rebuilt the gate's overlays hold what the log got since: as many
+        // events as the writer may trail by, then appends are refused.
+        ready: () => {
+          if (rebuild === null) return writer.ready();
+          return opened().tail().seq - rebuild.indexedSeq <= MAX_BEHIND ? Promise.resolve() : Promise.reject(rebuild.error);
+        },
         ...(options.onBatch ? { onBatch: options.onBatch } : {}),
       });
-      const opened = log;
+      const opened = (): EventLog => log!;
       let closing: Promise<void> | null = null;
       return {
         dataDir,
         index,
-        tail: () => opened.tail(),
-        append: (unit, expect) => opened.append(unit, expect),
-        settled: () => writer.settled(opened.tail().seq),
-        indexedSeq: () => writer.indexedSeq(),
-        indexStatus: () => writer.status(),
-        markIndexCorrupt: (message) => writer.markCorrupt(message),
+        tail: () => opened().tail(),
+        append: (unit, expect) => opened().append(unit, expect),
+        settled: () => (rebuild === null ? writer.settled(opened().tail().seq) : Promise.reject(rebuild.error)),
+        indexedSeq: () => (rebuild === null ? writer.indexedSeq() : rebuild.indexedSeq),
+        indexStatus: () => (rebuild === null ? writer.status() : { state: 'unavailable', indexed_seq: rebuild.indexedSeq, last_error: rebuild.error.message }),
+        markIndexCorrupt: (message) => {
+          if (!refusals.includes(message)) corrupt(message);
+        },
+        rebuilt: async () => {
+          while (rebuild !== null && !rebuild.failed) await rebuild.done;
+          return rebuild === null;
+        },
         stream: (id) => gate.indexedStream(id),
         close() {
           // Idempotent: a second close waits for the first.
           closing ??= (async () => {
-            await opened.close();
+            await opened().close();
+            // A rebuild under way ends first (the new writer then applies what was parked).
+            await rebuild?.done;
+            stopping = true;
             await writer.close();
             index.close();
             await lock.release();
@@ -186,7 +301,7 @@ function openCaughtUpIndex(dataDir: string, tail: LogTail, projections: Projecti
         const seq = index.lastSeq();
         if (seq === tail.seq && (seq === 0 || index.lastHash() === tail.hash)) return index;
         if (seq < tail.seq && index.logOffset() <= tail.size) {
-          catchUp(index, logPathOf(dataDir), index.logOffset(), tail);
+          catchUpIndex(index, logPathOf(dataDir), index.logOffset(), tail);
           return index;
         }
         warn(`The index (seq ${seq}) does not match the log (seq ${tail.seq}); rebuilding it from the log.`);
@@ -199,6 +314,8 @@ function openCaughtUpIndex(dataDir: string, tail: LogTail, projections: Projecti
   }
   index?.close();
   const rebuilt = rebuildIndex(dataDir, tail, projections);
+  // A rebuild that a running preview left unfinished.
+  removeIndexFiles(freshIndexPathOf(indexPath));
   rmSync(marker, { force: true });
   return rebuilt;
 }
@@ -261,41 +378,23 @@ function lastLogLines(logPath: string, size: number, count: number): Map<number,
   }
 }
 
-function catchUp(index: IndexDb, logPath: string, from: number, tail: LogTail): void {
-  let expected = index.lastSeq() + 1;
-  readLogLines(logPath, from, tail.size, (batch, endOffset) => {
-    for (const { event } of batch) {
-      if (event.seq !== expected) {
-        throw new AppError('store_corrupt', `The event log has seq ${event.seq} where ${expected} was expected; run gov events verify.`);
-      }
-      expected++;
-    }
-    index.applyBatch(batch, endOffset);
-  });
-}
-
 /** Deletes the index and replays the whole log into a fresh one. */
 export function rebuildIndex(dataDir: string, tail: LogTail, projections: ProjectionFactory[] = EXTRA_PROJECTIONS): IndexDb {
-  const indexPath = indexPathOf(dataDir);
-  removeIndexFiles(indexPath);
-  const index = openIndexDb(indexPath, projections);
+  return rebuildIndexFile(indexPathOf(dataDir), logPathOf(dataDir), tail, projections);
+}
+
+/** Writes the marker durably (it must outlive a crash during the rebuild), unless one is there already. */
+function writeMarker(marker: string, message: string, warn: (m: string) => void): void {
+  if (existsSync(marker)) return;
   try {
-    // A fresh index that a crash would simply rebuild again: no journal, no syncs while replaying.
-    index.db.pragma('journal_mode = OFF');
-    index.db.pragma('synchronous = OFF');
-    index.db.pragma('cache_size = -65536');
-    for (const [name] of EVENT_INDEXES) index.db.exec(`DROP INDEX ${name}`);
-    catchUp(index, logPathOf(dataDir), 0, tail);
+    const fd = openSync(marker, 'w');
     try {
-      for (const [, ddl] of EVENT_INDEXES) index.db.exec(ddl);
-    } catch (cause) {
-      throw new AppError('store_corrupt', 'Two events of the log share one event_id; the log was changed by hand. Run gov events verify.', { cause });
+      writeSync(fd, `${message}\n`);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
     }
-    index.db.pragma('synchronous = NORMAL');
-    index.db.pragma('journal_mode = WAL');
-    return index;
   } catch (err) {
-    index.close();
-    throw err;
+    warn(`Could not write ${marker} (${(err as Error).message}); if the preview stops before the index is rebuilt, run gov store rebuild-index.`);
   }
 }

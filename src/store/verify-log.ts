@@ -104,7 +104,7 @@ function markedCorrupt(dataDir: string, report: IndexReport): IndexReport {
   } catch {
     why = 'its reason is unreadable';
   }
-  return corruptIndex(`a running preview found it corrupt (${why})`, report.index_seq, `the preview's next start rebuilds it (${marker} says so)`);
+  return corruptIndex(`a running preview found it corrupt (${why})`, report.index_seq, `the running preview rebuilds it, or else its next start does (${marker} says so until then)`);
 }
 
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });

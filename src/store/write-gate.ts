@@ -38,6 +38,8 @@ export type WriteGate = {
   abortBatch(): void;
   /** The index now holds every event up to `seq`: drop the overlays it covers. */
   indexed(seq: number): void;
+  /** The index was rebuilt: forget the stream states read from the old one (they are read again). */
+  forgetIndexed(): void;
   /** Durable rows (replays): from an overlay, else from the index. */
   rows(first: number, size: number): SealedRow[];
   /**
@@ -135,15 +137,19 @@ export function createWriteGate(committed: CommittedState): WriteGate {
     },
     sealed(rows) {
       const o = current!;
+      // The streams' states first: reading one from the index may fail (it is being rebuilt), and
+      // then nothing of the unit may stay in the overlay (the unit is refused, not written).
+      const streams = new Map<string, StreamState>();
+      for (const { event } of rows) {
+        const stream = streamOf(event);
+        if (stream !== null) streams.set(stream, nextStreamState(streams.get(stream) ?? view.stream(stream), event));
+      }
       const head = rows[0]!.event;
       if (head.idempotency_key !== null) {
         o.keys.set(`${head.tenant_id}\n${head.idempotency_key}`, { first_seq: head.seq, size: rows.length, request_sha256: head.request_sha256 });
       }
-      for (const { event } of rows) {
-        o.ids.add(event.event_id);
-        const stream = streamOf(event);
-        if (stream !== null) o.streams.set(stream, nextStreamState(view.stream(stream), event));
-      }
+      for (const { event } of rows) o.ids.add(event.event_id);
+      for (const [stream, state] of streams) o.streams.set(stream, state);
       o.rows.push(...rows);
       o.lastSeq = rows[rows.length - 1]!.event.seq;
     },
@@ -159,6 +165,9 @@ export function createWriteGate(committed: CommittedState): WriteGate {
         const o = durable.shift()!;
         for (const [id, state] of o.streams) cache.set(id, state);
       }
+    },
+    forgetIndexed() {
+      cache.clear();
     },
     rows(first, size) {
       for (const o of overlays(false)) {

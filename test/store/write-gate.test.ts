@@ -1,13 +1,16 @@
 // Expectations checked by the single writer: against the committed log and against the units
 // sealed before them in the same batch; a failing unit is refused alone while the rest of its batch
-// commits in the same write; replays of a key sealed in the batch answer once it is durable; and an
-// index from before stream versions is rebuilt, not trusted.
+// commits in the same write; replays of a key sealed in the batch answer once it is durable; an
+// index from before stream versions is rebuilt, not trusted; and a unit whose committed reads fail
+// (the index is being rebuilt) leaves nothing behind in the batch.
 import t, { type Test } from 'tap';
 import Database from 'better-sqlite3';
 import { taskStream } from '../../src/domain/streams.ts';
 import { AppError, type ErrorCode } from '../../src/errors.ts';
-import type { PendingEvent } from '../../src/store/event-log.ts';
+import type { StoredEvent } from '../../src/domain/event.ts';
+import type { PendingEvent, SealedRow } from '../../src/store/event-log.ts';
 import type { Expectation } from '../../src/store/expectations.ts';
+import { createWriteGate } from '../../src/store/write-gate.ts';
 import { indexPathOf, openStore, type Store } from '../../src/store/store.ts';
 import { fixedClock, tempDir } from '../fixtures/test-app.ts';
 
@@ -165,4 +168,34 @@ t.test('the index cannot be applied: acknowledged events stay, reads are refused
   t.equal(reopened.tail().seq, 3);
   t.same(reopened.stream(stream), { version: 3, closed: false }, 'the index holds every acknowledged write');
   t.same(await outcomes([reopened.append([pending()], [expectTask('open', 3)])]), ['ok:4']);
+});
+
+t.test('a committed read that fails while a unit is sealed leaves nothing of the unit in the batch', async (t) => {
+  const cold = taskStream(scope, 'task-cold');
+  // The index is being rebuilt: reading a stream's state from it throws.
+  const gate = createWriteGate({
+    stream: (s) => {
+      if (s === cold) throw new AppError('index_unavailable', 'the index is being rebuilt');
+      return undefined;
+    },
+    idempotency: () => undefined,
+    eventIdTaken: () => false,
+    recordedAtOf: () => undefined,
+    rows: () => [],
+  });
+  const row = (seq: number, extra: Record<string, unknown>): SealedRow => {
+    const event = { ...pending({ idempotency_key: 'k-1', request_sha256: 'sha-1' }), seq, recorded_at: '2026-11-01T10:00:00.000Z', ...extra } as unknown as StoredEvent;
+    return { event, line: JSON.stringify(event) };
+  };
+  gate.beginBatch(1, '2026-11-01T10:00:00.000Z');
+  const first = [row(1, { event_id: 'evt_cold', task_id: 'task-cold' })];
+  t.same(gate.admit(first.map((r) => r.event as unknown as PendingEvent), []), { type: 'seal' });
+  t.throws(() => gate.sealed(first), { code: 'index_unavailable' }, 'the unit is refused');
+  // The same key and event id again in the batch: neither was taken by the refused unit.
+  const again = [row(1, { event_id: 'evt_cold', task_id: 'task-1' })];
+  t.same(gate.admit(again.map((r) => r.event as unknown as PendingEvent), [{ type: 'event_id_unused', eventId: 'evt_cold', orElse: fail('event_id_exists') }]), { type: 'seal' });
+  gate.sealed(again);
+  t.same(gate.rows(1, 1), [], 'nothing durable yet');
+  gate.batchDurable();
+  t.same(gate.rows(1, 1).map((r) => r.event.task_id), ['task-1'], 'the overlay holds the unit that was sealed, not the refused one');
 });
