@@ -29,7 +29,7 @@ export function instructionsFor(baseUrl: string): string {
     `gov governance API front door. access_policy=${ACCESS_POLICY}: every tool calls the gov HTTP API at ${baseUrl}; nothing is read from local files and there is no local fallback — when the API is unreachable a tool answers an error saying how to start it.`,
     'Flow: search_tasks first (discovery only, never proof), task_template → task_create, lifecycle_template → task_checkpoint while working, closeout_template → task_closeout to finish. A closeout that fails its gates lists repair_prompt lines: fix every one and call task_closeout again.',
     'Claims rest on task_timeline (event truth), not on search results. Scope: pass tenant_id, workspace_id and project_id, or rely on the GOV_* defaults of this server.',
-    `${RISK_TOOL} is a target tool: its route (${RISK_ROUTE}) is a target route; while the API does not serve it, the tool answers an error and evaluates nothing.`,
+    `${RISK_TOOL} evaluates a registered AI asset on the server (${RISK_ROUTE}); its answer, not your own reckoning, is the asset's risk tier.`,
   ].join('\n');
 }
 
@@ -77,7 +77,6 @@ async function callTool(deps: FrontDoorDeps, spec: ToolSpec, known: Set<string>,
     if (unknown.length > 0) throw new AppError('unknown_argument', `${spec.name} takes no argument ${unknown.join(', ')}.`);
   }
   const res = await spec.call(deps.client, rest, options);
-  if (spec.name === RISK_TOOL && isMissingRoute(res.status, res.body)) return targetRouteResult(res.status, res.body);
   if (res.status >= 400) return httpErrorResult(spec.name, res);
   if (spec.name === 'service_health') {
     const lead = `access_policy=${ACCESS_POLICY}: gov mcp calls the API at ${deps.client.baseUrl} and nothing else.`;
@@ -97,15 +96,4 @@ function splitScope(defaults: Partial<ClientScope>, given: ToolArgs): { options:
     } else rest[name] = value;
   }
   return { options: { scope }, rest };
-}
-
-function isMissingRoute(status: number, body: unknown): boolean {
-  const code = (body as { code?: unknown } | null)?.code;
-  return status === 405 || (status === 404 && (code === 'route_not_found' || typeof code !== 'string'));
-}
-
-function targetRouteResult(status: number, body: unknown): CallToolResult {
-  const message = `${RISK_TOOL} is a target tool: its route ${RISK_ROUTE} is a target route (contract only) that is not available in this preview yet — the API answered ${status}. Nothing was evaluated or recorded, so do not report any risk level as evaluated. Record the risk inputs in a task_checkpoint if they matter, and call this tool again once service_health lists the route as live.`;
-  const structured = { status, body, error: { code: 'target_route_unavailable', message } };
-  return { isError: true, content: [{ type: 'text', text: `${message}\n\n${JSON.stringify(structured, null, 2)}` }], structuredContent: structured };
 }

@@ -6,7 +6,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { testSchemas } from '../fixtures/templates.ts';
 import { connectMcp as connect, liveApi, TOOL_NAMES } from '../fixtures/mcp-harness.ts';
-import { assertSchema, SCOPE_A, SCOPE_B } from '../fixtures/test-app.ts';
+import { assertSchema, SCOPE_A, SCOPE_B, TOKENS } from '../fixtures/test-app.ts';
 import { closeout, evidence } from '../fixtures/bodies.ts';
 const POLICY = 'access_policy=api_only_no_local_fallback';
 
@@ -176,15 +176,32 @@ t.test('problem bodies and argument errors are isError results with the code and
   await t.rejects(call('no_such_tool'), /Unknown tool/, 'an unknown tool is a protocol error');
 });
 
-t.test('service.risk.evaluate answers that its route is a target route, and nothing is recorded', async (t) => {
+t.test('service.risk.evaluate evaluates a registered asset through the API: the same answer as the route', async (t) => {
   const { baseUrl, service } = await liveApi(t);
   const { call } = await connect(t, { baseUrl });
+  const inputs = { data_sensitivity: 3, decision_impact: 3, autonomy: 2, vendor_maturity: 2, prohibited_practice: 0 };
   const before = service.store.tail().seq;
-  const res = await call('service.risk.evaluate', { asset_id: 'asset-7', risk_inputs: { data_sensitivity: 3, decision_impact: 2, autonomy: 1, vendor_maturity: 2, prohibited_practice: 0 } });
-  t.equal(res.isError, true);
-  t.equal(res.structured.error.code, 'target_route_unavailable');
-  t.equal(res.structured.status, 404);
-  t.match(res.text, /POST \/v1\/risk\/evaluations is a target route/);
-  t.match(res.text, /not available in this preview yet/);
-  t.equal(service.store.tail().seq, before);
+  const unknown = await call('service.risk.evaluate', { asset_id: 'asset-7', risk_inputs: inputs, ...SCOPE_A });
+  t.equal(unknown.isError, true, 'an asset that is not registered');
+  t.equal(unknown.structured.body.code, 'not_found_in_scope');
+  const registered = await fetch(`${baseUrl}/v1/governance/assets`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${TOKENS.customer}`, 'Content-Type': 'application/json', 'X-Tenant-Id': SCOPE_A.tenant_id, 'X-Workspace-Id': SCOPE_A.workspace_id, 'X-Project-Id': SCOPE_A.project_id },
+    body: JSON.stringify({ asset_id: 'asset-7', name: 'CV screener', purpose: 'Rank job applications', owner: { type: 'user', id: 'olivia' }, deployment_context: 'HR', models: [{ provider: 'acme', name: 'rank-1' }] }),
+  });
+  t.equal(registered.status, 201);
+  const res = await call('service.risk.evaluate', { asset_id: 'asset-7', risk_inputs: inputs, ...SCOPE_A });
+  t.equal(res.isError, false);
+  t.equal(res.structured.status, 201);
+  const { evaluation, event } = res.structured.body;
+  t.same([evaluation.points, evaluation.score, evaluation.tier, evaluation.policy.id, evaluation.policy.version], [31, 65, 'high', 'gov.risk.default', '1.0.0'], 'the CV screening golden vector');
+  t.match(evaluation.approval_id, /^apr_/, 'a high tier requests its approval');
+  t.match(event, { event_id: String, seq: Number, event_hash: /^sha256:/ }, 'the event binding');
+  const again = await call('service.risk.evaluate', { asset_id: 'asset-7', risk_inputs: inputs, ...SCOPE_A });
+  t.equal(again.structured.body.evaluation.input_sha256, evaluation.input_sha256, 'same inputs, same hash');
+  const bad = await call('service.risk.evaluate', { asset_id: 'asset-7', risk_inputs: { ...inputs, autonomy: 7 }, ...SCOPE_A });
+  t.equal(bad.isError, true);
+  t.equal(bad.structured.body.code, 'validation_failed');
+  t.match(bad.text, /suggests only/, 'the refusal quotes the anchor sentences');
+  t.ok(service.store.tail().seq > before, 'the evaluations are events in the log');
 });

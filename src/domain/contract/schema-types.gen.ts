@@ -2157,23 +2157,42 @@ export type McpSearchTasksArgs = {
   project_id?: McpToolArgsProjectId;
 };
 /**
- * MCP target tool service.risk.evaluate (POST /v1/risk/evaluations, a target route): asset_id and risk_inputs (seed: Risk input); the integer ranges are not fixed yet
+ * MCP tool service.risk.evaluate (POST /v1/risk/evaluations): asset_id and five integer risk_inputs 0-4 under the policy gov.risk.default 1.0.0 (docs/governance/risk.md)
  */
 export type McpServiceRiskEvaluateArgs = {
   /**
-   * The AI asset being evaluated
+   * The registered AI asset being evaluated (POST /v1/governance/assets)
    */
   asset_id: Id;
   risk_inputs: {
+    /**
+     * 0 public or synthetic data only … 4 special-category or biometric data, children's data, credentials or regulated secrets
+     */
     data_sensitivity: number;
+    /**
+     * 0 no effect on people … 4 decides a consequential decision, or has safety or legal effect
+     */
     decision_impact: number;
+    /**
+     * 0 suggests only … 4 acts on its own, including irreversible actions, with no routine review
+     */
     autonomy: number;
+    /**
+     * Higher is safer: 0 unknown or unassessed supplier … 4 independent testing, incident notice and a current vendor assessment
+     */
     vendor_maturity: number;
+    /**
+     * 0 screened, no match; anything above 0 makes the tier prohibited
+     */
     prohibited_practice: number;
   };
   tenant_id?: McpToolArgsTenantId;
   workspace_id?: McpToolArgsWorkspaceId;
   project_id?: McpToolArgsProjectId;
+  /**
+   * Who asks for the evaluation: they request its approval and may not decide it. Without it, the transport's principal.
+   */
+  actor?: Actor;
 };
 /**
  * MCP tool service_health (GET /health): no arguments

@@ -95,11 +95,11 @@ export const TOOLS: ToolSpec[] = [
   },
   {
     name: RISK_TOOL,
-    description: `Target tool: server-side risk evaluation of an AI asset (${RISK_ROUTE}) from asset_id and integer risk_inputs. Its route is a target route (contract only): until the API serves it, this tool answers an error and evaluates nothing.`,
+    description: `Evaluate the risk of a registered AI asset on the server (${RISK_ROUTE} → risk.evaluated, and approval.requested when the tier needs an approval) under the pinned policy gov.risk.default: asset_id and five integer risk_inputs 0-4, each level with an anchor sentence (vendor_maturity: higher is safer; any prohibited_practice above 0 makes the tier prohibited). Answers {evaluation, event}: points, score, tier, fired rules, required actions, input_sha256, the policy id, version and sha256, and the approval_id to decide. A value outside the levels is refused with a prompt quoting their anchors. Never report a tier you computed yourself, and never call it a legal classification.`,
     schema: `mcp/${RISK_TOOL}.json`,
     path: [],
     body: true,
     readOnly: false,
-    call: (c, a, o) => c.request('POST', '/v1/risk/evaluations', { ...o, body: a }),
+    call: (c, a, o) => c.forward(RISK_ROUTE, { ...o, body: a }),
   },
 ];
