@@ -143,7 +143,7 @@ export const ERRORS = {
   index_unavailable: {
     http: [503, 'Index unavailable'],
     exit: 3,
-    mcp: "The server's index is corrupt (its writes are safe in the log); ask the operator to restart the preview, which rebuilds it.",
+    mcp: "The server's index is damaged (its writes are safe in the log) and the preview is rebuilding it: call again after a few seconds.",
   },
   store_closed: { http: [503, 'Store closed'], exit: 3 },
 

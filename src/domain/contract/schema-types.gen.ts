@@ -926,7 +926,7 @@ export type Health = {
     last_seq: number;
     index_seq: number;
     /**
-     * current: the index holds every durable event; catching_up: the index writer is applying the latest; failing: applying fails (e.g. a full disk) and is retried, reads answer 503 index_behind; unavailable: the index is corrupt or its writer stopped, reads answer 503 until a restart rebuilds it.
+     * current: the index holds every durable event; catching_up: the index writer is applying the latest; failing: applying fails (e.g. a full disk) and is retried, reads answer 503 index_behind; unavailable: the index is corrupt and the running preview is rebuilding it from the log (index_error says so), or its writer stopped; reads answer 503 index_unavailable with Retry-After until it is back.
      */
     index_state: 'current' | 'catching_up' | 'failing' | 'unavailable';
     /**
