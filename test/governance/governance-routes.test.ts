@@ -6,7 +6,8 @@ import t, { type Test } from 'tap';
 import { createHash } from 'node:crypto';
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import type { StoredEvent } from '../../src/domain/event.ts';
+import { payloadSchemaOf, type StoredEvent } from '../../src/domain/event.ts';
+import { testSchemas } from '../fixtures/templates.ts';
 import { SCOPE_B, tempDir, testApp } from '../fixtures/test-app.ts';
 
 const owner = { type: 'user', id: 'olivia' };
@@ -134,6 +135,9 @@ t.test('every separation-of-duties rule refuses, access-logged as denied; the le
   t.same([asset.json.status, asset.json.in_use_allowed], ['approved', true]);
   const denied = g.events().filter((e) => e.kind === 'access.logged' && e.payload.outcome === 'denied').map((e) => e.payload.code);
   t.same(denied, ['self_approval_forbidden', 'actor_type_not_allowed', 'role_required', 'step_mismatch', 'one_person_one_step', 'owner_cannot_finalise']);
+  // Every event the governance routes wrote fits its kind's payload schema.
+  const registry = testSchemas();
+  for (const e of g.events()) t.same(registry.validate(payloadSchemaOf(e.kind)!, e.payload), [], `${e.kind} #${e.seq} fits its payload schema`);
   // A reject ends the request.
   await g.register('hr-2');
   const a2 = (await g.evaluate('hr-2')).approval_id as string;
