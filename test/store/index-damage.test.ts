@@ -6,23 +6,13 @@ import t, { type Test } from 'tap';
 import Database from 'better-sqlite3';
 import { existsSync, openSync, writeSync, closeSync, statSync } from 'node:fs';
 import { createQueries } from '../../src/store/queries.ts';
-import type { PendingEvent } from '../../src/store/event-log.ts';
-import { indexPathOf, openStore, rebuildMarkerOf, type Store } from '../../src/store/store.ts';
-import { fixedClock, tempDir, testApp } from '../fixtures/test-app.ts';
+import { indexPathOf, rebuildMarkerOf, type Store } from '../../src/store/store.ts';
+import { tempDir, testApp } from '../fixtures/test-app.ts';
+import { noteEvents, openTestStore, STORE_SCOPE } from '../fixtures/store-harness.ts';
 
-const scope = { tenant_id: 'tenant-a', workspace_id: 'ws-1', project_id: 'proj-1' };
-let id = 0;
-function pending(extra: Partial<PendingEvent> = {}): PendingEvent {
-  id++;
-  return { event_id: `evt_${id}`, kind: 'ext.acme.note', ...scope, task_id: 'task-1', transport: 'customer', idempotency_key: null, request_sha256: null, payload: { text: `note ${id} about the vault path` }, ...extra };
-}
-
-async function open(t: Test, dataDir: string): Promise<{ store: Store; warnings: string[] }> {
-  const warnings: string[] = [];
-  const store = await openStore({ dataDir, clock: fixedClock(), warn: (m) => warnings.push(m) });
-  t.teardown(() => store.close().catch(() => {}));
-  return { store, warnings };
-}
+const scope = STORE_SCOPE;
+const pending = noteEvents();
+const open = openTestStore;
 
 /** A data dir whose log holds a task with 300 events, and a consistent index; the store is closed. */
 async function seeded(t: Test): Promise<string> {

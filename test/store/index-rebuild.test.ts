@@ -8,27 +8,17 @@ import Database from 'better-sqlite3';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { AppError } from '../../src/errors.ts';
 import { taskStream } from '../../src/domain/streams.ts';
-import type { PendingEvent } from '../../src/store/event-log.ts';
 import { freshIndexPathOf } from '../../src/store/index-db.ts';
 import { createQueries } from '../../src/store/queries.ts';
 import { createQuotaQueries } from '../../src/store/quota-queries.ts';
-import { indexPathOf, logPathOf, openStore, rebuildMarkerOf, type Store } from '../../src/store/store.ts';
+import { indexPathOf, logPathOf, rebuildMarkerOf } from '../../src/store/store.ts';
 import { serveApp } from '../fixtures/served-app.ts';
-import { fixedClock, rawEvent, SCOPE_A, tempDir, TOKENS } from '../fixtures/test-app.ts';
+import { rawEvent, SCOPE_A, tempDir, TOKENS } from '../fixtures/test-app.ts';
+import { noteEvents, openTestStore, STORE_SCOPE } from '../fixtures/store-harness.ts';
 
-const scope = { tenant_id: 'tenant-a', workspace_id: 'ws-1', project_id: 'proj-1' };
-let id = 0;
-function pending(extra: Partial<PendingEvent> = {}): PendingEvent {
-  id++;
-  return { event_id: `evt_${id}`, kind: 'ext.acme.note', ...scope, task_id: 'task-1', transport: 'customer', idempotency_key: null, request_sha256: null, payload: { text: `note ${id} about the vault path` }, ...extra };
-}
-
-async function open(t: Test, dataDir: string): Promise<{ store: Store; warnings: string[] }> {
-  const warnings: string[] = [];
-  const store = await openStore({ dataDir, clock: fixedClock(), warn: (m) => warnings.push(m) });
-  t.teardown(() => store.close().catch(() => {}));
-  return { store, warnings };
-}
+const scope = STORE_SCOPE;
+const pending = noteEvents();
+const open = openTestStore;
 
 /** A running store whose log and index hold a task with 300 events. */
 async function seeded(t: Test) {
