@@ -1,9 +1,10 @@
 // `npm run bench`: runs the named benchmark sections in order on a temporary on-disk work dir,
 // prints the table (figure, value, target, pass/miss) on stdout and progress on stderr, and writes
 // every figure to bench/results/<ISO time>.json. Usage: npm run bench [-- --only appends,search] [-- --keep]
-// GOV_BENCH_QUICK=1 shortens every timed run (appends: 400 ms per level, a 1 s open loop; the other
-// sections run fixed counts) to try the bench's code fast; its figures mean nothing, and its results
-// file says `"quick": true`.
+// GOV_BENCH_QUICK=1 shortens every timed run (appends and risk: 400 ms per level, a 1 s open loop;
+// risk registers 200 assets, not 1,000, and registry 1,000, not 10,000; the other sections run fixed
+// counts) to try the bench's code fast; its figures mean nothing, and its results file says
+// `"quick": true`.
 // Sections are listed below; a new one is a module in scripts/bench/sections/ exporting a Section.
 import { mkdtempSync, rmSync, statfsSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -16,10 +17,12 @@ import { coldStartSection } from './bench/sections/cold-start.ts';
 import { packetsSection } from './bench/sections/packets.ts';
 import { quotaSection } from './bench/sections/quota.ts';
 import { rebuildSection } from './bench/sections/rebuild.ts';
+import { registrySection } from './bench/sections/registry.ts';
+import { riskSection } from './bench/sections/risk.ts';
 import { searchSection } from './bench/sections/search.ts';
 import { timelineSection } from './bench/sections/timeline.ts';
 
-const SECTIONS: Section[] = [appendsSection, timelineSection, searchSection, rebuildSection, coldStartSection, packetsSection, quotaSection];
+const SECTIONS: Section[] = [appendsSection, riskSection, timelineSection, searchSection, registrySection, rebuildSection, coldStartSection, packetsSection, quotaSection];
 
 // Durability figures on a RAM disk would measure nothing: refuse tmpfs and ramfs (statfs magic numbers).
 const RAM_FILESYSTEMS = new Map([[0x01021994, 'tmpfs'], [0x858458f6, 'ramfs']]);

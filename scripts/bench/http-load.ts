@@ -51,6 +51,8 @@ export type LoadResult = {
   /** Answers with the expected status. */
   ok: number;
   errors: number;
+  /** Answers by status code (`transport` for a request that got none), to tell conflicts from failures. */
+  byStatus: Record<string, number>;
   seconds: number;
   perSecond: number;
   p50Ms: number;
@@ -64,6 +66,7 @@ export async function runLoad(client: HttpClient, options: LoadOptions): Promise
   let issued = 0;
   let ok = 0;
   let errors = 0;
+  const byStatus: Record<string, number> = {};
   let firstError: string | undefined;
   const started = performance.now();
   const deadline = started + options.durationMs;
@@ -73,6 +76,7 @@ export async function runLoad(client: HttpClient, options: LoadOptions): Promise
       try {
         const reply = await client.send(options.request(i));
         latencies.push(reply.ms);
+        byStatus[reply.status] = (byStatus[reply.status] ?? 0) + 1;
         if (reply.status === options.okStatus) ok++;
         else {
           errors++;
@@ -80,6 +84,7 @@ export async function runLoad(client: HttpClient, options: LoadOptions): Promise
         }
       } catch (err) {
         errors++;
+        byStatus.transport = (byStatus.transport ?? 0) + 1;
         firstError ??= (err as Error).message;
       }
     }
@@ -91,6 +96,7 @@ export async function runLoad(client: HttpClient, options: LoadOptions): Promise
     requests: latencies.length,
     ok,
     errors,
+    byStatus,
     seconds,
     perSecond: latencies.length / seconds,
     p50Ms: percentile(latencies, 0.5),

@@ -1,7 +1,7 @@
-// The baseline for the durable-append figures: the same framework and adapter as the preview
-// (Hono on @hono/node-server), the POST routes the bench writes to, each reading and parsing the JSON
-// body and answering 201 with it, nothing durable. Prints one JSON line with its base URL once
-// listening on 127.0.0.1.
+// The baseline for the durable-write figures (appends, risk evaluations): the same framework and
+// adapter as the preview (Hono on @hono/node-server), the POST routes the bench writes to, each
+// reading and parsing the JSON body and answering 201 with it, nothing durable; GET /health is the
+// read baseline. Prints one JSON line with its base URL once listening on 127.0.0.1.
 import { createAdaptorServer } from '@hono/node-server';
 import { Hono, type Context } from 'hono';
 import type { Server } from 'node:http';
@@ -15,6 +15,8 @@ const echo = async (c: Context) => {
 app.post('/v1/events', echo);
 // A routed path with a parameter, as the preview's checkpoint route is, so the baseline pays the same routing.
 app.post('/v1/tasks/:task_id/checkpoints', echo);
+app.post('/v1/risk/evaluations', echo);
+app.post('/v1/governance/assets', echo);
 app.get('/health', (c) => c.json({ status: 'ok' }));
 
 const server = createAdaptorServer({ fetch: app.fetch }) as Server;

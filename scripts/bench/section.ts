@@ -13,8 +13,8 @@ export type Row = {
   value: number;
   unit: string;
   target?: Target;
-  /** Supporting numbers (request counts, error counts, wall times) kept in the JSON only. */
-  extra?: Record<string, number | string>;
+  /** Supporting numbers (request counts, answers by status, wall times) kept in the JSON only. */
+  extra?: Record<string, number | string | Record<string, number>>;
 };
 
 export type BenchContext = {

@@ -83,7 +83,7 @@ async function openLoop(baseUrl: string, request: (keyPrefix: string, i: number)
  * The log's event count once it stops growing: requests an open loop aborted may still be in the
  * server's hands. Bounded: gives up waiting after 10 s and reports what it has.
  */
-async function settledEventCount(client: HttpClient, operatorToken: string): Promise<number> {
+export async function settledEventCount(client: HttpClient, operatorToken: string): Promise<number> {
   const read = async () => {
     const health = await client.send({ path: '/health', headers: { Authorization: `Bearer ${operatorToken}` } });
     return (JSON.parse(health.body) as { detail?: { event_count?: number } }).detail?.event_count ?? -1;
