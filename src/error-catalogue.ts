@@ -193,6 +193,19 @@ export const ERRORS = {
   asset_retired: { http: [409, 'Asset retired'], exit: 3, mcp: 'A retired asset takes no evaluation; register it again under a new asset_id.' },
   last_owner_required: { http: [409, 'Last owner required'], exit: 3 },
 
+  // Regulatory posture (docs/governance/regulatory.md): an item's status must be backed. The rules in
+  // src/domain/governance/regulatory.ts refuse with these codes as values carrying this status.
+  evidence_required: {
+    http: [422, 'Evidence required'],
+    exit: 3,
+    mcp: "A met item needs evidence from this scope's evidence pool: attach it first, then cite its artifact_id in evidence_refs.",
+  },
+  justification_required: {
+    http: [422, 'Justification required'],
+    exit: 3,
+    mcp: 'not_applicable needs a justification of 20–500 characters saying why the requirement does not apply: send it in justification.',
+  },
+
   // The command line: its usage and input files, and the preview it starts, stops or calls.
   usage_error: { http: null, exit: 2 },
   bad_input_file: { http: null, exit: 2 },
