@@ -1,16 +1,19 @@
-// Claim Boundary engine cb-1 (docs/contract.md §8): classifies each claim as one of the seven
+// Claim Boundary engine cb-2 (docs/contract.md §8): classifies each claim as one of the seven
 // confidence values against the tasks' evidence pool. It judges support, never truth: semantic
-// correctness is never automatic, so wording that asserts it is blocked.
+// correctness is never automatic, so wording that asserts it is blocked. cb-2 (after cb-1) reads
+// each ref's EFFECTIVE trust (evidence-pool.ts): what a caller asserted is capped at
+// customer_asserted / claimed until a sanitizer or a reviewer raised it (docs/governance/trust.md),
+// and every reason names the trust it used and why.
 import type { ClaimBoundary, ClaimBoundaryBlockedClaim, ClaimBoundarySummary, ClaimDecision, ClaimEvaluateRequestClaim } from './contract/schema-types.gen.ts';
 import type { EvidenceRef, StoredEvent } from './event.ts';
 import { parseDateTime } from './date-time.ts';
-import { buildEvidencePool } from './evidence-pool.ts';
+import { buildTrustPool, trustNote, type PoolEntry } from './evidence-pool.ts';
 import { derivedId } from './derived-id.ts';
 import { SEMANTIC_CORRECTNESS_PHRASES, semanticCorrectnessPhrase } from './claim-phrases.ts';
 
 export { SEMANTIC_CORRECTNESS_PHRASES, semanticCorrectnessPhrase };
 
-export const ENGINE_VERSION = 'cb-1';
+export const ENGINE_VERSION = 'cb-2';
 export const DEFAULT_STALE_AFTER_DAYS = 30;
 
 export const SEMANTIC_NON_CLAIM =
@@ -18,6 +21,8 @@ export const SEMANTIC_NON_CLAIM =
 export const INTEGRITY_NON_CLAIM =
   'Integrity proofs (hash, signature, hash chain, receipt) prove event integrity only, not semantic correctness.';
 export const CLAIM_BOUNDARY_NON_CLAIMS: readonly string[] = [SEMANTIC_NON_CLAIM, INTEGRITY_NON_CLAIM];
+/** Added to a decision whose claims cite sanitized evidence. */
+export const SANITIZED_NON_CLAIM = 'Sanitised evidence is checked for form, not truth: the sanitizer neutralised hidden and instruction-like content, it did not check that the evidence is true, safe or free of personal data.';
 
 export type ClaimConfidence = EvidenceRef['confidence'];
 /** One claim of a request (schemas/api/claim-evaluate-request.json). */
@@ -64,7 +69,7 @@ export function evaluateClaimBoundary(input: EvaluateClaimBoundaryInput): ClaimD
   const { claims } = input;
   const asOfMs = parseDateTime(input.asOf, 'as_of');
   const staleAfterDays = input.staleAfterDays ?? DEFAULT_STALE_AFTER_DAYS;
-  const ctx: Ctx = { pool: buildEvidencePool(input.events), asOfMs, staleAfterDays, results: new Array(claims.length) };
+  const ctx: Ctx = { pool: buildTrustPool(input.events), asOfMs, staleAfterDays, results: new Array(claims.length) };
 
   // Dependencies may point forward, so claims are classified in dependency order (Kahn). Whatever is
   // left once no claim is ready sits on or behind a cycle, which can lend no support.
@@ -91,11 +96,15 @@ export function evaluateClaimBoundary(input: EvaluateClaimBoundaryInput): ClaimD
     summary,
     blocked_claims: results.filter((r) => r.confidence === 'blocked').map((r) => ({ claim: r.claim, reason: r.reason })),
     results,
-    non_claims: [...CLAIM_BOUNDARY_NON_CLAIMS],
+    non_claims: citesSanitized(claims, ctx.pool) ? [...CLAIM_BOUNDARY_NON_CLAIMS, SANITIZED_NON_CLAIM] : [...CLAIM_BOUNDARY_NON_CLAIMS],
   };
 }
 
-type Ctx = { pool: Map<string, EvidenceRef>; asOfMs: number; staleAfterDays: number; results: (ClaimResult | undefined)[] };
+function citesSanitized(claims: readonly ClaimInput[], pool: Map<string, PoolEntry>): boolean {
+  return claims.some((c) => c.kind !== 'non_claim' && (c.evidence ?? []).some((id) => pool.get(id)?.basis === 'sanitized'));
+}
+
+type Ctx = { pool: Map<string, PoolEntry>; asOfMs: number; staleAfterDays: number; results: (ClaimResult | undefined)[] };
 
 /** The first class that applies, in the order 1..7 of docs/contract.md §8; the reason names what decided it. */
 function classify(c: ClaimInput, deps: number[], cyclic: boolean, ctx: Ctx): ClaimResult {
@@ -105,7 +114,7 @@ function classify(c: ClaimInput, deps: number[], cyclic: boolean, ctx: Ctx): Cla
   const phrase = semanticCorrectnessPhrase(c.claim);
   if (phrase) return out('blocked', `Asserts semantic correctness ("${phrase}"); semantic correctness is never automatic and no evidence can verify it here.`);
   const cited = [...new Set(c.evidence ?? [])];
-  const removed = cited.filter((id) => ctx.pool.get(id)?.redaction === 'removed');
+  const removed = cited.filter((id) => ctx.pool.get(id)?.ref.redaction === 'removed');
   if (removed.length) return out('blocked', `Cites evidence whose redaction is removed: ${list(removed)}.`);
 
   const absent = cited.filter((id) => !ctx.pool.has(id));
@@ -119,7 +128,9 @@ function classify(c: ClaimInput, deps: number[], cyclic: boolean, ctx: Ctx): Cla
   const weakDeps = capped('missing');
   if (weakDeps.length) return out('missing', `Depends on claims that lend no support: ${depNote(weakDeps)}.`);
 
-  const refs = cited.map((id) => ctx.pool.get(id)!);
+  const entries = cited.map((id) => ctx.pool.get(id)!);
+  const refs = entries.map((e) => e.ref);
+  const why = (e: PoolEntry) => `${e.ref.artifact_id} (${trustNote(e)})`;
   const limitMs = ctx.staleAfterDays * DAY_MS;
   const stale = refs.filter((r) => !(ctx.asOfMs - parseDateTime(r.captured_at, 'captured_at') <= limitMs));
   if (stale.length) {
@@ -128,10 +139,10 @@ function classify(c: ClaimInput, deps: number[], cyclic: boolean, ctx: Ctx): Cla
   const staleDeps = capped('stale');
   if (staleDeps.length) return out('stale', `Depends on stale claims: ${depNote(staleDeps)}.`);
 
-  const untrusted = refs.filter((r) => !TRUSTED.has(r.content_trust));
-  if (untrusted.length) return out('claimed', `Cites evidence that is not trusted: ${list(untrusted.map((r) => `${r.artifact_id} (${r.content_trust})`))}.`);
-  const weak = refs.filter((r) => r.confidence !== 'verified');
-  if (weak.length) return out('claimed', `Cites evidence whose own confidence is below verified: ${list(weak.map((r) => `${r.artifact_id} (${r.confidence})`))}.`);
+  const untrusted = entries.filter((e) => !TRUSTED.has(e.ref.content_trust));
+  if (untrusted.length) return out('claimed', `Cites evidence that is not trusted: ${list(untrusted.map(why))}.`);
+  const weak = entries.filter((e) => e.ref.confidence !== 'verified');
+  if (weak.length) return out('claimed', `Cites evidence whose own confidence is below verified: ${list(weak.map(why))}.`);
   const unbound = refs.filter((r) => !r.sha256 && !r.etag);
   if (unbound.length) return out('claimed', `Cites evidence bound by neither sha256 nor etag: ${list(unbound.map((r) => r.artifact_id))}.`);
   const claimedDeps = capped('claimed');
@@ -139,7 +150,7 @@ function classify(c: ClaimInput, deps: number[], cyclic: boolean, ctx: Ctx): Cla
 
   if (cited.length === 0) return out('inferred', `Cites no evidence; every claim it depends on came out verified or inferred: ${depNote(deps)}.`);
   const also = deps.length ? `; its dependencies came out verified or inferred: ${depNote(deps)}` : '';
-  return out('verified', `Every cited evidence is present, fresh, bound by sha256 or etag, trusted and itself verified: ${list(cited)}${also}.`);
+  return out('verified', `Every cited evidence is present, fresh, bound by sha256 or etag, trusted and itself verified: ${list(entries.map(why))}${also}.`);
 }
 
 function list(items: string[]): string {

@@ -32,7 +32,7 @@ export const ADAPTER_KINDS = new Set(['evidence.attached', 'session.bound']);
 /** Kinds only a route derives; a raw write answers 422 reserved_event_kind. */
 const RESERVED_EXACT = new Set([
   'task.created', 'task.checkpoint.written', 'task.closed', 'claim_boundary.evaluated',
-  'access.logged', 'governance.asset.registered', 'risk.evaluated', 'evidence.sanitized',
+  'access.logged', 'governance.asset.registered', 'risk.evaluated', 'evidence.sanitized', 'evidence.reviewed',
   'regulatory.posture.updated', 'vendor.assessed', 'review.completed',
 ]);
 const RESERVED_PREFIXES = ['proof_packet.', 'approval.', 'incident.', 'team.', 'quota.', 'forge.'];

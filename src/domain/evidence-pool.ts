@@ -1,45 +1,124 @@
-// The evidence pool of a set of task events (docs/contract.md §8, §9): the latest evidence_ref per
-// artifact_id in seq order, with content_trust raised where an `evidence.sanitized` event says so.
-// The claim boundary engine and the packet assembly both read evidence through this one function.
+// The evidence pool of a set of task events (docs/contract.md §8, §9; docs/governance/trust.md): the
+// latest evidence_ref per artifact_id in seq order, with its EFFECTIVE trust. Trust is earned, never
+// asserted: whatever content_trust and confidence a caller wrote on a ref, the pool caps them at
+// customer_asserted and claimed, and only an `evidence.sanitized` (the sanitizer's projection) or an
+// `evidence.reviewed` (a governance reviewer's decision) event raises them. The claim boundary
+// engine and the packet assembly both read evidence through this one function.
 import { AppError } from '../errors.ts';
 import type { EvidenceRef, StoredEvent } from './event.ts';
 
 export const EVIDENCE_SANITIZED_KIND = 'evidence.sanitized';
+export const EVIDENCE_REVIEWED_KIND = 'evidence.reviewed';
+
+type Trust = EvidenceRef['content_trust'];
+type Confidence = EvidenceRef['confidence'];
 
 /**
- * The payload of `evidence.sanitized` as this module reads it: `{artifact_id, note?}`, naming the
- * artifact whose raw evidence a sanitizer or reviewer turned into a safe projection. The event may
- * also carry the projection itself in its envelope `evidence_refs`, which enter the pool first.
+ * What `evidence.sanitized` says, as this module reads it: the artifact and the sha256 of the raw
+ * bytes the sanitizer read (the ref must be bound to those bytes for the projection to stand for it).
  */
-export type EvidenceSanitizedPayload = { artifact_id: string; note?: string };
+export type EvidenceSanitizedFacts = { artifact_id: string; raw_sha256: string };
+/** What `evidence.reviewed` says: a reviewer accepted (with the trust they grant) or rejected the artifact. */
+export type EvidenceReviewedFacts = { artifact_id: string; decision: 'accept' | 'reject'; content_trust?: 'trusted_internal' | 'untrusted_external'; reason?: string };
 
-/** Trust levels a sanitizer lifts: raw external or customer text becomes a sanitized projection. */
-const RAISABLE = new Set<EvidenceRef['content_trust']>(['untrusted_external', 'customer_asserted']);
+/** Why a ref has the trust it has: capped as asserted, raised by a sanitizer or a reviewer, or kept capped by a rejection. */
+export type TrustBasis = 'asserted' | 'sanitized' | 'reviewed' | 'review_rejected';
+
+/** One artifact of the pool: the ref with its effective trust and confidence, what was asserted, and why. */
+export type PoolEntry = {
+  ref: EvidenceRef;
+  asserted: { content_trust: Trust; confidence: Confidence };
+  basis: TrustBasis;
+  /** The event that raised (or rejected) it. */
+  basis_event_id?: string;
+};
+
+/** A caller's word is worth customer_asserted at most (untrusted_external stays as low as it says). */
+function capTrust(asserted: Trust): Trust {
+  return asserted === 'untrusted_external' ? 'untrusted_external' : 'customer_asserted';
+}
+
+/** verified is earned; any lower confidence stands as asserted. */
+function capConfidence(asserted: Confidence): Confidence {
+  return asserted === 'verified' ? 'claimed' : asserted;
+}
+
+/** The sha256 of a ref as the sanitizer records it (`sha256:` + hex), or null when the ref has none. */
+export function refSha256(ref: EvidenceRef): string | null {
+  if (!ref.sha256) return null;
+  return ref.sha256.startsWith('sha256:') ? ref.sha256 : `sha256:${ref.sha256}`;
+}
 
 /**
- * Latest ref per artifact_id, keyed in first-seen order. Events must come in strictly increasing seq
- * order (a timeline is), otherwise "latest" would be a guess: `events_out_of_order`.
+ * Latest entry per artifact_id, keyed in first-seen order. Events must come in strictly increasing
+ * seq order (a timeline is), otherwise "latest" would be a guess: `events_out_of_order`.
  *
- * A sanitization applies to the ref that is current when it is recorded. A later re-attachment of
- * the same artifact is new raw evidence and starts untrusted again; a sanitization of an artifact
- * not yet in the pool has nothing to lift and is ignored. trusted_internal is never lowered.
+ * A raising event applies to the ref that is current when it is recorded. A later re-attachment of
+ * the same artifact is new asserted evidence and starts capped again; a raising event for an
+ * artifact not in the pool, or (sanitized) for bytes other than the ref's sha256, has nothing to
+ * raise and is ignored. The sanitizer never grants trusted_internal; a reviewer may.
  */
-export function buildEvidencePool(events: readonly StoredEvent[]): Map<string, EvidenceRef> {
-  const pool = new Map<string, EvidenceRef>();
+export function buildTrustPool(events: readonly StoredEvent[]): Map<string, PoolEntry> {
+  const pool = new Map<string, PoolEntry>();
   let lastSeq = 0;
   for (const event of events) {
     if (!(event.seq > lastSeq)) {
       throw new AppError('events_out_of_order', `Events must be in increasing seq order; seq ${event.seq} follows ${lastSeq}.`);
     }
     lastSeq = event.seq;
-    for (const ref of event.evidence_refs ?? []) pool.set(ref.artifact_id, ref);
+    for (const ref of event.evidence_refs ?? []) {
+      const asserted = { content_trust: ref.content_trust, confidence: ref.confidence };
+      pool.set(ref.artifact_id, { ref: { ...ref, content_trust: capTrust(ref.content_trust), confidence: capConfidence(ref.confidence) }, asserted, basis: 'asserted' });
+    }
     if (event.kind === EVIDENCE_SANITIZED_KIND) {
-      const artifactId = (event.payload as Partial<EvidenceSanitizedPayload>).artifact_id;
-      const current = typeof artifactId === 'string' ? pool.get(artifactId) : undefined;
-      if (current && RAISABLE.has(current.content_trust)) {
-        pool.set(current.artifact_id, { ...current, content_trust: 'sanitized_projection' });
+      const facts = event.payload as Partial<EvidenceSanitizedFacts>;
+      const current = typeof facts.artifact_id === 'string' ? pool.get(facts.artifact_id) : undefined;
+      if (current && current.basis === 'asserted' && refSha256(current.ref) === facts.raw_sha256) {
+        pool.set(current.ref.artifact_id, {
+          ...current,
+          ref: { ...current.ref, content_trust: 'sanitized_projection', confidence: current.asserted.confidence },
+          basis: 'sanitized',
+          basis_event_id: event.event_id,
+        });
+      }
+    } else if (event.kind === EVIDENCE_REVIEWED_KIND) {
+      const facts = event.payload as Partial<EvidenceReviewedFacts>;
+      const current = typeof facts.artifact_id === 'string' ? pool.get(facts.artifact_id) : undefined;
+      if (!current) continue;
+      if (facts.decision === 'accept' && (facts.content_trust === 'trusted_internal' || facts.content_trust === 'untrusted_external')) {
+        pool.set(current.ref.artifact_id, { ...current, ref: { ...current.ref, content_trust: facts.content_trust, confidence: current.asserted.confidence }, basis: 'reviewed', basis_event_id: event.event_id });
+      } else if (facts.decision === 'reject') {
+        pool.set(current.ref.artifact_id, {
+          ...current,
+          ref: { ...current.ref, content_trust: capTrust(current.asserted.content_trust), confidence: capConfidence(current.asserted.confidence) },
+          basis: 'review_rejected',
+          basis_event_id: event.event_id,
+        });
       }
     }
   }
   return pool;
+}
+
+/** The pool's refs with their effective trust and confidence (what packets list and claims cite). */
+export function buildEvidencePool(events: readonly StoredEvent[]): Map<string, EvidenceRef> {
+  return new Map([...buildTrustPool(events)].map(([id, entry]) => [id, entry.ref]));
+}
+
+/** Why an entry has its trust, in a few words for a claim's reason. */
+export function trustNote(entry: PoolEntry): string {
+  const { ref, asserted } = entry;
+  const eff = `${ref.content_trust}, ${ref.confidence}`;
+  switch (entry.basis) {
+    case 'asserted':
+      return asserted.content_trust === ref.content_trust && asserted.confidence === ref.confidence
+        ? `${eff} as asserted`
+        : `${eff}: asserted ${asserted.content_trust}, ${asserted.confidence}, capped until sanitized or reviewed`;
+    case 'sanitized':
+      return `${eff}: sanitized (${entry.basis_event_id})`;
+    case 'reviewed':
+      return `${eff}: reviewed (${entry.basis_event_id})`;
+    case 'review_rejected':
+      return `${eff}: rejected by review (${entry.basis_event_id})`;
+  }
 }

@@ -4,7 +4,7 @@
 // coverage test all follow.
 import type { Route, RouteSpec } from './route-spec.ts';
 import { EVENT_ROUTES } from './routes/events.ts';
-import { REGISTRY_ROUTES, TEAM_ROUTES } from './routes/governance.ts';
+import { EVIDENCE_ROUTES, REGISTRY_ROUTES, TEAM_ROUTES } from './routes/governance.ts';
 import { PUBLIC_ROUTES } from './routes/health.ts';
 import { PROOF_ROUTES } from './routes/proofs.ts';
 import { QUOTA_ROUTES } from './routes/quota.ts';
@@ -24,6 +24,7 @@ export const GOVERNANCE_ROUTES: readonly Route[] = [
   ...SEARCH_ROUTES,
   ...TEAM_ROUTES,
   ...REGISTRY_ROUTES,
+  ...EVIDENCE_ROUTES,
 ];
 
 export const ROUTES: readonly Route[] = [...GOVERNANCE_ROUTES, ...QUOTA_ROUTES];

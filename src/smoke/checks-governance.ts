@@ -5,6 +5,22 @@ import { check, happy, negative, type SmokeCheck } from './check.ts';
 import type { SmokeCtx } from './context.ts';
 
 const user = (ctx: SmokeCtx, who: string) => ({ type: 'user', id: `${who}-${ctx.runId}` });
+
+/**
+ * A governance reviewer of the run's tenant for the checks that need one (a review of evidence):
+ * the tenant's owner (made here unless the governance checks made it first), who invites the
+ * reviewer. Once per run.
+ */
+export async function ensureReviewer(ctx: SmokeCtx): Promise<{ type: string; id: string }> {
+  const reviewer = user(ctx, 'trust-reviewer');
+  if (ctx.samples.has('trust-reviewer')) return reviewer;
+  const owner = await ctx.call('POST /v1/team/owner', { body: { actor: user(ctx, 'owner') } });
+  if (owner.status !== 201) ctx.expect(owner, 409, { code: 'owner_exists' });
+  const invite = ctx.expect(await ctx.call('POST /v1/team/invites', { body: { email: 'trust-reviewer@smoke.test', role: 'governance_reviewer', actor: user(ctx, 'owner') } }), 201);
+  ctx.expect(await ctx.call('POST /v1/team/invites/{invite_id}/accept', { params: { invite_id: invite.invite_id }, body: { token: invite.token, actor: reviewer } }), 201);
+  ctx.samples.set('trust-reviewer', reviewer.id);
+  return reviewer;
+}
 const assetId = (ctx: SmokeCtx) => `asset-smoke-${ctx.runId}`;
 const HIGH = { data_sensitivity: 3, decision_impact: 3, autonomy: 2, vendor_maturity: 2, prohibited_practice: 0 };
 const W = { writes: 'smoke_tenant' as const };

@@ -3,10 +3,12 @@
 // the as_of rules: instants in any RFC 3339 spelling, never the future, reproducible packets.
 import { formatDateTime, parseDateTime } from '../domain/date-time.ts';
 import { check, happy, negative, type SmokeCheck } from './check.ts';
+import { ensureReviewer } from './checks-governance.ts';
 import { smokeTaskId } from './checks-tasks.ts';
 import type { SmokeCtx } from './context.ts';
 
 const EVALUATE = 'POST /v1/claim-boundaries/evaluate';
+const REVIEW = 'POST /v1/evidence/{artifact_id}/review';
 const PACKETS = 'POST /v1/proof-packets';
 const PACKET = 'GET /v1/proof-packets/{packet_id}';
 const MANIFEST = 'GET /v1/proof-packets/{packet_id}/redaction-manifest';
@@ -42,11 +44,21 @@ export function proofChecks(): SmokeCheck[] {
   ];
   const otherWorkspace = (ctx: SmokeCtx) => ({ ...ctx.scopeA, workspace_id: 'ws-smoke-other' });
   return [
+    negative('proofs: evidence the caller only asserted is claimed, not verified', EVALUATE, async (ctx) => {
+      const body = ctx.expect(await ctx.call(EVALUATE, { body: { task_ids: [smokeTaskId(ctx)], claims: claims(ctx) } }), 200);
+      const first = (body.results as { confidence: string; reason: string }[])[0]!;
+      check(first.confidence === 'claimed' && first.reason.includes('capped until sanitized or reviewed'), `confidence ${first.confidence}: ${first.reason}`);
+    }, { needs }),
+    happy('proofs: POST /v1/evidence/{id}/review — a governance reviewer accepts the smoke evidence', REVIEW, async (ctx) => {
+      const reviewer = await ensureReviewer(ctx);
+      const body = ctx.expect(await ctx.call(REVIEW, { params: { artifact_id: `smoke-${ctx.runId}` }, body: { decision: 'accept', content_trust: 'trusted_internal', reason: 'The smoke suite wrote this evidence itself', actor: reviewer } }), 201);
+      check(body.task_ids.includes(smokeTaskId(ctx)) && body.events.length === body.task_ids.length, `reviewed in ${JSON.stringify(body.task_ids)}`);
+    }, { always: true, needs: [...needs, 'POST /v1/team/owner', 'POST /v1/team/invites', 'POST /v1/team/invites/{invite_id}/accept'] }),
     happy('proofs: POST /v1/claim-boundaries/evaluate classifies claims', EVALUATE, async (ctx) => {
       const body = ctx.expect(await ctx.call(EVALUATE, { body: { task_ids: [smokeTaskId(ctx)], claims: claims(ctx) } }), 200);
       const got = (body.results as { confidence: string }[]).map((r) => r.confidence);
-      check(got[0] === 'verified' && got[1] === 'not_claimed', `confidences ${got.join(', ')}, expected verified, not_claimed`);
-      check(body.engine_version === 'cb-1', `engine ${body.engine_version}`);
+      check(got[0] === 'verified' && got[1] === 'not_claimed', `confidences ${got.join(', ')}, expected verified, not_claimed (once reviewed)`);
+      check(body.engine_version === 'cb-2', `engine ${body.engine_version}`);
     }, { needs }),
     negative('proofs: claim evaluation with an unknown member is 422', EVALUATE, async (ctx) => {
       ctx.expect(await ctx.call(EVALUATE, { body: { task_ids: [smokeTaskId(ctx)], claims: claims(ctx), colour: 'red' } }), 422, { code: 'validation_failed' });

@@ -43,8 +43,8 @@ export function smokeSuite(routes: ListedRoute[], doc: Record<string, any> | nul
     ...family('templates', templateChecks()),
     ...family('reads', readChecks()),
     ...family('events', eventChecks()),
-    ...family('tasks', [...taskChecks(), ...taskReadChecks(), ...proofChecks()]),
     ...family('governance', governanceChecks()),
+    ...family('tasks', [...taskChecks(), ...taskReadChecks(), ...proofChecks()]),
     ...family('quota', [
       ...quota.setup, ...quotaAdminChecks(''), ...quotaAdminChecks(FORGE_PREFIX),
       ...quotaReadChecks(''), ...quotaReadChecks(FORGE_PREFIX), ...quota.teardown,

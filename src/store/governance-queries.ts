@@ -18,6 +18,7 @@ export type ApprovalFilter = { status?: string; asset_id?: string; assignee_role
 export type ReviewFilter = { status?: 'upcoming' | 'due' | 'overdue'; asset_id?: string; after?: string; limit: number; now: Date };
 
 export type GovernanceQueries = ReturnType<typeof createGovernanceQueries>;
+export type ArtifactHolder = { task_id: string; seq: number; sha256: string | null };
 
 // Status as of now: the stored status, except a pending approval whose due date has passed.
 const ASSET_STATUS = `CASE WHEN status = 'pending_approval' AND expires_at <= @now THEN 'evaluation_required' ELSE status END`;
@@ -50,6 +51,7 @@ export function createGovernanceQueries(db: Database.Database) {
     byIdHash: db.prepare<[string, string], { state: string }>('SELECT state FROM gov_assets WHERE scope = ? AND id_hash = ?'),
     team: db.prepare<[string], { state: string }>('SELECT state FROM gov_team WHERE tenant_id = ?'),
     stream: db.prepare<[string], { version: number }>('SELECT version FROM streams WHERE stream = ?'),
+    holders: db.prepare<[string, string], ArtifactHolder>('SELECT task_id, seq, sha256 FROM artifacts WHERE scope = ? AND artifact_id = ? ORDER BY task_id'),
   }));
   const parse = <T>(row: { state: string } | undefined): T | undefined => (row ? (JSON.parse(row.state) as T) : undefined);
   return {
@@ -86,5 +88,7 @@ export function createGovernanceQueries(db: Database.Database) {
      * asset folds its approvals), so versions are read here.
      */
     streamVersion: (stream: string) => statements().stream.get(stream)?.version ?? 0,
+    /** The tasks of the scope that cite `artifactId`, each with the seq and sha256 of its latest ref. */
+    artifactHolders: (scope: Scope, artifactId: string) => statements().holders.all(scopeKey(scope), artifactId),
   };
 }

@@ -117,10 +117,22 @@ export const MIGRATIONS: string[] = [
   CREATE INDEX gov_approvals_by_asset ON gov_approvals (scope, asset_id);
   CREATE TABLE gov_team (tenant_id TEXT PRIMARY KEY, state TEXT NOT NULL) WITHOUT ROWID;
   `,
+  // 5: which tasks of a scope hold an artifact (the latest ref each attached), so a reviewer's or the
+  // sanitizer's decision about an artifact reaches every timeline it is cited from.
+  `
+  CREATE TABLE artifacts (
+    scope TEXT NOT NULL,
+    artifact_id TEXT NOT NULL,
+    task_id TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    sha256 TEXT,
+    PRIMARY KEY (scope, artifact_id, task_id)
+  ) WITHOUT ROWID;
+  `,
 ];
 
 /**
  * Migrations that add a projection of events already in the log cannot fill it with SQL alone:
  * an index older than this version is rebuilt from the log instead of migrated.
  */
-export const REPROJECT_BELOW_VERSION = 3;
+export const REPROJECT_BELOW_VERSION = 5;

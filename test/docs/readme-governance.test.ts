@@ -1,9 +1,10 @@
 // The README's governance walk-through is real: its sh block is run, command by command, against a
-// served preview over HTTP. Each `curl -s "${H[@]}" $GOV/…` becomes the same request (the README's H
+// served preview over HTTP (`printf … | sha256sum` and `date -u` are computed as the shell would). Each `curl -s "${H[@]}" $GOV/…` becomes the same request (the README's H
 // array: the bearer token, JSON, the scope headers); `VAR=$(…)` keeps an answer, `$(echo "$VAR" |
 // jq -r .a.b)` reads a member of one, and the `# → STATUS [code] [{…}]` line under a command is
 // what it must answer: its status, its problem code, and every "member":value pair it shows.
 import t from 'tap';
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { serveApp } from '../fixtures/served-app.ts';
 import { TOKENS } from '../fixtures/test-app.ts';
@@ -42,6 +43,11 @@ t.test('the README governance walk-through answers what it shows', async (t) => 
       if (typeof value !== 'string') throw new Error(`README: $${name} has no string .${path}`);
       return value;
     });
+  // $(printf 'text' | sha256sum | cut -c1-64) and $(date -u +%Y-%m-%dT%H:%M:%SZ), as the shell computes them.
+  const computed = (text: string) =>
+    text
+      .replace(/\$\(printf '([^']*)' \| sha256sum \| cut -c1-64\)/g, (_m, input: string) => createHash('sha256').update(input).digest('hex'))
+      .replace(/\$\(date -u \+%Y-%m-%dT%H:%M:%SZ\)/g, () => `${new Date().toISOString().slice(0, 19)}Z`);
   const expand = (text: string) => text.replace(/\$([A-Z_]+)/g, (m, name: string) => (name === 'GOV' ? baseUrl : vars.get(name) ?? m));
   const lines = walkthrough();
   let last: { status: number; text: string } | null = null;
@@ -53,7 +59,7 @@ t.test('the README governance walk-through answers what it shows', async (t) => 
       vars.set(assign[1]!, members(`$(echo "$${jq[1]}" | jq -r .${jq[2]})`));
       continue;
     }
-    const command = members(assign ? assign[2]! : line);
+    const command = computed(members(assign ? assign[2]! : line));
     const curl = /^curl -s "\$\{H\[@\]\}" "?(\$GOV[^ "]*)"?(?: -d '(.*)')?$/.exec(command);
     if (curl) {
       commands++;

@@ -1,8 +1,10 @@
-// Claim Boundary engine cb-1 (contract section 8): one case per class and per precedence step,
-// stale boundary, sanitization, latest-per-artifact, dependency chains and cycles.
+// Claim Boundary engine cb-2 (contract section 8): one case per class and per precedence step,
+// stale boundary, earned trust (capped until sanitized or reviewed), latest-per-artifact, dependency
+// chains and cycles. The class cases run on evidence whose trust was earned (`earned` adds a
+// reviewer's acceptance of every ref asserted trusted_internal); the trust cases run on raw events.
 import t from 'tap';
 import {
-  CLAIM_BOUNDARY_NON_CLAIMS, ENGINE_VERSION, SEMANTIC_CORRECTNESS_PHRASES, decisionIdFor, evaluateClaimBoundary,
+  CLAIM_BOUNDARY_NON_CLAIMS, ENGINE_VERSION, SANITIZED_NON_CLAIM, SEMANTIC_CORRECTNESS_PHRASES, decisionIdFor, evaluateClaimBoundary,
   semanticCorrectnessPhrase, toClaimBoundary, type ClaimInput,
 } from '../../src/domain/claim-boundary.ts';
 import type { EvidenceRef, StoredEvent } from '../../src/domain/event.ts';
@@ -32,10 +34,24 @@ const EVENTS: StoredEvent[] = [
     ref('art-ext', { content_trust: 'untrusted_external' }), ref('art-weak', { confidence: 'claimed' }),
     ref('art-partial', { redaction: 'partial' }), unboundBase as EvidenceRef]),
 ];
-function run(claims: ClaimInput[], events = EVENTS, staleAfterDays?: number) {
+/** A reviewer's decision on an artifact (evidence.reviewed). */
+function review(seq: number, artifact_id: string, decision: 'accept' | 'reject' = 'accept', content_trust = 'trusted_internal'): StoredEvent {
+  return event(seq, [], 'evidence.reviewed', { artifact_id, decision, content_trust, reason: 'Checked against the CI run' });
+}
+/** The events, then a reviewer's acceptance (as trusted_internal) of every ref asserted trusted_internal. */
+function earned(events: StoredEvent[]): StoredEvent[] {
+  let seq = Math.max(0, ...events.map((e) => e.seq));
+  const ids = [...new Set(events.flatMap((e) => (e.evidence_refs ?? []).filter((r) => r.content_trust === 'trusted_internal').map((r) => r.artifact_id)))];
+  return [...events, ...ids.map((id) => review(++seq, id))];
+}
+function runRaw(claims: ClaimInput[], events: StoredEvent[], staleAfterDays?: number) {
   return evaluateClaimBoundary({ claims, events, asOf: AS_OF, staleAfterDays, decisionId: 'cbd_test', evaluatedAt: AS_OF });
 }
+function run(claims: ClaimInput[], events = EVENTS, staleAfterDays?: number) {
+  return runRaw(claims, earned(events), staleAfterDays);
+}
 const classOf = (claims: ClaimInput[], events = EVENTS) => run(claims, events).results.map((r) => r.confidence);
+const rawClassOf = (claims: ClaimInput[], events: StoredEvent[]) => runRaw(claims, events).results.map((r) => r.confidence);
 
 t.test('one case per class, and the first applicable precedence step wins', async (t) => {
   const cases: [string, ClaimInput, string][] = [
@@ -100,26 +116,39 @@ t.test('stale exactly at stale_after_days', async (t) => {
   t.equal(at('2024-12-16T04:59:59.9999+05:00'), 'stale', 'an offset and a long fraction: just past 30 days');
 });
 
-t.test('evidence.sanitized raises content_trust to sanitized_projection', async (t) => {
+t.test('trust is earned: asserted trust is capped until a sanitizer or a reviewer raises it', async (t) => {
   const claim = [{ claim: 'Vendor report lists no incidents.', evidence: ['art-v'] }];
-  const sanitize = (seq: number, artifact_id = 'art-v') => event(seq, [], 'evidence.sanitized', { artifact_id });
+  const RAW = `sha256:${'a'.repeat(64)}`;
+  const sanitize = (seq: number, artifact_id = 'art-v', raw_sha256 = RAW) => event(seq, [], 'evidence.sanitized', { artifact_id, raw_sha256 });
   const raw = (seq: number, content_trust: EvidenceRef['content_trust'] = 'untrusted_external') => event(seq, [ref('art-v', { content_trust })]);
-  t.same(classOf(claim, [raw(1)]), ['claimed'], 'raw external evidence is only claimed');
-  t.same(classOf(claim, [raw(1), sanitize(2)]), ['verified'], 'sanitized external evidence can verify');
-  t.same(classOf(claim, [raw(1, 'customer_asserted'), sanitize(2)]), ['verified'], 'sanitized customer evidence can verify');
-  t.same(classOf(claim, [raw(1), sanitize(2, 'art-other')]), ['claimed'], 'sanitizing another artifact changes nothing');
-  t.same(classOf(claim, [sanitize(1), raw(2)]), ['claimed'], 'a sanitization before the evidence exists lifts nothing');
-  t.same(classOf(claim, [raw(1), sanitize(2), raw(3)]), ['claimed'], 're-attached raw evidence is untrusted again');
-  t.same(classOf(claim, [raw(1, 'trusted_internal'), sanitize(2)]), ['verified'], 'trusted_internal is never lowered');
+  const first = runRaw(claim, [raw(1, 'trusted_internal')]).results[0]!;
+  t.equal(first.confidence, 'claimed', 'a ref asserting trusted_internal + verified is only claimed');
+  t.match(first.reason, 'customer_asserted, claimed: asserted trusted_internal, verified, capped until sanitized or reviewed', 'the reason names the effective trust and why');
+  t.same(rawClassOf(claim, [raw(1, 'sanitized_projection')]), ['claimed'], 'asserting sanitized_projection earns nothing either');
+  t.same(rawClassOf(claim, [raw(1)]), ['claimed'], 'raw external evidence is only claimed');
+  t.same(rawClassOf(claim, [raw(1), sanitize(2)]), ['verified'], 'sanitized external evidence can verify');
+  t.same(rawClassOf(claim, [raw(1, 'customer_asserted'), sanitize(2)]), ['verified'], 'sanitized customer evidence can verify');
+  t.same(rawClassOf(claim, [raw(1, 'trusted_internal'), sanitize(2)]), ['verified'], 'sanitized asserted-trusted evidence can verify');
+  t.match(runRaw(claim, [raw(1), sanitize(2)]).results[0]!.reason, 'sanitized_projection, verified: sanitized (evt_2)', 'the reason names the sanitization');
+  t.same(runRaw(claim, [raw(1), sanitize(2)]).non_claims.at(-1), SANITIZED_NON_CLAIM, 'a decision citing sanitized evidence says it was checked for form, not truth');
+  t.same(runRaw(claim, [raw(1), review(2, 'art-v')]).non_claims, [...CLAIM_BOUNDARY_NON_CLAIMS], 'a reviewed one does not');
+  t.same(rawClassOf(claim, [raw(1), sanitize(2, 'art-v', `sha256:${'b'.repeat(64)}`)]), ['claimed'], 'a sanitization of other bytes raises nothing');
+  t.same(rawClassOf(claim, [raw(1), sanitize(2, 'art-other')]), ['claimed'], 'sanitizing another artifact changes nothing');
+  t.same(rawClassOf(claim, [sanitize(1), raw(2)]), ['claimed'], 'a sanitization before the evidence exists lifts nothing');
+  t.same(rawClassOf(claim, [raw(1), sanitize(2), raw(3)]), ['claimed'], 're-attached raw evidence is capped again');
+  t.same(rawClassOf(claim, [raw(1), review(2, 'art-v')]), ['verified'], 'a reviewer accepting it as trusted_internal');
+  t.same(rawClassOf(claim, [raw(1), review(2, 'art-v', 'accept', 'untrusted_external')]), ['claimed'], 'a reviewer accepting it as untrusted_external');
+  t.same(rawClassOf(claim, [raw(1), review(2, 'art-v', 'reject')]), ['claimed'], 'a rejection keeps it capped');
+  t.same(rawClassOf(claim, [raw(1), review(2, 'art-v'), review(3, 'art-v', 'reject')]), ['claimed'], 'a later rejection takes the trust back');
+  t.same(rawClassOf(claim, [event(1, [ref('art-v', { confidence: 'claimed' })]), review(2, 'art-v')]), ['claimed'], 'a review raises trust, not the confidence the ref asserted');
 });
-
 t.test('latest evidence per artifact_id wins, by seq', async (t) => {
   const claim = [{ claim: 'Build 42 passed.', evidence: ['art-x'] }];
   const good = ref('art-x');
   const bad = ref('art-x', { content_trust: 'untrusted_external' });
-  t.same(classOf(claim, [event(1, [bad]), event(2, [good])]), ['verified'], 'trusted re-capture replaces the raw one');
-  t.same(classOf(claim, [event(1, [good]), event(5, [bad])]), ['claimed'], 'a later untrusted capture replaces the trusted one');
-  t.same(classOf(claim, [event(1, [good, bad])]), ['claimed'], 'within one event the later ref wins');
+  t.same(rawClassOf(claim, [event(1, [bad]), event(2, [good]), review(3, 'art-x')]), ['verified'], 'a reviewed re-capture replaces the raw one');
+  t.same(rawClassOf(claim, [event(1, [good]), review(2, 'art-x'), event(5, [bad])]), ['claimed'], 'a later untrusted capture replaces the reviewed one');
+  t.same(rawClassOf(claim, [event(1, [good, ref('art-x', { confidence: 'claimed' })]), review(2, 'art-x')]), ['claimed'], 'within one event the later ref wins');
   t.same(classOf(claim, [event(1, [good]), event(2, [ref('art-x', { redaction: 'removed' })])]), ['blocked'], 'a later removal blocks');
   t.throws(() => run(claim, [event(2, [good]), event(1, [bad])]), { code: 'events_out_of_order' }, 'events out of seq order are refused');
 });
@@ -167,7 +196,7 @@ t.test('decision shape: summary, blocked_claims, results in request order, non_c
   t.same(d.blocked_claims.map((b) => b.claim), ['The parser is semantically correct.', 'Log was kept.']);
   t.same(d.blocked_claims.map((b) => b.reason), [d.results[1]!.reason, d.results[7]!.reason], 'blocked reasons match the results');
   t.equal(d.engine_version, ENGINE_VERSION);
-  t.equal(ENGINE_VERSION, 'cb-1');
+  t.equal(ENGINE_VERSION, 'cb-2');
   t.same(d.non_claims, CLAIM_BOUNDARY_NON_CLAIMS);
   t.ok(d.non_claims.some((n) => /semantic correctness was not evaluated/i.test(n)), 'says semantic correctness was not evaluated');
   const decision = { ...d, decision_id: decisionIdFor({ request: claims }) };

@@ -44,7 +44,7 @@ const EVENTS = timeline([
   { refs: [ref('art-log', { uri: 'https://ci.example.test/log?token=abc123&page=2' }), ref('art-old', { sha256: 'b'.repeat(64) })] },
   { task_id: 'task-2', session_id: 'sess-a', refs: [ref('art-ext', { content_trust: 'untrusted_external' })] },
   { refs: [ref('art-old', { sha256: 'c'.repeat(64) })] },
-  { kind: 'evidence.sanitized', payload: { artifact_id: 'art-ext' }, session_id: 'sess-b' },
+  { kind: 'evidence.sanitized', payload: { artifact_id: 'art-ext', raw_sha256: `sha256:${'a'.repeat(64)}` }, session_id: 'sess-b' },
 ]);
 /** An access.logged entry of the scope, as the log would store it (its place in the chain aside). */
 function accessEntry(event_id: string, seq: number, over: Partial<StoredEvent> = {}): StoredEvent {
@@ -184,9 +184,18 @@ t.test('event_range, chain root, times, sessions, access log, status, non_claims
 
 t.test('claims: the engine decides, the packet carries the five seed members', async (t) => {
   const { body, decision } = assemblePacketBody(input());
-  t.same(body.claim_boundary.summary, { verified: 1, claimed: 0, inferred: 0, stale: 0, missing: 0, blocked: 1, not_claimed: 0 });
+  t.same(body.claim_boundary.summary, { verified: 0, claimed: 1, inferred: 0, stale: 0, missing: 0, blocked: 1, not_claimed: 0 }, 'asserted trust is capped: claimed');
   t.same(Object.keys(body.claim_boundary).sort(), ['blocked_claims', 'decision_id', 'engine_version', 'evaluated_at', 'summary']);
-  t.same(decision.results.map((r) => r.confidence), ['verified', 'blocked']);
+  t.same(decision.results.map((r) => r.confidence), ['claimed', 'blocked']);
+  t.equal(body.claim_boundary.engine_version, 'cb-2', 'the packet names the engine version it used');
+  const reviewed = timeline([
+    { kind: 'task.created', session_id: 'sess-b' },
+    { refs: [ref('art-log', { uri: 'https://ci.example.test/log?token=abc123&page=2' }), ref('art-old', { sha256: 'b'.repeat(64) })] },
+    { kind: 'evidence.reviewed', payload: { artifact_id: 'art-log', decision: 'accept', content_trust: 'trusted_internal', reason: 'Read the CI log' } },
+    { kind: 'evidence.reviewed', payload: { artifact_id: 'art-old', decision: 'accept', content_trust: 'trusted_internal', reason: 'Read the CI log' } },
+  ]);
+  const earned = assemblePacketBody(input({ events: reviewed, request: { ...input().request, task_ids: ['task-1'] } }));
+  t.same(earned.decision.results.map((r) => r.confidence), ['verified', 'blocked'], 'once a reviewer accepted the evidence, the claim verifies');
   t.equal(decision.decision_id, body.claim_boundary.decision_id);
   const none = assemblePacketBody(input({ request: { task_ids: ['task-1', 'task-2'] } }));
   t.same(none.body.claim_boundary.summary, { verified: 0, claimed: 0, inferred: 0, stale: 0, missing: 0, blocked: 0, not_claimed: 0 }, 'no claims: zero counts');

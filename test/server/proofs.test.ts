@@ -10,6 +10,7 @@ import { verifyPacket } from '../../src/domain/packet-verify.ts';
 import { parseCheckpoint, verifyNote } from '../../src/domain/signed-note.ts';
 import { expectNewEvents, expectNoEvents, expectResponse, spec } from '../fixtures/api-spec.ts';
 import { assertSchema, fixedClock, rawEvent, SCOPE_A, SCOPE_B, testApp } from '../fixtures/test-app.ts';
+import { earnTrust } from '../fixtures/trust.ts';
 
 const ref = (artifact: string, extra: Record<string, unknown> = {}) => ({
   artifact_id: artifact,
@@ -27,6 +28,8 @@ async function seeded(t: Test) {
   const ctx = await testApp(t);
   await ctx.call('/v1/tasks', { body: { task_id: 'task-1', title: 'Publish the audit trail export', session_id: 'sess-1' } });
   await ctx.call('/v1/tasks/task-1/checkpoints', { body: { progress: 'Export job ran', evidence_refs: [ref('run-1')] } });
+  // A reviewer vouches for the CI run; the screenshot stays as the customer asserted it.
+  await earnTrust(ctx.call, ['run-1']);
   const last = await ctx.call('/v1/events', { body: rawEvent(SCOPE_A, { kind: 'evidence.attached', task_id: 'task-1', payload: { note: 'customer screenshot' }, evidence_refs: [ref('shot-1', { content_trust: 'customer_asserted', etag: 'W/"1"', sha256: undefined })] }), idempotencyKey: 'ev-1' });
   // The snapshot time: after the seeded work, before anything the tests do (the test clock ticks a second per read).
   AS_OF = last.json.event.recorded_at;
@@ -54,7 +57,7 @@ t.test('claim boundary evaluation over the task evidence', async (t) => {
   t.equal(res.status, 200);
   assertSchema(t, 'api/claim-decision.json', res.json);
   t.same(res.json.results.map((r: any) => r.confidence), ['verified', 'claimed', 'blocked', 'missing', 'inferred', 'not_claimed']);
-  t.equal(res.json.engine_version, 'cb-1');
+  t.equal(res.json.engine_version, 'cb-2');
   t.equal(res.json.blocked_claims.length, 1);
   t.match(res.json.non_claims.join(' '), /semantic/i);
   await service.store.settled(); // the index follows the log in the background
@@ -155,6 +158,8 @@ t.test('the DSSE attestation verifies with the public key from /v1/keys', async 
 t.test('confusion guard: another tenant or workspace is blocked, nothing assembled, access logged', async (t) => {
   const app = await seeded(t);
   const { call, service } = app;
+  await service.store.settled();
+  const ownBefore = service.queries.eventsOfKind(SCOPE_A, 'access.logged');
   // Tenant B and workspace ws-2 of tenant A each ask about tenant A's task-1.
   for (const scope of [SCOPE_B, { ...SCOPE_A, workspace_id: 'ws-2' }]) {
     for (const [path, body] of [['/v1/proof-packets', { task_ids: ['task-1'] }], ['/v1/claim-boundaries/evaluate', { task_ids: ['task-1'], claims: [{ claim: 'It ran.' }] }]] as const) {
@@ -169,7 +174,7 @@ t.test('confusion guard: another tenant or workspace is blocked, nothing assembl
     t.match(denied[0]!.payload, { action: 'attempted', outcome: 'denied', code: 'not_found_in_scope', resource: { type: 'task', id: 'task-1' } });
     t.same(service.queries.eventsOfKind(scope, 'proof_packet.assembled'), []);
   }
-  t.same(service.queries.eventsOfKind(SCOPE_A, 'access.logged'), [], 'nothing leaked into the owner scope');
+  t.same(service.queries.eventsOfKind(SCOPE_A, 'access.logged'), ownBefore, 'nothing leaked into the owner scope');
   const session = await call('/v1/proof-packets', { body: { task_ids: ['task-1'], session_ids: ['sess-of-b'] } });
   t.equal(session.status, 404, 'a session not in scope is blocked too');
   // A packet of A includes A's own access log entries about its tasks.
@@ -213,7 +218,7 @@ t.test('as_of with an offset, later than every event, covers every event', async
   const asOf = `${local}000000-12:00`.replace('T', 't');
   const packet = await call('/v1/proof-packets', { body: { task_ids: ['task-1'], as_of: asOf } });
   t.equal(packet.status, 201, packet.text);
-  t.equal(packet.json.event_range.event_count, 3, 'every event of the task');
+  t.equal(packet.json.event_range.event_count, 4, 'every event of the task (the review of run-1 included)');
   for (const at of [packet.json.assembled_at, packet.json.claim_boundary.evaluated_at, packet.json.redaction_manifest.applied_at]) t.equal(at, instant.toISOString());
   const decision = await call('/v1/claim-boundaries/evaluate', { body: { task_ids: ['task-1'], as_of: asOf, claims: [{ claim: 'The export job ran.', evidence: ['run-1'] }] } });
   t.equal(decision.status, 200, decision.text);

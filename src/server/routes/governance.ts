@@ -12,6 +12,7 @@ import {
 } from '../../service/governance/registry-service.ts';
 import { readContext } from '../../service/governance/refusals.ts';
 import { acceptInvite, bootstrapOwner, changeRoles, createInvite, revokeInvite, teamView } from '../../service/governance/team-service.ts';
+import { reviewEvidence, type EvidenceReviewBody } from '../../service/governance/evidence-service.ts';
 import type { AppEnv } from '../env.ts';
 import { readQuery, type QuerySpec } from '../query-params.ts';
 import { requirePathId } from '../request-input.ts';
@@ -215,6 +216,20 @@ export const REGISTRY_ROUTES: Route[] = [
     handler: async (c, deps) => {
       const out = await completeReview(deps, writeContextOf(c), requirePathId(c.req.param('review_id') ?? '', 'review'), c.var.body as ReviewCompleteBody);
       return written(c, out.replayed, { review: out.review, next_review: out.next_review, event: out.event });
+    },
+  },
+];
+
+export const EVIDENCE_ROUTES: Route[] = [
+  {
+    method: 'POST', path: '/v1/evidence/{artifact_id}/review', status: 'preview', access: 'write', scoped: true,
+    summary: "A governance reviewer accepts (with the trust granted) or rejects an artifact's evidence (evidence.reviewed in each task citing it).",
+    readme: '→ `evidence.reviewed`; a `governance_reviewer` user only; raises (or keeps capped) the effective trust',
+    request: 'api/evidence-review-request.json', checkBody: true,
+    responses: { 201: 'api/evidence-review-response.json', 200: 'api/evidence-review-response.json', ...W },
+    handler: async (c, deps) => {
+      const { replayed, ...out } = await reviewEvidence(deps, writeContextOf(c), id(c, 'artifact_id', 'evidence artifact'), c.var.body as EvidenceReviewBody);
+      return written(c, replayed, out);
     },
   },
 ];

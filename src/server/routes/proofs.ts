@@ -11,8 +11,8 @@ const packetId = (value: string | undefined) => requirePathId(value ?? '', 'proo
 export const PROOF_ROUTES: Route[] = [
   {
     method: 'POST', path: '/v1/claim-boundaries/evaluate', status: 'preview', access: 'write', scoped: true,
-    summary: 'Claim Boundary decision (engine cb-1) with the semantic-correctness non-claim.',
-    readme: 'engine `cb-1` → `claim_boundary.evaluated`',
+    summary: 'Claim Boundary decision (engine cb-2: trust earned, never asserted) with the semantic-correctness non-claim.',
+    readme: 'engine `cb-2` (asserted trust capped until reviewed or sanitized) → `claim_boundary.evaluated`',
     request: 'api/claim-evaluate-request.json', responses: { 200: 'api/claim-decision.json', 404: P, 422: P },
     handler: async (c, deps) => {
       const { replayed, decision } = await evaluateClaims(deps, writeContextOf(c), c.var.body);

@@ -1,6 +1,6 @@
 // The core projections of the index: the event table (timelines), tasks (the pure fold of
-// domain/task.ts), stream versions (domain/streams.ts), idempotency records, and the full-text
-// search rows. Each runs inside the batch's index transaction.
+// domain/task.ts), stream versions (domain/streams.ts), idempotency records, the tasks holding each
+// artifact, and the full-text search rows. Each runs inside the batch's index transaction.
 import type Database from 'better-sqlite3';
 import { createHash } from 'node:crypto';
 import type { Scope, StoredEvent } from '../../domain/event.ts';
@@ -29,6 +29,7 @@ export function prepareCoreProjections(db: Database.Database): Apply {
   const putStream = db.prepare('INSERT OR REPLACE INTO streams (stream, version, closed) VALUES (?, ?, ?)');
   const putIdem = db.prepare('INSERT OR IGNORE INTO idempotency (tenant_id, key, first_seq, size, request_sha256) VALUES (?, ?, ?, ?, ?)');
   const putSearch = db.prepare('INSERT INTO search (rowid, scope_tok, body) VALUES (?, ?, ?)');
+  const putArtifact = db.prepare('INSERT OR REPLACE INTO artifacts (scope, artifact_id, task_id, seq, sha256) VALUES (?, ?, ?, ?, ?)');
   // The latest assembly of a packet id wins (a re-assembly with the same inputs has the same id).
   const putPacket = db.prepare('INSERT OR REPLACE INTO packets (scope, packet_id, seq) VALUES (?, ?, ?)');
   // A log holds few scopes and many events each: this projection hashes each scope once (bounded).
@@ -46,6 +47,7 @@ export function prepareCoreProjections(db: Database.Database): Apply {
     const scope = scopeKey(event);
     insertEvent.run(event.seq, event.event_id, scope, event.kind, event.task_id ?? null, event.session_id ?? null, event.recorded_at, event.event_hash, line);
     if (event.task_id !== undefined) {
+      for (const ref of event.evidence_refs ?? []) putArtifact.run(scope, ref.artifact_id, event.task_id, event.seq, ref.sha256 ?? null);
       const row = getTask.get(scope, event.task_id);
       const before = row ? (JSON.parse(row.state) as Task) : undefined;
       const after = applyTaskEvent(before, event);
