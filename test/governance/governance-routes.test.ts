@@ -274,3 +274,36 @@ t.test('rebuilding the index gives identical answers for every governance projec
   const g2 = await governed(t, { dataDir });
   t.same(await answers(g2), before, 'the rebuilt index answers the same');
 });
+
+t.test('evidence review: only a governance_reviewer user vouches; the decision lands in every task citing it', async (t) => {
+  const g = await governed(t);
+  await g.setUp();
+  const evidence = { artifact_id: 'ci-77', uri: 'https://ci.example.test/77', evidence_type: 'log', sha256: 'd'.repeat(64), confidence: 'verified', redaction: 'none', content_trust: 'trusted_internal', captured_at: '2026-11-01T09:00:00Z' };
+  for (const task of ['t-1', 't-2']) {
+    await g.call('/v1/tasks', { body: { task_id: task, title: `Task ${task} of the audit`, session_id: 'sess-1' } });
+    await g.call(`/v1/tasks/${task}/checkpoints`, { body: { progress: 'Ran the suite', evidence_refs: [evidence] } });
+  }
+  const claim = { task_ids: ['t-1'], claims: [{ claim: 'The suite passed.', evidence: ['ci-77'] }] };
+  t.equal((await g.call('/v1/claim-boundaries/evaluate', { body: claim })).json.results[0].confidence, 'claimed', 'asserted: claimed');
+  const review = (actor: unknown, body: Record<string, unknown> = {}) => g.call('/v1/evidence/ci-77/review', { body: { decision: 'accept', content_trust: 'trusted_internal', reason: 'Read the CI run', actor, ...body } });
+  for (const [name, send, status, code] of [
+    ['an agent', () => review({ type: 'agent', id: 'bot-1' }), 403, 'actor_type_not_allowed'],
+    ['a user without the role', () => review(executive), 403, 'role_required'],
+    ['an artifact no task cites', () => g.call('/v1/evidence/nope-1/review', { body: { decision: 'reject', reason: 'x', actor: reviewer } }), 404, 'not_found_in_scope'],
+  ] as const) {
+    const before = g.events().length;
+    const r = await send();
+    t.same([r.status, r.json.code], [status, code], name);
+    t.same(g.events().slice(before).map((e) => [e.kind, e.payload.outcome]), [['access.logged', 'denied']], `${name}: logged as denied, nothing else`);
+  }
+  t.equal((await review(reviewer, { content_trust: undefined })).status, 422, 'accept needs the trust it grants');
+  const before = g.events().length;
+  const ok = await review(reviewer);
+  t.equal(ok.status, 201);
+  t.same(ok.json.task_ids, ['t-1', 't-2']);
+  t.same(g.events().slice(before).map((e) => [e.kind, e.task_id ?? null]), [['evidence.reviewed', 't-1'], ['evidence.reviewed', 't-2'], ['access.logged', null]], 'one review event per citing task, then the access entry');
+  t.equal((await g.call('/v1/claim-boundaries/evaluate', { body: claim })).json.results[0].confidence, 'verified', 'reviewed: verified');
+  await g.call('/v1/evidence/ci-77/review', { body: { decision: 'reject', reason: 'The run was on a fork', actor: reviewer2 } });
+  t.equal((await g.call('/v1/claim-boundaries/evaluate', { body: claim })).json.results[0].confidence, 'claimed', 'a later rejection caps it again');
+  t.same((await g.call('/v1/evidence/ci-77/review', { scope: SCOPE_B, body: { decision: 'reject', reason: 'x', actor: reviewer } })).json.code, 'not_found_in_scope', 'another tenant cannot review it');
+});
