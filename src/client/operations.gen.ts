@@ -18,6 +18,8 @@ import type {
   CloseoutRequest,
   EventRequest,
   EventResponse,
+  EvidenceReviewRequest,
+  EvidenceReviewResponse,
   ForgeData,
   ForgeError,
   Health,
@@ -642,7 +644,7 @@ export type Operations = {
     body: ApprovalDecisionRequest;
     responses: { 200: ApprovalDecisionResponse; 201: ApprovalDecisionResponse; 400: Problem; 403: Problem; 404: Problem; 409: Problem; 412: Problem; 422: Problem };
   };
-  /** Claim Boundary decision (engine cb-1) with the semantic-correctness non-claim. */
+  /** Claim Boundary decision (engine cb-2: trust earned, never asserted) with the semantic-correctness non-claim. */
   'POST /v1/claim-boundaries/evaluate': {
     params: undefined;
     query: undefined;
@@ -674,6 +676,13 @@ export type Operations = {
     query: undefined;
     body: undefined;
     responses: { 204: null; 403: Problem };
+  };
+  /** A governance reviewer accepts (with the trust granted) or rejects an artifact's evidence (evidence.reviewed in each task citing it). */
+  'POST /v1/evidence/{artifact_id}/review': {
+    params: { artifact_id: string };
+    query: undefined;
+    body: EvidenceReviewRequest;
+    responses: { 200: EvidenceReviewResponse; 201: EvidenceReviewResponse; 400: Problem; 403: Problem; 404: Problem; 409: Problem; 412: Problem; 422: Problem };
   };
   /** The registry: assets with their derived status, filtered by tier and status (cursor paging). */
   'GET /v1/governance/assets': {

@@ -78,6 +78,14 @@ export type ProofPacketIdSet = Id[];
 export type ClaimEvaluateRequestClaims = ClaimEvaluateRequestClaim[];
 export type TaskClosedOutcome = 'completed' | 'blocked' | 'deferred';
 export type TaskClosedSummary = string;
+export type RegulatoryPostureUpdatedStatus = 'not_started' | 'in_progress' | 'met' | 'not_applicable';
+/**
+ * Artifact ids from the scope's evidence pool.
+ *
+ * @maxItems 50
+ */
+export type RegulatoryPostureUpdatedEvidenceRefs = Id[];
+export type RegulatoryPostureUpdatedNote = string;
 export type RedactionManifestActions = RedactionManifestAction[];
 export type ReviewCompletedNotes = string;
 /**
@@ -105,6 +113,24 @@ export type TeamMemberAddedRoles = TeamInviteCreatedRole[];
  */
 export type TeamInviteCreatedEmailSha256 = Sha256Uri;
 export type TemplateFieldPath = string;
+export type VendorAssessedName = string;
+export type VendorAssessedWebsite = string;
+export type VendorQuestionsQuestionId = string;
+/**
+ * One option value of the question, or for multi_select a list of distinct option values
+ */
+export type VendorAssessedAnswerValue = VendorQuestionsValue | VendorQuestionsValue[];
+export type VendorQuestionsValue = string;
+/**
+ * Artifact ids from the scope's evidence pool (evidence.attached)
+ *
+ * @maxItems 50
+ */
+export type VendorAssessedEvidenceRefs = Id[];
+/**
+ * @maxItems 50
+ */
+export type VendorAssessedAssetIds = Id[];
 export type QuotaRuleName = string;
 /**
  * Bytes; -1 is unlimited. Limits outside ±(2^53−1) are refused rather than rounded.
@@ -133,6 +159,32 @@ export type QuotaRuleSubject =
 export type ForgeDataLogin = string;
 export type QuotaRuleSize = number;
 export type ForgeDataRepoRef = string;
+export type RegulatoryProfileProfileId = string;
+/**
+ * <profile_id>:<local-id>; an id of the contract (2–128 characters).
+ */
+export type RegulatoryProfileRequirementId = string;
+/**
+ * Why the requirement does not apply: 20–500 characters once trimmed (Statement-of-Applicability practice).
+ */
+export type RegulatoryPostureUpdatedJustification = string;
+/**
+ * 0 good, 1 partial, 2 poor
+ */
+export type VendorQuestionsPoints = 0 | 1 | 2;
+export type VendorQuestionsMaturity = number;
+/**
+ * A short title of our own: long enough to name a duty, too short to carry a framework's text.
+ */
+export type RegulatoryProfileShortText = string;
+export type RegulatoryProfileNote = string;
+export type RegulatoryProfileBasisText = string;
+export type RegulatoryProfileToken = string;
+/**
+ * @maxItems 20
+ */
+export type RegulatoryProfileTokens = RegulatoryProfileToken[];
+export type RegulatoryProfileLocalId = string;
 export type RiskPolicyCondition =
   | {
       input: RiskPolicyInputName;
@@ -146,6 +198,15 @@ export type RiskPolicyCondition =
       all: RiskPolicyCondition[];
     };
 export type RiskPolicyInputName = 'data_sensitivity' | 'decision_impact' | 'autonomy' | 'vendor_maturity' | 'prohibited_practice';
+export type VendorQuestionsText = string;
+/**
+ * The shape of an answer's value: one option value (yes_no_partial_na, yes_no_partial, single_select) or a list of them (multi_select)
+ */
+export type VendorQuestionsAnswerType = 'yes_no_partial_na' | 'yes_no_partial' | 'single_select' | 'multi_select';
+/**
+ * @minItems 1
+ */
+export type VendorQuestionsQuestionIds = VendorQuestionsQuestionId[];
 /**
  * A template id or any of its aliases (GET /v1/templates lists them)
  */
@@ -258,9 +319,12 @@ export type SchemaTypes = {
   'api/event-request.json': EventRequest;
   'api/event-response.json': EventResponse;
   'api/event.json': Event;
+  'api/evidence-review-request.json': EvidenceReviewRequest;
+  'api/evidence-review-response.json': EvidenceReviewResponse;
   'api/health.json': Health;
   'api/keys.json': Keys;
   'api/openapi.json': Openapi;
+  'api/posture-patch-request.json': PosturePatchRequest;
   'api/problem.json': Problem;
   'api/proof-packet-request.json': ProofPacketRequest;
   'api/proof-packet.json': ProofPacket;
@@ -292,6 +356,7 @@ export type SchemaTypes = {
   'api/template.json': Template;
   'api/timeline.json': Timeline;
   'api/validation-result.json': ValidationResult;
+  'api/vendor-assess-request.json': VendorAssessRequest;
   'cli/preview-config.json': PreviewConfigFile;
   'cli/quota-policy.json': QuotaPolicyFile;
   'cli/quota-usage.json': QuotaUsageFile;
@@ -305,6 +370,7 @@ export type SchemaTypes = {
   'events/approval-requested.json': ApprovalRequestedPayload;
   'events/claim-boundary-evaluated.json': ClaimBoundaryEvaluatedPayload;
   'events/evidence-attached.json': EvidenceAttachedPayload;
+  'events/evidence-reviewed.json': EvidenceReviewedPayload;
   'events/forge-data-replaced.json': ForgeDataReplacedPayload;
   'events/governance-asset-registered.json': GovernanceAssetRegisteredPayload;
   'events/proof-packet-assembled.json': ProofPacketAssembledPayload;
@@ -319,6 +385,7 @@ export type SchemaTypes = {
   'events/quota-rule-deleted.json': QuotaRuleDeletedPayload;
   'events/quota-rule-edited.json': QuotaRuleEditedPayload;
   'events/quota-user-groups-set.json': QuotaUserGroupsSetPayload;
+  'events/regulatory-posture-updated.json': RegulatoryPostureUpdatedPayload;
   'events/review-completed.json': ReviewCompletedPayload;
   'events/risk-evaluated.json': RiskEvaluatedPayload;
   'events/session-bound.json': SessionBoundPayload;
@@ -329,7 +396,10 @@ export type SchemaTypes = {
   'events/team-invite-revoked.json': TeamInviteRevokedPayload;
   'events/team-member-added.json': TeamMemberAddedPayload;
   'events/team-member-roles-changed.json': TeamMemberRolesChangedPayload;
+  'events/vendor-assessed.json': VendorAssessedPayload;
+  'governance/regulatory-profile.json': RegulatoryProfile;
   'governance/risk-policy.json': RiskPolicy;
+  'governance/vendor-questions.json': VendorQuestions;
   'mcp/closeout_template.json': McpCloseoutTemplateArgs;
   'mcp/lifecycle_template.json': McpLifecycleTemplateArgs;
   'mcp/search_tasks.json': McpSearchTasksArgs;
@@ -776,7 +846,7 @@ export type EvidenceRef = {
   source?: string;
 };
 /**
- * Claim Boundary decision, engine cb-1 (contract section 8)
+ * Claim Boundary decision, engine cb-2 (contract section 8)
  *
  * The five claim_boundary members plus a per-claim results list in request order and non_claims stating that semantic correctness was not evaluated. A Proof Packet carries only the five members.
  */
@@ -910,6 +980,38 @@ export type Event = {
   event_hash: Sha256Uri;
 };
 /**
+ * POST /v1/evidence/{artifact_id}/review request body
+ *
+ * A governance reviewer's decision about an artifact's evidence (docs/governance/trust.md). accept grants the trust named in content_trust (trusted_internal or untrusted_external) and lets the ref's own asserted confidence stand; reject keeps it capped at customer_asserted / claimed. Only a user holding governance_reviewer decides.
+ */
+export type EvidenceReviewRequest = {
+  decision: 'accept' | 'reject';
+  /**
+   * The trust an acceptance grants; required with accept, not allowed with reject.
+   */
+  content_trust?: 'trusted_internal' | 'untrusted_external';
+  /**
+   * What the reviewer checked.
+   */
+  reason: string;
+  /**
+   * Who reviews: a user holding governance_reviewer.
+   */
+  actor?: Actor;
+};
+/**
+ * POST /v1/evidence/{artifact_id}/review answer
+ *
+ * The decision and the evidence.reviewed events it appended: one in each task of the scope that cites the artifact.
+ */
+export type EvidenceReviewResponse = {
+  artifact_id: Id;
+  decision: 'accept' | 'reject';
+  content_trust: 'trusted_internal' | 'untrusted_external' | null;
+  task_ids: Id[];
+  events: EventBinding[];
+};
+/**
  * GET /health: sanitized without a token; detail only with the operator token
  */
 export type Health = {
@@ -1016,6 +1118,29 @@ export type Openapi = {
             };
       }
     | undefined;
+};
+/**
+ * PATCH /v1/regulatory/frameworks/{profile_id}/requirements/{requirement_id} request body (optional If-Match): change one posture item of the scope, or of an asset with asset_id
+ *
+ * At least one of status, owner, evidence_refs, note, justification. null clears owner, note or justification. met needs evidence_refs from the scope's evidence pool (422 evidence_required); not_applicable needs a justification of 20–500 characters (422 justification_required).
+ */
+export type PosturePatchRequest = {
+  status?: RegulatoryPostureUpdatedStatus;
+  owner?: Actor | null;
+  evidence_refs?: RegulatoryPostureUpdatedEvidenceRefs;
+  note?: RegulatoryPostureUpdatedNote | null;
+  /**
+   * Checked by the rule, not here, so that a short or long one answers justification_required: 20–500 characters once trimmed.
+   */
+  justification?: string | null;
+  /**
+   * The asset whose item this is; without it, the scope's own item.
+   */
+  asset_id?: Id;
+  /**
+   * Who updates the item. Without it the event names the transport's principal.
+   */
+  actor?: Actor;
 };
 /**
  * RFC 9457 problem details with a stable code (contract section 4)
@@ -1695,6 +1820,42 @@ export type ValidationResultIssue = {
   detail: string;
 };
 /**
+ * POST /v1/vendors request body: assess a vendor against the questionnaire gov.vendor.questions.v1 (docs/governance/vendors.md)
+ *
+ * The shape only: which question ids exist and which values each question takes are checked against the questionnaire by checkVendorAssessment (src/domain/governance/vendors-answers.ts). A question left out counts as unanswered.
+ */
+export type VendorAssessRequest = {
+  /**
+   * The vendor to assess again, or the id to give a new one (the id assets name in vendor_ids); without it the server makes a new id.
+   */
+  vendor_id?: Id;
+  name: VendorAssessedName;
+  website?: VendorAssessedWebsite;
+  /**
+   * @maxItems 99
+   */
+  answers: {
+    question_id: VendorQuestionsQuestionId;
+    value: VendorAssessedAnswerValue;
+    facts?: VendorAssessedFacts;
+    evidence_refs?: VendorAssessedEvidenceRefs;
+  }[];
+  /**
+   * The assets this vendor serves; the highest tier among them decides which questions are required.
+   */
+  assessed_for_asset_ids?: VendorAssessedAssetIds;
+  /**
+   * Who does this write (optional). Without it the event names the transport's principal, e.g. {"type": "service_account", "id": "preview-customer"}.
+   */
+  actor?: Actor;
+};
+/**
+ * The question's typed facts by fact_id (a whole number of days or hours, a date YYYY-MM-DD, text of 1-1000 characters, or chosen values); recorded, never scored
+ */
+export type VendorAssessedFacts = {
+  [k: string]: number | string | VendorQuestionsValue[];
+};
+/**
  * The preview's configuration file (gov preview start --config FILE)
  */
 export type PreviewConfigFile = {
@@ -1805,6 +1966,18 @@ export type ClaimBoundaryEvaluatedPayload = {
  */
 export type EvidenceAttachedPayload = {
   note?: string;
+};
+/**
+ * Payload of evidence.reviewed (derived by POST /v1/evidence/{artifact_id}/review; reserved)
+ *
+ * A governance reviewer's decision about the artifact's evidence as cited by this event's task: accept raises the effective trust to content_trust (the ref's asserted confidence then stands); reject keeps it capped. reviewed_seq is the seq of the task event whose ref was reviewed; a later re-attachment of the artifact starts capped again.
+ */
+export type EvidenceReviewedPayload = {
+  artifact_id: Id;
+  decision: 'accept' | 'reject';
+  content_trust?: 'trusted_internal' | 'untrusted_external';
+  reason: string;
+  reviewed_seq: number;
 };
 /**
  * Payload of forge.data.replaced: the whole forge data set (PUT /admin/forge/data, --forge-data FILE, or fixtures/forge/default.json at the first start)
@@ -1948,6 +2121,42 @@ export type QuotaUserGroupsSetPayload = {
   groups: QuotaRuleName[];
 };
 /**
+ * Payload of regulatory.posture.updated (PATCH /v1/regulatory/frameworks/{profile_id}/requirements/{requirement_id}): one posture item's state after the change, and the change; the updater is the envelope's actor
+ */
+export type RegulatoryPostureUpdatedPayload = {
+  profile_id: RegulatoryProfileProfileId;
+  requirement_id: RegulatoryProfileRequirementId;
+  /**
+   * The asset whose item this is; absent for the scope's own item.
+   */
+  asset_id?: Id;
+  /**
+   * The item's version after this event: 1 for its first.
+   */
+  item_version: number;
+  previous_status: RegulatoryPostureUpdatedStatus;
+  /**
+   * The whole item after the change: what a reader of this event alone needs.
+   */
+  state: {
+    status: RegulatoryPostureUpdatedStatus;
+    owner: Actor | null;
+    evidence_refs: RegulatoryPostureUpdatedEvidenceRefs;
+    note: RegulatoryPostureUpdatedNote | null;
+    justification: RegulatoryPostureUpdatedJustification | null;
+  };
+  /**
+   * The members the request changed, as accepted (a justification trimmed); null clears a member.
+   */
+  patch: {
+    status?: RegulatoryPostureUpdatedStatus;
+    owner?: Actor | null;
+    evidence_refs?: RegulatoryPostureUpdatedEvidenceRefs;
+    note?: RegulatoryPostureUpdatedNote | null;
+    justification?: RegulatoryPostureUpdatedJustification | null;
+  };
+};
+/**
  * Payload of session.bound (adapter kind, envelope needs session_id): the provenance of the seed's sessions route
  */
 export type SessionBoundPayload = {
@@ -2027,6 +2236,190 @@ export type TeamMemberRolesChangedPayload = {
   roles: TeamMemberAddedRoles;
   previous_roles: TeamMemberAddedRoles;
   changed_by: Actor;
+};
+/**
+ * Payload of vendor.assessed, derived by POST /v1/vendors (docs/governance/vendors.md)
+ *
+ * One assessment of a vendor against a pinned questionnaire: the answers as recorded (customer_asserted), the derived points, open findings and vendor_maturity (0-4, higher is safer), and valid_until. The assessor is the envelope's actor. Built by assessVendor in src/domain/governance/vendors.ts.
+ */
+export type VendorAssessedPayload = {
+  assessment_id: Id;
+  vendor_id: Id;
+  name: VendorAssessedName;
+  website?: VendorAssessedWebsite;
+  assessed_for_asset_ids?: VendorAssessedAssetIds;
+  questionnaire: {
+    id: Id;
+    version: string;
+    /**
+     * RFC 8785 sha256 of the questionnaire document, pinned per version
+     */
+    sha256: Sha256Uri;
+  };
+  /**
+   * The tier whose questions were required (the highest tier among the assets assessed for); null: none was given and every question was required
+   */
+  required_tier: ('minimal' | 'limited' | 'high' | 'prohibited') | null;
+  /**
+   * In questionnaire order; unanswered questions are absent
+   *
+   * @maxItems 99
+   */
+  answers: {
+    question_id: VendorQuestionsQuestionId;
+    value: VendorAssessedAnswerValue;
+    points: VendorQuestionsPoints;
+    facts?: VendorAssessedFacts;
+    evidence_refs?: VendorAssessedEvidenceRefs;
+  }[];
+  content_trust: 'customer_asserted';
+  derived: {
+    /**
+     * Sum over every question: the answer's points, 2 for an unanswered question; more points, more risk
+     */
+    points: number;
+    points_max: number;
+    unanswered: VendorQuestionsQuestionId[];
+    open_findings: {
+      question_id: VendorQuestionsQuestionId;
+      severity: 'critical' | 'major';
+      /**
+       * A required question without an answer, or an answer at 2 points
+       */
+      reason: 'unanswered' | 'poor_answer';
+    }[];
+    /**
+     * What the points band alone gives
+     */
+    band_maturity: VendorQuestionsMaturity;
+    /**
+     * 0-4, higher is safer; a risk evaluation's vendor_maturity above it carries a warning
+     */
+    vendor_maturity: VendorQuestionsMaturity;
+    maturity_rule: 'required_unanswered' | 'critical_cap' | 'points_band';
+  };
+  assessed_at: DateTime;
+  /**
+   * assessed_at + 365 days, or + 180 days when a finding is open; expired is decided when read
+   */
+  valid_until: DateTime;
+  /**
+   * @minItems 1
+   */
+  non_claims: NonEmptyText[];
+};
+/**
+ * A regulatory profile (fixtures/regulatory/<profile_id>.json): a framework's requirement ids, references and short titles of our own, never its text
+ *
+ * The shape only. What a schema cannot say (ids prefixed with the profile id and unique, groups and roles that exist, crosswalks that resolve, superseded_by set exactly when superseded) is checked by src/domain/governance/regulatory-profile.ts. docs/governance/regulatory.md says what each profile holds.
+ */
+export type RegulatoryProfile = {
+  schema_version: 'gov.regulatory_profile.v1';
+  profile_id: RegulatoryProfileProfileId;
+  title: RegulatoryProfileShortText;
+  kind: 'law' | 'framework' | 'standard';
+  /**
+   * Where it binds: an ISO 3166 code, optionally narrowed (US-NY-NYC); null for an international standard.
+   */
+  jurisdiction: string | null;
+  /**
+   * published: a voluntary framework or standard in effect; enacted: a law passed but not yet applicable; in_force; repealed; superseded (superseded_by names the successor profile).
+   */
+  status: 'published' | 'enacted' | 'in_force' | 'repealed' | 'superseded';
+  status_note?: RegulatoryProfileNote;
+  /**
+   * @maxItems 10
+   */
+  supersedes?: RegulatoryProfileShortText[];
+  superseded_by: RegulatoryProfileProfileId | null;
+  version_label: RegulatoryProfileShortText;
+  source: {
+    citation: RegulatoryProfileBasisText;
+    url: string;
+    /**
+     * The day the profile was last checked against its sources.
+     */
+    as_of: string;
+    /**
+     * What the dates rest on; 'to confirm' marks a basis not yet confirmed.
+     */
+    date_basis: RegulatoryProfileBasisText;
+    /**
+     * Profiles never carry a framework's own text: ids, references and short titles of our own only.
+     */
+    text_policy: 'ids_and_short_titles_only';
+    note?: RegulatoryProfileNote;
+  };
+  applies_from?: RegulatoryProfileAppliesFrom;
+  roles?: RegulatoryProfileTokens;
+  /**
+   * @minItems 1
+   * @maxItems 50
+   */
+  groups: {
+    group_id: RegulatoryProfileLocalId;
+    ref?: RegulatoryProfileShortText;
+    title: RegulatoryProfileShortText;
+  }[];
+  /**
+   * Classes a system can fall in (the EU AI Act's Annex III areas), each with its points.
+   *
+   * @maxItems 50
+   */
+  classifications?: {
+    class_id: RegulatoryProfileRequirementId;
+    ref: RegulatoryProfileShortText;
+    title: RegulatoryProfileShortText;
+    class: RegulatoryProfileToken;
+    /**
+     * @maxItems 20
+     */
+    points?: {
+      class_id: RegulatoryProfileRequirementId;
+      ref: RegulatoryProfileShortText;
+      title: RegulatoryProfileShortText;
+    }[];
+  }[];
+  /**
+   * @minItems 1
+   * @maxItems 500
+   */
+  requirements: {
+    requirement_id: RegulatoryProfileRequirementId;
+    /**
+     * The human form of the id, as the source numbers it (Art. 26(6), GOVERN 1.6, A.6.2.8).
+     */
+    ref: RegulatoryProfileShortText;
+    title: RegulatoryProfileShortText;
+    group_id: RegulatoryProfileLocalId;
+    /**
+     * A hint for people: the service never marks an item not_applicable by itself.
+     */
+    applies_to?: {
+      roles?: RegulatoryProfileTokens;
+      classes?: RegulatoryProfileTokens;
+    };
+    applies_from?: RegulatoryProfileAppliesFrom;
+    /**
+     * @maxItems 8
+     */
+    evidence_hints?: RegulatoryProfileShortText[];
+    /**
+     * Requirements of other profiles this one maps to; only mappings we can defend.
+     *
+     * @maxItems 10
+     */
+    crosswalk?: RegulatoryProfileRequirementId[];
+    note?: RegulatoryProfileNote;
+  }[];
+};
+/**
+ * When the duty applies. date_status to_confirm: the date rests on an amending act or report not yet confirmed.
+ */
+export type RegulatoryProfileAppliesFrom = {
+  date: string | null;
+  date_status: 'confirmed' | 'to_confirm';
+  basis: RegulatoryProfileBasisText;
 };
 /**
  * A risk policy document gov.risk_policy.v1 (policies/*.json, e.g. gov.risk.default 1.0.0; docs/governance/risk.md)
@@ -2118,6 +2511,111 @@ export type RiskPolicyActions = {
   required_evidence: Id[];
   log_retention_min_days?: number;
   asset_status?: 'blocked';
+};
+/**
+ * A vendor questionnaire gov.vendor_questionnaire.v1 (fixtures/vendors/*.json, e.g. gov.vendor.questions.v1 1.0.0; docs/governance/vendors.md)
+ *
+ * The shape only. What a schema cannot say (question ids VQ-01, VQ-02, … in order, points_max equal to 2 per question, tier lists that name known questions and grow with the tier, every critical question required at every tier, bands rising to points_max) and the version pin are checked by src/domain/governance/vendors-questionnaire.ts.
+ */
+export type VendorQuestions = {
+  schema_version: 'gov.vendor_questionnaire.v1';
+  questionnaire_id: Id;
+  version: string;
+  title: VendorQuestionsText;
+  /**
+   * How answers score, for people; the code reads the options' points
+   */
+  points: VendorQuestionsText;
+  points_max: number;
+  /**
+   * @minItems 1
+   * @maxItems 99
+   */
+  questions: VendorQuestionsQuestion[];
+  /**
+   * The questions an assessment must answer when the vendor serves an asset of that tier (the highest tier among the assets it is assessed for)
+   */
+  required_by_tier: {
+    minimal: VendorQuestionsQuestionIds;
+    limited: VendorQuestionsQuestionIds;
+    high: VendorQuestionsQuestionIds;
+    prohibited: VendorQuestionsQuestionIds;
+  };
+  /**
+   * How the points become vendor_maturity 0-4 (higher is safer), first match wins: a required question unanswered gives unanswered_required; a critical question answered at 2 points caps the result at critical_poor_cap; otherwise the first band whose max_points the points do not exceed
+   */
+  maturity: {
+    direction: 'higher_is_safer';
+    unanswered_required: VendorQuestionsMaturity;
+    critical_poor_cap: VendorQuestionsMaturity;
+    /**
+     * @minItems 1
+     */
+    bands: {
+      max_points: number;
+      vendor_maturity: VendorQuestionsMaturity;
+    }[];
+  };
+  /**
+   * How long an assessment stands: valid_until is the assessment time plus these days
+   */
+  valid_days: {
+    no_open_findings: number;
+    open_findings: number;
+  };
+  /**
+   * @minItems 1
+   */
+  non_claims: VendorQuestionsText[];
+};
+export type VendorQuestionsQuestion = {
+  question_id: VendorQuestionsQuestionId;
+  domain: string;
+  text: VendorQuestionsText;
+  answer_type: VendorQuestionsAnswerType;
+  /**
+   * @minItems 2
+   * @maxItems 20
+   */
+  options: VendorQuestionsOption[];
+  /**
+   * @maxItems 5
+   */
+  facts: VendorQuestionsFact[];
+  /**
+   * A critical question answered at 2 points caps vendor_maturity
+   */
+  critical: boolean;
+  /**
+   * The answer should cite evidence (artifact ids of evidence.attached); a hint to the assessor, not scored
+   */
+  evidence_required: boolean;
+  /**
+   * Framework requirement ids <profile_id>:<local-id> (ids only, no framework text)
+   */
+  maps_to: Id[];
+};
+export type VendorQuestionsOption = {
+  value: VendorQuestionsValue;
+  label: VendorQuestionsText;
+  points: VendorQuestionsPoints;
+  /**
+   * multi_select only: this option cannot be chosen with another (e.g. none)
+   */
+  exclusive?: boolean;
+};
+/**
+ * A typed fact the question also asks for (days, hours, a date, regions, a list of models): recorded with the answer as customer_asserted, checked for its type, never scored
+ */
+export type VendorQuestionsFact = {
+  fact_id: string;
+  type: 'integer' | 'date' | 'text' | 'single_select' | 'multi_select';
+  unit?: 'days' | 'hours';
+  /**
+   * @minItems 2
+   */
+  values?: VendorQuestionsValue[];
+  label: VendorQuestionsText;
 };
 /**
  * MCP tool closeout_template (GET /v1/templates/{template_id}): the template, task_closeout.v1 unless another id or alias is given
