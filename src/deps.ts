@@ -23,12 +23,23 @@ import { loadOrCreateKeys } from './store/keys.ts';
 import { createQueries } from './store/queries.ts';
 import { createGovernanceQueries } from './store/governance-queries.ts';
 import { loadRiskPolicy, RISK_POLICY_SCHEMA, type RiskPolicy } from './domain/governance/risk-policy.ts';
+import { loadVendorQuestionnaire, VENDOR_QUESTIONS_SCHEMA, type VendorQuestionnaire } from './domain/governance/vendors-questionnaire.ts';
 import { openStore } from './store/store.ts';
 
 export const PROJECT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export const SCHEMAS_DIR = join(PROJECT_ROOT, 'schemas');
 /** The risk policy the preview evaluates with (docs/governance/risk.md), pinned by its hash. */
 export const RISK_POLICY_FILE = join(PROJECT_ROOT, 'policies', 'gov.risk.default-1.0.0.json');
+
+/** The vendor questionnaire (docs/governance/vendors.md), pinned by its hash. */
+export const VENDOR_QUESTIONS_FILE = join(PROJECT_ROOT, 'fixtures', 'vendors', 'gov.vendor.questions.v1.json');
+
+/** The vendor questionnaire, checked against its schema and its pin. */
+export function loadQuestionnaire(registry: SchemaRegistry): VendorQuestionnaire {
+  const document: unknown = JSON.parse(readFileSync(VENDOR_QUESTIONS_FILE, 'utf8'));
+  registry.assert(VENDOR_QUESTIONS_SCHEMA, document, `vendor questionnaire ${VENDOR_QUESTIONS_FILE}`, 'bad_input_file');
+  return loadVendorQuestionnaire(document);
+}
 
 /** The risk policy, checked against its schema and its pin (a changed document under the same version is refused). */
 export function loadPolicy(registry: SchemaRegistry): RiskPolicy {
@@ -109,6 +120,7 @@ export async function openServiceDeps(options: ServiceDepsOptions): Promise<Serv
     queries: createQueries(store.index.db),
     gov: createGovernanceQueries(store.index.db),
     riskPolicy: options.riskPolicy ?? loadPolicy(registry),
+    vendorQuestions: loadQuestionnaire(registry),
     registry,
     templates,
     keys: loadOrCreateKeys(options.dataDir),

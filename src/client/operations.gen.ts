@@ -71,6 +71,10 @@ import type {
   TemplateValidateRequest,
   Timeline,
   ValidationResult,
+  Vendor,
+  VendorAssessRequest,
+  VendorQuestionsResponse,
+  VendorWriteResponse,
 } from '../domain/contract/schema-types.gen.ts';
 
 /**
@@ -891,6 +895,27 @@ export type Operations = {
     query: undefined;
     body: undefined;
     responses: { 200: Template; 404: Problem };
+  };
+  /** Assess a vendor from its answers (vendor.assessed): derived points, open findings, vendor_maturity and valid_until. */
+  'POST /v1/vendors': {
+    params: undefined;
+    query: undefined;
+    body: VendorAssessRequest;
+    responses: { 200: VendorWriteResponse; 201: VendorWriteResponse; 400: Problem; 403: Problem; 404: Problem; 409: Problem; 422: Problem };
+  };
+  /** The vendor questionnaire gov.vendor.questions.v1: 16 questions with answer types, points, critical flags, framework mappings and the questions each tier requires. */
+  'GET /v1/vendors/questions': {
+    params: undefined;
+    query: undefined;
+    body: undefined;
+    responses: { 200: VendorQuestionsResponse };
+  };
+  /** A vendor as last assessed, with expired computed now (ETag: its version). */
+  'GET /v1/vendors/{vendor_id}': {
+    params: { vendor_id: string };
+    query: undefined;
+    body: undefined;
+    responses: { 200: Vendor; 404: Problem };
   };
 };
 

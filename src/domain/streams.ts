@@ -26,6 +26,11 @@ export function approvalStream(scope: Scope, approvalId: string): string {
   return `approval:${scope.tenant_id}/${scope.workspace_id}/${scope.project_id}/${approvalId}`;
 }
 
+/** One vendor's assessments. */
+export function vendorStream(scope: Scope, vendorId: string): string {
+  return `vendor:${scope.tenant_id}/${scope.workspace_id}/${scope.project_id}/${vendorId}`;
+}
+
 /** The team is the tenant's: its members, roles and invites, whichever workspace wrote them. */
 export function teamStream(tenantId: string): string {
   return `team:${tenantId}`;
@@ -55,6 +60,10 @@ export function streamOf(event: StreamMember): string | null {
     return id === null ? null : approvalStream(event, id);
   }
   if (event.kind.startsWith('team.')) return teamStream(event.tenant_id);
+  if (event.kind === 'vendor.assessed') {
+    const id = payloadId(event, 'vendor_id');
+    return id === null ? null : vendorStream(event, id);
+  }
   return null;
 }
 

@@ -11,6 +11,7 @@ import { QUOTA_ROUTES } from './routes/quota.ts';
 import { SEARCH_ROUTES } from './routes/search.ts';
 import { TASK_ROUTES } from './routes/tasks.ts';
 import { TEMPLATE_ROUTES } from './routes/templates.ts';
+import { VENDOR_ROUTES } from './routes/vendors.ts';
 
 export type { RouteAccess, RouteClass, RouteSpec } from './route-spec.ts';
 
@@ -25,6 +26,7 @@ export const GOVERNANCE_ROUTES: readonly Route[] = [
   ...TEAM_ROUTES,
   ...REGISTRY_ROUTES,
   ...EVIDENCE_ROUTES,
+  ...VENDOR_ROUTES,
 ];
 
 export const ROUTES: readonly Route[] = [...GOVERNANCE_ROUTES, ...QUOTA_ROUTES];

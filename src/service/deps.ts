@@ -3,6 +3,7 @@ import type { TemplateRegistry } from '../domain/templates.ts';
 import type { SchemaRegistry } from '../schema-registry.ts';
 import type { KeyRing } from '../store/keys.ts';
 import type { RiskPolicy } from '../domain/governance/risk-policy.ts';
+import type { VendorQuestionnaire } from '../domain/governance/vendors-questionnaire.ts';
 import type { GovernanceQueries } from '../store/governance-queries.ts';
 import type { Queries } from '../store/queries.ts';
 import type { Store } from '../store/store.ts';
@@ -14,6 +15,8 @@ export type ServiceDeps = {
   gov: GovernanceQueries;
   /** The risk policy evaluations use (gov.risk.default, pinned). */
   riskPolicy: RiskPolicy;
+  /** The vendor questionnaire assessments answer (gov.vendor.questions.v1, pinned). */
+  vendorQuestions: VendorQuestionnaire;
   registry: SchemaRegistry;
   templates: TemplateRegistry;
   /** The preview's signing keys (packets, attestations, signed checkpoints). */

@@ -135,6 +135,24 @@ export function governanceChecks(): SmokeCheck[] {
       check(review?.cycle === 1 && review.tier === 'high' && review.status === 'upcoming', `review ${JSON.stringify(review)}`);
       ctx.samples.set('review', review.review_id);
     }, W),
+    happy('governance: GET /v1/vendors/questions lists the 16 questions', 'GET /v1/vendors/questions', async (ctx) => {
+      const body = ctx.expect(await ctx.call('GET /v1/vendors/questions'), 200);
+      check(body.questionnaire.questions.length === 16, `${body.questionnaire.questions.length} questions`);
+      ctx.samples.set('vendor-questions', JSON.stringify(body.questionnaire.questions.map((q: { question_id: string; options: { value: string; points: number }[] }) => [q.question_id, q.options.find((o) => o.points === 0)!.value])));
+    }, { always: true }),
+    happy('governance: POST /v1/vendors assesses a vendor at its best answers → maturity 4', 'POST /v1/vendors', async (ctx) => {
+      const best = JSON.parse(ctx.samples.get('vendor-questions') ?? '[]') as [string, string][];
+      const answers = best.map(([question_id, value]) => ({ question_id, value: question_id === 'VQ-06' ? [value] : value }));
+      const body = ctx.expect(await ctx.call('POST /v1/vendors', { body: { vendor_id: `vendor-${ctx.runId}`, name: 'Smoke vendor', answers } }), 201);
+      check(body.vendor.vendor_maturity === 4 && body.vendor.open_findings.length === 0, `maturity ${body.vendor.vendor_maturity}`);
+    }, { needs: ['GET /v1/vendors/questions'] }),
+    negative('governance: an answer its question does not take is 422', 'POST /v1/vendors', async (ctx) => {
+      ctx.expect(await ctx.call('POST /v1/vendors', { body: { name: 'Smoke vendor', answers: [{ question_id: 'VQ-01', value: 'maybe' }] } }), 422, { code: 'validation_failed' });
+    }),
+    happy('governance: GET /v1/vendors/{id} reads the vendor as assessed', 'GET /v1/vendors/{vendor_id}', async (ctx) => {
+      const body = ctx.expect(await ctx.call('GET /v1/vendors/{vendor_id}', { params: { vendor_id: `vendor-${ctx.runId}` } }), 200);
+      check(body.vendor_maturity === 4 && body.expired === false, `maturity ${body.vendor_maturity} expired ${body.expired}`);
+    }, { writes: 'smoke_tenant', needs: ['POST /v1/vendors'] }),
     happy('governance: POST /v1/reviews/{id}/complete closes the cycle', 'POST /v1/reviews/{review_id}/complete', async (ctx) => {
       const id = ctx.samples.get('review')!;
       const body = ctx.expect(await ctx.call('POST /v1/reviews/{review_id}/complete', { params: { review_id: id }, body: { outcome: 'no_change', notes: 'Smoke review of the evidence', actor: user(ctx, 'reviewer') } }), 201);

@@ -1,21 +1,20 @@
 // Read-side queries of the governance projections (projections/governance.ts): assets, approvals
 // and teams, each keyed by the full scope (the team by its tenant). What time alone changes is
 // derived here, at `now`: a pending approval past its due_at is expired (and its asset needs a new
-// evaluation), and a review is upcoming, due or overdue by its due date.
+// evaluation); a review's status is read by the service, with its triggers.
 import type Database from 'better-sqlite3';
 import type { Scope } from '../domain/event.ts';
 import type { Approval } from '../domain/governance/approvals.ts';
 import type { AssetState } from '../domain/governance/assets.ts';
 import type { Team } from '../domain/governance/team.ts';
-import { DUE_WINDOW_DAYS } from '../domain/governance/reviews.ts';
-import { addDays } from '../domain/governance/types.ts';
+import type { VendorState } from '../domain/governance/vendors.ts';
 import { formatDateTime } from '../domain/date-time.ts';
 import { preparedOn } from './index-handle.ts';
 import { scopeKey } from './projections/core.ts';
 
 export type AssetFilter = { tier?: string; status?: string; after?: string; limit: number; now: Date };
 export type ApprovalFilter = { status?: string; asset_id?: string; assignee_role?: string; after?: string; limit: number; now: Date };
-export type ReviewFilter = { status?: 'upcoming' | 'due' | 'overdue'; asset_id?: string; after?: string; limit: number; now: Date };
+export type ReviewFilter = { asset_id?: string; after?: string; limit: number };
 
 export type GovernanceQueries = ReturnType<typeof createGovernanceQueries>;
 export type ArtifactHolder = { task_id: string; seq: number; sha256: string | null };
@@ -41,16 +40,15 @@ export function createGovernanceQueries(db: Database.Database) {
           AND (@role IS NULL OR (current_role = @role AND ${APPROVAL_STATUS} = 'pending'))
         ORDER BY approval_id LIMIT @limit`,
     ),
-    reviews: db.prepare<{ scope: string; asset: string | null; after: string; limit: number; lo: string | null; hi: string | null }, { state: string }>(
+    reviews: db.prepare<{ scope: string; asset: string | null; after: string; limit: number }, { state: string }>(
       `SELECT state FROM gov_assets
-        WHERE scope = @scope AND asset_id > @after AND review_due_at IS NOT NULL
-          AND (@asset IS NULL OR asset_id = @asset)
-          AND (@lo IS NULL OR review_due_at > @lo) AND (@hi IS NULL OR review_due_at <= @hi)
+        WHERE scope = @scope AND asset_id > @after AND review_due_at IS NOT NULL AND (@asset IS NULL OR asset_id = @asset)
         ORDER BY asset_id LIMIT @limit`,
     ),
     byIdHash: db.prepare<[string, string], { state: string }>('SELECT state FROM gov_assets WHERE scope = ? AND id_hash = ?'),
     team: db.prepare<[string], { state: string }>('SELECT state FROM gov_team WHERE tenant_id = ?'),
     stream: db.prepare<[string], { version: number }>('SELECT version FROM streams WHERE stream = ?'),
+    vendor: db.prepare<[string, string], { state: string }>('SELECT state FROM gov_vendors WHERE scope = ? AND vendor_id = ?'),
     holders: db.prepare<[string, string], ArtifactHolder>('SELECT task_id, seq, sha256 FROM artifacts WHERE scope = ? AND artifact_id = ? ORDER BY task_id'),
   }));
   const parse = <T>(row: { state: string } | undefined): T | undefined => (row ? (JSON.parse(row.state) as T) : undefined);
@@ -67,17 +65,9 @@ export function createGovernanceQueries(db: Database.Database) {
         scope: scopeKey(scope), status: f.status ?? null, asset: f.asset_id ?? null, role: f.assignee_role ?? null, after: f.after ?? '', limit: f.limit, now: formatDateTime(f.now.getTime()),
       }).map((r) => JSON.parse(r.state) as Approval);
     },
-    /**
-     * Assets with an open review, by the review's status at `now`: overdue after due_at, due within
-     * the window before it, upcoming before that. The caller computes each schedule again with
-     * every trigger; this narrows the rows to read.
-     */
+    /** A page of the scope's assets with an open review (the caller reads each schedule with its triggers). */
     reviewAssets(scope: Scope, f: ReviewFilter): AssetState[] {
-      const now = formatDateTime(f.now.getTime());
-      const windowEnd = addDays(f.now, DUE_WINDOW_DAYS);
-      const range = f.status === 'overdue' ? { lo: null, hi: now } : f.status === 'due' ? { lo: now, hi: windowEnd } : f.status === 'upcoming' ? { lo: windowEnd, hi: null } : { lo: null, hi: null };
-      const rows = statements().reviews.all({ scope: scopeKey(scope), asset: f.asset_id ?? null, after: f.after ?? '', limit: f.limit, ...range });
-      return rows.map((r) => JSON.parse(r.state) as AssetState);
+      return statements().reviews.all({ scope: scopeKey(scope), asset: f.asset_id ?? null, after: f.after ?? '', limit: f.limit }).map((r) => JSON.parse(r.state) as AssetState);
     },
     /** The assets whose id hashes to `idHash` (a review id's middle part): almost always one. */
     assetsByIdHash: (scope: Scope, idHash: string) => statements().byIdHash.all(scopeKey(scope), idHash).map((r) => JSON.parse(r.state) as AssetState),
@@ -88,6 +78,7 @@ export function createGovernanceQueries(db: Database.Database) {
      * asset folds its approvals), so versions are read here.
      */
     streamVersion: (stream: string) => statements().stream.get(stream)?.version ?? 0,
+    vendor: (scope: Scope, vendorId: string) => parse<VendorState>(statements().vendor.get(scopeKey(scope), vendorId)),
     /** The tasks of the scope that cite `artifactId`, each with the seq and sha256 of its latest ref. */
     artifactHolders: (scope: Scope, artifactId: string) => statements().holders.all(scopeKey(scope), artifactId),
   };

@@ -129,6 +129,10 @@ export const MIGRATIONS: string[] = [
     PRIMARY KEY (scope, artifact_id, task_id)
   ) WITHOUT ROWID;
   `,
+  // 6: vendors (projections/governance.ts): each vendor's assessments, folded.
+  `
+  CREATE TABLE gov_vendors (scope TEXT NOT NULL, vendor_id TEXT NOT NULL, state TEXT NOT NULL, PRIMARY KEY (scope, vendor_id)) WITHOUT ROWID;
+  `,
 ];
 
 /**

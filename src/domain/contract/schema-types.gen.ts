@@ -131,6 +131,20 @@ export type VendorAssessedEvidenceRefs = Id[];
  * @maxItems 50
  */
 export type VendorAssessedAssetIds = Id[];
+export type VendorQuestionsText = string;
+/**
+ * The shape of an answer's value: one option value (yes_no_partial_na, yes_no_partial, single_select) or a list of them (multi_select)
+ */
+export type VendorQuestionsAnswerType = 'yes_no_partial_na' | 'yes_no_partial' | 'single_select' | 'multi_select';
+/**
+ * 0 good, 1 partial, 2 poor
+ */
+export type VendorQuestionsPoints = 0 | 1 | 2;
+/**
+ * @minItems 1
+ */
+export type VendorQuestionsQuestionIds = VendorQuestionsQuestionId[];
+export type VendorQuestionsMaturity = number;
 export type QuotaRuleName = string;
 /**
  * Bytes; -1 is unlimited. Limits outside ±(2^53−1) are refused rather than rounded.
@@ -169,11 +183,6 @@ export type RegulatoryProfileRequirementId = string;
  */
 export type RegulatoryPostureUpdatedJustification = string;
 /**
- * 0 good, 1 partial, 2 poor
- */
-export type VendorQuestionsPoints = 0 | 1 | 2;
-export type VendorQuestionsMaturity = number;
-/**
  * A short title of our own: long enough to name a duty, too short to carry a framework's text.
  */
 export type RegulatoryProfileShortText = string;
@@ -198,15 +207,6 @@ export type RiskPolicyCondition =
       all: RiskPolicyCondition[];
     };
 export type RiskPolicyInputName = 'data_sensitivity' | 'decision_impact' | 'autonomy' | 'vendor_maturity' | 'prohibited_practice';
-export type VendorQuestionsText = string;
-/**
- * The shape of an answer's value: one option value (yes_no_partial_na, yes_no_partial, single_select) or a list of them (multi_select)
- */
-export type VendorQuestionsAnswerType = 'yes_no_partial_na' | 'yes_no_partial' | 'single_select' | 'multi_select';
-/**
- * @minItems 1
- */
-export type VendorQuestionsQuestionIds = VendorQuestionsQuestionId[];
 /**
  * A template id or any of its aliases (GET /v1/templates lists them)
  */
@@ -357,6 +357,9 @@ export type SchemaTypes = {
   'api/timeline.json': Timeline;
   'api/validation-result.json': ValidationResult;
   'api/vendor-assess-request.json': VendorAssessRequest;
+  'api/vendor-questions-response.json': VendorQuestionsResponse;
+  'api/vendor-write-response.json': VendorWriteResponse;
+  'api/vendor.json': Vendor;
   'cli/preview-config.json': PreviewConfigFile;
   'cli/quota-policy.json': QuotaPolicyFile;
   'cli/quota-usage.json': QuotaUsageFile;
@@ -1856,6 +1859,167 @@ export type VendorAssessedFacts = {
   [k: string]: number | string | VendorQuestionsValue[];
 };
 /**
+ * GET /v1/vendors/questions answer
+ *
+ * The questionnaire an assessment answers (docs/governance/vendors.md) and its pin: the sha256 of its RFC 8785 form, which every vendor.assessed event records.
+ */
+export type VendorQuestionsResponse = {
+  questionnaire: VendorQuestions;
+  sha256: Sha256Uri;
+};
+/**
+ * A vendor questionnaire gov.vendor_questionnaire.v1 (fixtures/vendors/*.json, e.g. gov.vendor.questions.v1 1.0.0; docs/governance/vendors.md)
+ *
+ * The shape only. What a schema cannot say (question ids VQ-01, VQ-02, … in order, points_max equal to 2 per question, tier lists that name known questions and grow with the tier, every critical question required at every tier, bands rising to points_max) and the version pin are checked by src/domain/governance/vendors-questionnaire.ts.
+ */
+export type VendorQuestions = {
+  schema_version: 'gov.vendor_questionnaire.v1';
+  questionnaire_id: Id;
+  version: string;
+  title: VendorQuestionsText;
+  /**
+   * How answers score, for people; the code reads the options' points
+   */
+  points: VendorQuestionsText;
+  points_max: number;
+  /**
+   * @minItems 1
+   * @maxItems 99
+   */
+  questions: VendorQuestionsQuestion[];
+  /**
+   * The questions an assessment must answer when the vendor serves an asset of that tier (the highest tier among the assets it is assessed for)
+   */
+  required_by_tier: {
+    minimal: VendorQuestionsQuestionIds;
+    limited: VendorQuestionsQuestionIds;
+    high: VendorQuestionsQuestionIds;
+    prohibited: VendorQuestionsQuestionIds;
+  };
+  /**
+   * How the points become vendor_maturity 0-4 (higher is safer), first match wins: a required question unanswered gives unanswered_required; a critical question answered at 2 points caps the result at critical_poor_cap; otherwise the first band whose max_points the points do not exceed
+   */
+  maturity: {
+    direction: 'higher_is_safer';
+    unanswered_required: VendorQuestionsMaturity;
+    critical_poor_cap: VendorQuestionsMaturity;
+    /**
+     * @minItems 1
+     */
+    bands: {
+      max_points: number;
+      vendor_maturity: VendorQuestionsMaturity;
+    }[];
+  };
+  /**
+   * How long an assessment stands: valid_until is the assessment time plus these days
+   */
+  valid_days: {
+    no_open_findings: number;
+    open_findings: number;
+  };
+  /**
+   * @minItems 1
+   */
+  non_claims: VendorQuestionsText[];
+};
+export type VendorQuestionsQuestion = {
+  question_id: VendorQuestionsQuestionId;
+  domain: string;
+  text: VendorQuestionsText;
+  answer_type: VendorQuestionsAnswerType;
+  /**
+   * @minItems 2
+   * @maxItems 20
+   */
+  options: VendorQuestionsOption[];
+  /**
+   * @maxItems 5
+   */
+  facts: VendorQuestionsFact[];
+  /**
+   * A critical question answered at 2 points caps vendor_maturity
+   */
+  critical: boolean;
+  /**
+   * The answer should cite evidence (artifact ids of evidence.attached); a hint to the assessor, not scored
+   */
+  evidence_required: boolean;
+  /**
+   * Framework requirement ids <profile_id>:<local-id> (ids only, no framework text)
+   */
+  maps_to: Id[];
+};
+export type VendorQuestionsOption = {
+  value: VendorQuestionsValue;
+  label: VendorQuestionsText;
+  points: VendorQuestionsPoints;
+  /**
+   * multi_select only: this option cannot be chosen with another (e.g. none)
+   */
+  exclusive?: boolean;
+};
+/**
+ * A typed fact the question also asks for (days, hours, a date, regions, a list of models): recorded with the answer as customer_asserted, checked for its type, never scored
+ */
+export type VendorQuestionsFact = {
+  fact_id: string;
+  type: 'integer' | 'date' | 'text' | 'single_select' | 'multi_select';
+  unit?: 'days' | 'hours';
+  /**
+   * @minItems 2
+   */
+  values?: VendorQuestionsValue[];
+  label: VendorQuestionsText;
+};
+/**
+ * POST /v1/vendors answer
+ *
+ * The vendor as this assessment leaves it, and the vendor.assessed event that records it.
+ */
+export type VendorWriteResponse = {
+  vendor: Vendor;
+  event: EventBinding;
+};
+/**
+ * A vendor as last assessed (GET /v1/vendors/{vendor_id})
+ *
+ * The latest vendor.assessed of the vendor with what it derived; expired is computed when read (valid_until has passed: the vendor is due for a new assessment, and the reviews of assets using it fall due). The answers are what the assessor said: content_trust customer_asserted.
+ */
+export type Vendor = {
+  vendor_id: Id;
+  name: VendorAssessedName;
+  website?: VendorAssessedWebsite;
+  content_trust: 'customer_asserted';
+  assessment_id: Id;
+  questionnaire: {
+    id: Id;
+    version: string;
+    /**
+     * RFC 8785 sha256 of the questionnaire document, pinned per version
+     */
+    sha256: Sha256Uri;
+  };
+  assessed_at: DateTime;
+  assessed_by: Actor;
+  assessed_for_asset_ids: Id[];
+  points: number;
+  points_max: number;
+  vendor_maturity: number;
+  open_findings: {
+    question_id: VendorQuestionsQuestionId;
+    severity: 'critical' | 'major';
+    /**
+     * A required question without an answer, or an answer at 2 points
+     */
+    reason: 'unanswered' | 'poor_answer';
+  }[];
+  valid_until: DateTime;
+  expired: boolean;
+  assessments: number;
+  last_seq: number;
+};
+/**
  * The preview's configuration file (gov preview start --config FILE)
  */
 export type PreviewConfigFile = {
@@ -2511,111 +2675,6 @@ export type RiskPolicyActions = {
   required_evidence: Id[];
   log_retention_min_days?: number;
   asset_status?: 'blocked';
-};
-/**
- * A vendor questionnaire gov.vendor_questionnaire.v1 (fixtures/vendors/*.json, e.g. gov.vendor.questions.v1 1.0.0; docs/governance/vendors.md)
- *
- * The shape only. What a schema cannot say (question ids VQ-01, VQ-02, … in order, points_max equal to 2 per question, tier lists that name known questions and grow with the tier, every critical question required at every tier, bands rising to points_max) and the version pin are checked by src/domain/governance/vendors-questionnaire.ts.
- */
-export type VendorQuestions = {
-  schema_version: 'gov.vendor_questionnaire.v1';
-  questionnaire_id: Id;
-  version: string;
-  title: VendorQuestionsText;
-  /**
-   * How answers score, for people; the code reads the options' points
-   */
-  points: VendorQuestionsText;
-  points_max: number;
-  /**
-   * @minItems 1
-   * @maxItems 99
-   */
-  questions: VendorQuestionsQuestion[];
-  /**
-   * The questions an assessment must answer when the vendor serves an asset of that tier (the highest tier among the assets it is assessed for)
-   */
-  required_by_tier: {
-    minimal: VendorQuestionsQuestionIds;
-    limited: VendorQuestionsQuestionIds;
-    high: VendorQuestionsQuestionIds;
-    prohibited: VendorQuestionsQuestionIds;
-  };
-  /**
-   * How the points become vendor_maturity 0-4 (higher is safer), first match wins: a required question unanswered gives unanswered_required; a critical question answered at 2 points caps the result at critical_poor_cap; otherwise the first band whose max_points the points do not exceed
-   */
-  maturity: {
-    direction: 'higher_is_safer';
-    unanswered_required: VendorQuestionsMaturity;
-    critical_poor_cap: VendorQuestionsMaturity;
-    /**
-     * @minItems 1
-     */
-    bands: {
-      max_points: number;
-      vendor_maturity: VendorQuestionsMaturity;
-    }[];
-  };
-  /**
-   * How long an assessment stands: valid_until is the assessment time plus these days
-   */
-  valid_days: {
-    no_open_findings: number;
-    open_findings: number;
-  };
-  /**
-   * @minItems 1
-   */
-  non_claims: VendorQuestionsText[];
-};
-export type VendorQuestionsQuestion = {
-  question_id: VendorQuestionsQuestionId;
-  domain: string;
-  text: VendorQuestionsText;
-  answer_type: VendorQuestionsAnswerType;
-  /**
-   * @minItems 2
-   * @maxItems 20
-   */
-  options: VendorQuestionsOption[];
-  /**
-   * @maxItems 5
-   */
-  facts: VendorQuestionsFact[];
-  /**
-   * A critical question answered at 2 points caps vendor_maturity
-   */
-  critical: boolean;
-  /**
-   * The answer should cite evidence (artifact ids of evidence.attached); a hint to the assessor, not scored
-   */
-  evidence_required: boolean;
-  /**
-   * Framework requirement ids <profile_id>:<local-id> (ids only, no framework text)
-   */
-  maps_to: Id[];
-};
-export type VendorQuestionsOption = {
-  value: VendorQuestionsValue;
-  label: VendorQuestionsText;
-  points: VendorQuestionsPoints;
-  /**
-   * multi_select only: this option cannot be chosen with another (e.g. none)
-   */
-  exclusive?: boolean;
-};
-/**
- * A typed fact the question also asks for (days, hours, a date, regions, a list of models): recorded with the answer as customer_asserted, checked for its type, never scored
- */
-export type VendorQuestionsFact = {
-  fact_id: string;
-  type: 'integer' | 'date' | 'text' | 'single_select' | 'multi_select';
-  unit?: 'days' | 'hours';
-  /**
-   * @minItems 2
-   */
-  values?: VendorQuestionsValue[];
-  label: VendorQuestionsText;
 };
 /**
  * MCP tool closeout_template (GET /v1/templates/{template_id}): the template, task_closeout.v1 unless another id or alias is given

@@ -13,6 +13,7 @@ import type { ServiceDeps } from '../deps.ts';
 import { pendingEvent, type WriteContext } from '../write-context.ts';
 import { binding, decideAndAppend, type StreamRead } from './decide.ts';
 import { accessEvent, deny, notInScope } from './refusals.ts';
+import { assetVendorMaturity, vendorTriggers } from './vendors-service.ts';
 
 type Json = Parameters<typeof pendingEvent>[2]['payload'][string];
 const json = (value: object) => value as unknown as { [key: string]: Json };
@@ -108,8 +109,10 @@ export async function evaluateAssetRisk(deps: ServiceDeps, ctx: WriteContext, bo
     if (asset.retired_at !== undefined) {
       return deny(deps, ctx, actor, { type: 'asset', id: assetId }, { code: 'asset_retired', message: `Asset ${assetId} was retired at ${asset.retired_at}; a retired asset is not evaluated. Register it again under a new asset_id to bring it back.` });
     }
-    const evaluation = evaluateRisk(policy, { asset_id: assetId, risk_inputs: checked.inputs });
     const now = deps.clock();
+    // A vendor_maturity above what the asset's current vendor assessments derive is a warning.
+    const derived = assetVendorMaturity(deps, ctx.scope, asset, now);
+    const evaluation = evaluateRisk(policy, { asset_id: assetId, risk_inputs: checked.inputs }, derived === undefined ? {} : { vendor_maturity_derived: derived });
     const request = approvalRequestFor({ evaluation_id: evaluationId, asset_id: assetId, tier: evaluation.tier, input_sha256: evaluation.input_sha256, policy: { version: evaluation.policy.version } },
       { requested_by: actor, asset_owner: asset.registration.owner }, now);
     const record = {
@@ -197,9 +200,11 @@ function reviewView(schedule: ReviewSchedule) {
 export function listReviews(deps: ServiceDeps, scope: Scope, q: { status?: 'upcoming' | 'due' | 'overdue'; asset_id?: string; cursor?: string; limit?: number }) {
   const limit = q.limit ?? GOV_PAGE.default;
   const now = deps.clock();
-  const rows = deps.gov.reviewAssets(scope, { ...(q.status ? { status: q.status } : {}), ...(q.asset_id ? { asset_id: q.asset_id } : {}), ...(q.cursor ? { after: q.cursor } : {}), limit: limit + 1, now });
+  // An expired vendor assessment brings a review forward, so the status is decided here, on each
+  // schedule with its triggers, not from the stored due date: a page may hold fewer than `limit`.
+  const rows = deps.gov.reviewAssets(scope, { ...(q.asset_id ? { asset_id: q.asset_id } : {}), ...(q.cursor ? { after: q.cursor } : {}), limit: limit + 1 });
   const page = rows.slice(0, limit);
-  const reviews = page.map((a) => reviewSchedule(a, [], now)).filter((s): s is ReviewSchedule => s !== undefined && (q.status === undefined || s.status === q.status));
+  const reviews = page.map((a) => reviewSchedule(a, vendorTriggers(deps, scope, a, now), now)).filter((s): s is ReviewSchedule => s !== undefined && (q.status === undefined || s.status === q.status));
   return { reviews: reviews.map(reviewView), next_cursor: rows.length > limit ? page[page.length - 1]!.asset_id : null, as_of: now.toISOString() };
 }
 
@@ -216,7 +221,7 @@ export async function completeReview(deps: ServiceDeps, ctx: WriteContext, id: s
     const asset = assetOfReview(deps, ctx.scope, id) ?? (await notInScope(deps, ctx, actor, { type: 'review', id }, 'review'));
     const now = deps.clock();
     const { actor: _b, ...completion } = body;
-    const checked = checkReviewCompletion(reviewSchedule(asset, [], now), id, completion, actor, asset.registration.owner, now);
+    const checked = checkReviewCompletion(reviewSchedule(asset, vendorTriggers(deps, ctx.scope, asset, now), now), id, completion, actor, asset.registration.owner, now);
     if (!checked.ok) return deny(deps, ctx, actor, { type: 'review', id }, checked, 'changed');
     return {
       events: [
@@ -229,6 +234,6 @@ export async function completeReview(deps: ServiceDeps, ctx: WriteContext, id: s
   const event = result.events[0]!;
   await deps.store.settled();
   const asset = deps.gov.asset(ctx.scope, event.payload.asset_id as string)!;
-  const next = reviewSchedule(asset, [], deps.clock());
+  const next = reviewSchedule(asset, vendorTriggers(deps, ctx.scope, asset, deps.clock()), deps.clock());
   return { review: event.payload, next_review: next ? reviewView(next) : null, event: binding(result), replayed: result.replayed };
 }

@@ -1,5 +1,5 @@
 // The governance projections: each asset (its registrations, evaluations, approvals and reviews),
-// each approval request, and each tenant's team, as the pure folds of src/domain/governance/ leave
+// each approval request, each vendor's assessments, and each tenant's team, as the pure folds of src/domain/governance/ leave
 // them, plus the columns the lists filter on. A row's status is the status as of its last event;
 // the read side derives what time alone changes (governance-queries.ts).
 import type Database from 'better-sqlite3';
@@ -9,6 +9,7 @@ import { applyAssetEvent, assetIdOf, assetStatus, latestApproval, type AssetStat
 import { approvalStatus, currentStep } from '../../domain/governance/approvals.ts';
 import { reviewSchedule } from '../../domain/governance/reviews.ts';
 import { applyTeamEvent, type Team } from '../../domain/governance/team.ts';
+import { applyVendorEvent, VENDOR_ASSESSED, type VendorState } from '../../domain/governance/vendors.ts';
 import { scopeKey, type Apply } from './core.ts';
 
 export function governanceProjection(db: Database.Database): Apply {
@@ -19,6 +20,8 @@ export function governanceProjection(db: Database.Database): Apply {
   const putApproval = db.prepare(
     'INSERT OR REPLACE INTO gov_approvals (scope, approval_id, asset_id, state, status, current_role, due_at, seq) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
   );
+  const getVendor = db.prepare<[string, string], { state: string }>('SELECT state FROM gov_vendors WHERE scope = ? AND vendor_id = ?');
+  const putVendor = db.prepare('INSERT OR REPLACE INTO gov_vendors (scope, vendor_id, state) VALUES (?, ?, ?)');
   const getTeam = db.prepare<[string], { state: string }>('SELECT state FROM gov_team WHERE tenant_id = ?');
   const putTeam = db.prepare('INSERT OR REPLACE INTO gov_team (tenant_id, state) VALUES (?, ?)');
 
@@ -49,6 +52,15 @@ export function governanceProjection(db: Database.Database): Apply {
       const before = row ? (JSON.parse(row.state) as Team) : undefined;
       const after = applyTeamEvent(before, event);
       if (after && after !== before) putTeam.run(event.tenant_id, JSON.stringify(after));
+      return;
+    }
+    if (event.kind === VENDOR_ASSESSED) {
+      const vendorId = (event.payload as { vendor_id?: unknown }).vendor_id;
+      if (typeof vendorId !== 'string') return;
+      const scope = scopeKey(event);
+      const row = getVendor.get(scope, vendorId);
+      const after = applyVendorEvent(row ? (JSON.parse(row.state) as VendorState) : undefined, event);
+      if (after) putVendor.run(scope, vendorId, JSON.stringify(after));
       return;
     }
     const assetId = assetIdOf(event);

@@ -1,0 +1,44 @@
+// Vendors (docs/governance/vendors.md): the questionnaire, an assessment (vendor.assessed, with its
+// derived points, findings, vendor_maturity and valid_until) and the vendor as last assessed.
+import { transportPrincipal } from '../../domain/event.ts';
+import { readContext } from '../../service/governance/refusals.ts';
+import { assessVendorAnswers, getVendor, vendorQuestions, type VendorBody } from '../../service/governance/vendors-service.ts';
+import { requirePathId } from '../request-input.ts';
+import { P } from '../responses.ts';
+import type { Route } from '../route-spec.ts';
+import { etagOf, writeContextOf } from '../write-context.ts';
+
+export const VENDOR_ROUTES: Route[] = [
+  {
+    method: 'GET', path: '/v1/vendors/questions', status: 'preview', access: 'read', scoped: false,
+    summary: 'The vendor questionnaire gov.vendor.questions.v1: 16 questions with answer types, points, critical flags, framework mappings and the questions each tier requires.',
+    readme: 'questionnaire `gov.vendor.questions.v1` (VQ-01…16), with its sha256',
+    responses: { 200: 'api/vendor-questions-response.json' },
+    handler: (c, deps) => c.json(vendorQuestions(deps)),
+  },
+  {
+    method: 'POST', path: '/v1/vendors', status: 'preview', access: 'write', scoped: true,
+    summary: 'Assess a vendor from its answers (vendor.assessed): derived points, open findings, vendor_maturity and valid_until.',
+    readme: '→ `vendor.assessed`; derived points (max 32), findings, `vendor_maturity` 0–4, `valid_until` (365 d, 180 d with findings)',
+    request: 'api/vendor-assess-request.json',
+    responses: { 201: 'api/vendor-write-response.json', 200: 'api/vendor-write-response.json', 400: P, 403: P, 404: P, 409: P, 422: P },
+    handler: async (c, deps) => {
+      // The answers are checked by the questionnaire (its refusals name the question and what it allows).
+      const out = await assessVendorAnswers(deps, writeContextOf(c), c.var.body as VendorBody);
+      if (out.replayed) c.header('Idempotent-Replayed', 'true');
+      c.header('ETag', etagOf(out.version));
+      return c.json({ vendor: out.vendor, event: out.event }, out.replayed ? 200 : 201);
+    },
+  },
+  {
+    method: 'GET', path: '/v1/vendors/{vendor_id}', status: 'preview', access: 'read', scoped: true,
+    summary: 'A vendor as last assessed, with expired computed now (ETag: its version).', readme: 'the latest assessment; `expired` after `valid_until`',
+    responses: { 200: 'api/vendor.json', 404: P }, etag: 'read',
+    handler: async (c, deps) => {
+      const transport = c.var.transport ?? 'customer';
+      const { view, version } = await getVendor(deps, readContext(c.var.scope, { transport, principal: transportPrincipal(transport) }), requirePathId(c.req.param('vendor_id') ?? '', 'vendor'));
+      c.header('ETag', etagOf(version));
+      return c.json(view);
+    },
+  },
+];

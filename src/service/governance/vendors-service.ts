@@ -1,0 +1,93 @@
+// Vendors (docs/governance/vendors.md): the questionnaire, assessments (`vendor.assessed`, with the
+// derived points, findings, vendor_maturity and valid_until), and what assets read of them: the
+// maturity a risk evaluation compares its vendor_maturity input with, and the expiry that brings
+// an asset's review forward.
+import type { Actor, Scope } from '../../domain/event.ts';
+import type { AssetState } from '../../domain/governance/assets.ts';
+import { latestEvaluation } from '../../domain/governance/assets.ts';
+import { vendorExpiryTrigger, type ReviewTrigger } from '../../domain/governance/reviews.ts';
+import { TIERS, type Tier } from '../../domain/governance/types.ts';
+import type { VendorAnswer } from '../../domain/governance/vendors-answers.ts';
+import { assessVendor, derivedVendorMaturity, VENDOR_ASSESSED, vendorViewOf, type VendorState } from '../../domain/governance/vendors.ts';
+import type { DerivedVendorMaturity } from '../../domain/governance/risk.ts';
+import { vendorStream } from '../../domain/streams.ts';
+import { AppError } from '../../errors.ts';
+import type { ServiceDeps } from '../deps.ts';
+import { pendingEvent, type WriteContext } from '../write-context.ts';
+import { binding, decideAndAppend } from './decide.ts';
+import { accessEvent, notInScope } from './refusals.ts';
+
+type Json = Parameters<typeof pendingEvent>[2]['payload'][string];
+
+export type VendorBody = { vendor_id?: string; name: string; website?: string; answers: VendorAnswer[]; assessed_for_asset_ids?: string[]; actor?: Actor };
+
+/** The questionnaire as GET /v1/vendors/questions answers it, with its pin. */
+export function vendorQuestions(deps: ServiceDeps) {
+  return { questionnaire: deps.vendorQuestions.document, sha256: deps.vendorQuestions.sha256 };
+}
+
+/** The highest tier among the assets' latest evaluations (the questions that tier requires), if any. */
+function requiredTier(assets: readonly AssetState[]): Tier | undefined {
+  const tiers = assets.map((a) => latestEvaluation(a)?.tier).filter((t): t is Tier => t !== undefined);
+  return tiers.length === 0 ? undefined : tiers.reduce((a, b) => (TIERS.indexOf(a) >= TIERS.indexOf(b) ? a : b));
+}
+
+export async function assessVendorAnswers(deps: ServiceDeps, ctx: WriteContext, body: VendorBody) {
+  const { actor: named, vendor_id: given, ...input } = body;
+  const actor = named ?? ctx.principal;
+  const vendorId = given ?? deps.newId('vnd');
+  const result = await decideAndAppend(deps, ctx, async () => {
+    const assets: AssetState[] = [];
+    for (const assetId of input.assessed_for_asset_ids ?? []) assets.push(deps.gov.asset(ctx.scope, assetId) ?? (await notInScope(deps, ctx, actor, { type: 'asset', id: assetId }, 'asset')));
+    // Evidence an answer cites must be evidence of this scope (an artifact some task cites).
+    const cited = [...new Set(input.answers.flatMap((a) => a.evidence_refs ?? []))];
+    const unknown = cited.filter((id) => deps.gov.artifactHolders(ctx.scope, id).length === 0);
+    if (unknown.length > 0) {
+      throw new AppError('evidence_required', `The answers cite evidence no task of this scope cites: ${unknown.join(', ')}; attach it to a task first (a checkpoint's evidence_refs).`, {
+        details: unknown.map((id) => ({ pointer: '/answers', detail: `evidence ${id} is not in the scope's evidence pool` })),
+      });
+    }
+    const tier = requiredTier(assets);
+    const payload = assessVendor(deps.vendorQuestions, { ...input, vendor_id: vendorId }, deps.clock(), tier === undefined ? {} : { required_tier: tier });
+    const stream = vendorStream(ctx.scope, vendorId);
+    const version = deps.gov.streamVersion(stream);
+    return {
+      events: [
+        pendingEvent(ctx, deps.newId, { kind: VENDOR_ASSESSED, actor, payload: payload as unknown as { [key: string]: Json } }),
+        accessEvent(deps, ctx, actor, { action: version === 0 ? 'created' : 'changed', outcome: 'allowed', resource: { type: 'vendor', id: vendorId } }),
+      ],
+      read: [{ stream, version, what: `Vendor ${vendorId}` }],
+    };
+  });
+  await deps.store.settled();
+  const state = deps.gov.vendor(ctx.scope, vendorId)!;
+  return { vendor: vendorViewOf(state, deps.clock()), event: binding(result), replayed: result.replayed, version: deps.gov.streamVersion(vendorStream(ctx.scope, vendorId)) };
+}
+
+export async function getVendor(deps: ServiceDeps, ctx: WriteContext, vendorId: string) {
+  const state = deps.gov.vendor(ctx.scope, vendorId) ?? (await notInScope(deps, ctx, ctx.principal, { type: 'vendor', id: vendorId }, 'vendor'));
+  return { view: vendorViewOf(state, deps.clock()), version: deps.gov.streamVersion(vendorStream(ctx.scope, vendorId)) };
+}
+
+/** The assessed vendors of an asset, by id. */
+function vendorsOf(deps: ServiceDeps, scope: Scope, asset: AssetState): Map<string, VendorState> {
+  const out = new Map<string, VendorState>();
+  for (const id of asset.registration.vendor_ids ?? []) {
+    const state = deps.gov.vendor(scope, id);
+    if (state) out.set(id, state);
+  }
+  return out;
+}
+
+/** What a risk evaluation of the asset compares its vendor_maturity input with (a warning when above). */
+export function assetVendorMaturity(deps: ServiceDeps, scope: Scope, asset: AssetState, now: Date): DerivedVendorMaturity | undefined {
+  return derivedVendorMaturity(vendorsOf(deps, scope, asset), asset.registration.vendor_ids ?? [], now);
+}
+
+/** The review triggers the asset's vendors raise at `now`: each expired assessment. */
+export function vendorTriggers(deps: ServiceDeps, scope: Scope, asset: AssetState, now: Date): ReviewTrigger[] {
+  return [...vendorsOf(deps, scope, asset).values()].flatMap((v) => {
+    const trigger = vendorExpiryTrigger({ vendor_id: v.vendor_id, valid_until: v.latest.valid_until }, now);
+    return trigger ? [trigger] : [];
+  });
+}

@@ -1,0 +1,79 @@
+// Vendors through the routes: the questionnaire, an assessment with its derived maturity and
+// validity, refusals, expiry on an injected clock, the warning a risk evaluation carries when its
+// vendor_maturity input is above what the asset's vendors derive, and the review an expired
+// assessment brings forward.
+import t from 'tap';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { StoredEvent } from '../../src/domain/event.ts';
+import { assertSchema, SCOPE_B, testApp } from '../fixtures/test-app.ts';
+
+const DAY = 86_400_000;
+/** Every question at its best answer (0 points): maturity 4. */
+const BEST = [
+  ['VQ-01', 'listed_with_versions'], ['VQ-02', 'never'], ['VQ-03', 'zero_retention_available'], ['VQ-04', 'pinnable'], ['VQ-05', 'yes'], ['VQ-06', ['iso_42001']],
+  ['VQ-07', 'yes'], ['VQ-08', 'yes'], ['VQ-09', 'yes'], ['VQ-10', 'yes'], ['VQ-11', 'contractual_72h'], ['VQ-12', 'minimal'], ['VQ-13', 'yes'], ['VQ-14', 'marking_and_indemnity'],
+  ['VQ-15', 'yes'], ['VQ-16', 'yes'],
+].map(([question_id, value]) => ({ question_id, value }));
+
+async function app(t: Parameters<typeof testApp>[0]) {
+  let now = Date.parse('2026-11-01T10:00:00.000Z');
+  const a = await testApp(t, { clock: () => new Date((now += 1000)) });
+  const events = (): StoredEvent[] => readFileSync(join(a.dataDir, 'events.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as StoredEvent);
+  return { ...a, events, jump: (ms: number) => void (now += ms) };
+}
+
+t.test('the questionnaire, an assessment, its derived maturity and validity', async (t) => {
+  const { call, events, jump } = await app(t);
+  const q = await call('/v1/vendors/questions');
+  t.equal(q.status, 200);
+  assertSchema(t, 'api/vendor-questions-response.json', q.json);
+  t.equal(q.json.questionnaire.questions.length, 16);
+  t.match(q.json.sha256, /^sha256:[0-9a-f]{64}$/);
+  const best = await call('/v1/vendors', { body: { vendor_id: 'acme-ai', name: 'Acme AI', answers: BEST } });
+  t.equal(best.status, 201, best.text);
+  assertSchema(t, 'api/vendor-write-response.json', best.json);
+  t.same([best.json.vendor.points, best.json.vendor.vendor_maturity, best.json.vendor.open_findings], [0, 4, []]);
+  t.equal(Date.parse(best.json.vendor.valid_until) - Date.parse(best.json.vendor.assessed_at), 365 * DAY, 'valid 365 days without findings');
+  const assessed = events().filter((e) => e.kind === 'vendor.assessed');
+  t.equal(assessed.length, 1);
+  t.equal(assessed[0]!.payload.vendor_id, 'acme-ai');
+  // A critical question at its poor answer caps the maturity at 1 and makes a finding: 180 days.
+  const poor = await call('/v1/vendors', { body: { vendor_id: 'acme-ai', name: 'Acme AI', answers: BEST.map((a) => (a.question_id === 'VQ-02' ? { ...a, value: 'yes' } : a)) } });
+  t.same([poor.json.vendor.vendor_maturity, poor.json.vendor.open_findings.map((f: { question_id: string }) => f.question_id), poor.json.vendor.assessments], [1, ['VQ-02'], 2]);
+  t.equal(Date.parse(poor.json.vendor.valid_until) - Date.parse(poor.json.vendor.assessed_at), 180 * DAY, 'valid 180 days with an open finding');
+  const read = await call('/v1/vendors/acme-ai');
+  assertSchema(t, 'api/vendor.json', read.json);
+  t.same([read.json.vendor_maturity, read.json.expired], [1, false]);
+  jump(181 * DAY);
+  t.equal((await call('/v1/vendors/acme-ai')).json.expired, true, 'expired after valid_until, read on the clock');
+  for (const [name, body] of [
+    ['an unknown question', { name: 'X', answers: [{ question_id: 'VQ-99', value: 'yes' }] }],
+    ['a value its question does not take', { name: 'X', answers: [{ question_id: 'VQ-01', value: 'maybe' }] }],
+    ['evidence the scope does not have', { name: 'X', answers: [{ question_id: 'VQ-01', value: 'listed_with_versions', evidence_refs: ['nope'] }] }],
+  ] as const) {
+    const before = events().length;
+    const r = await call('/v1/vendors', { body });
+    t.equal(r.status, 422, name);
+    t.equal(events().length, before, `${name}: nothing written`);
+  }
+  t.equal((await call('/v1/vendors/acme-ai', { scope: SCOPE_B })).status, 404, 'another tenant does not see it');
+});
+
+t.test('a risk input above the derived vendor maturity warns; an expired assessment brings the review forward', async (t) => {
+  const { call, jump } = await app(t);
+  await call('/v1/vendors', { body: { vendor_id: 'weak-ai', name: 'Weak AI', answers: BEST.map((a) => (a.question_id === 'VQ-11' ? { ...a, value: 'no_commitment' } : a)) } });
+  const asset = { asset_id: 'chat-1', name: 'Support chat', purpose: 'Answer billing questions', owner: { type: 'user', id: 'olivia' }, deployment_context: 'public web', models: [{ provider: 'weak', name: 'w-1' }], vendor_ids: ['weak-ai'] };
+  t.equal((await call('/v1/governance/assets', { body: asset })).status, 201);
+  const inputs = { data_sensitivity: 1, decision_impact: 0, autonomy: 1, vendor_maturity: 4, prohibited_practice: 0 };
+  const evaluated = (await call('/v1/risk/evaluations', { body: { asset_id: 'chat-1', risk_inputs: inputs } })).json.evaluation;
+  t.same(evaluated.warnings.map((w: { code: string }) => w.code), ['vendor_maturity_above_derived'], 'vendor_maturity 4 is above the derived 1');
+  t.same((await call('/v1/risk/evaluations', { body: { asset_id: 'chat-1', risk_inputs: { ...inputs, vendor_maturity: 1 } } })).json.evaluation.warnings, [], 'at the derived value: no warning');
+  const review = (await call('/v1/reviews?asset_id=chat-1')).json.reviews[0];
+  t.equal(review.status, 'upcoming');
+  t.equal(review.trigger, null);
+  jump(181 * DAY); // the assessment (180 days: it has a finding) has expired
+  const forward = (await call('/v1/reviews?asset_id=chat-1')).json.reviews[0];
+  t.equal(forward.trigger.kind, 'vendor_expired', 'the expiry is the trigger');
+  t.ok(Date.parse(forward.due_at) < Date.parse(review.due_at), 'the review is due earlier than by cadence');
+});
