@@ -9,10 +9,15 @@ import { AppError } from '../errors.ts';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
-export async function readJsonBody(c: Context): Promise<unknown> {
+/**
+ * The request's JSON body. `mergePatch`: also as application/merge-patch+json (RFC 7396), which the
+ * /v1 PATCH routes take: their bodies are merge patches already (an absent member stays, null clears
+ * one, an array is replaced whole).
+ */
+export async function readJsonBody(c: Context, options: { mergePatch?: boolean } = {}): Promise<unknown> {
   const type = c.req.header('content-type') ?? '';
-  if (!/^application\/json\s*(;|$)/i.test(type)) {
-    throw new AppError('unsupported_media_type', 'Send the body as JSON with Content-Type: application/json.');
+  if (!/^application\/json\s*(;|$)/i.test(type) && !(options.mergePatch === true && /^application\/merge-patch\+json\s*(;|$)/i.test(type))) {
+    throw new AppError('unsupported_media_type', `Send the body as JSON with Content-Type: application/json${options.mergePatch === true ? ' or application/merge-patch+json' : ''}.`);
   }
   const declared = Number(c.req.header('content-length') ?? NaN);
   if (Number.isFinite(declared) && declared > MAX_BODY_BYTES) throw tooLarge();

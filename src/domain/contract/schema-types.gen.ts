@@ -78,6 +78,11 @@ export type ProofPacketIdSet = Id[];
 export type ClaimEvaluateRequestClaims = ClaimEvaluateRequestClaim[];
 export type TaskClosedOutcome = 'completed' | 'blocked' | 'deferred';
 export type TaskClosedSummary = string;
+export type RegulatoryProfileProfileId = string;
+/**
+ * <profile_id>:<local-id>; an id of the contract (2–128 characters).
+ */
+export type RegulatoryProfileRequirementId = string;
 export type RegulatoryPostureUpdatedStatus = 'not_started' | 'in_progress' | 'met' | 'not_applicable';
 /**
  * Artifact ids from the scope's evidence pool.
@@ -86,7 +91,27 @@ export type RegulatoryPostureUpdatedStatus = 'not_started' | 'in_progress' | 'me
  */
 export type RegulatoryPostureUpdatedEvidenceRefs = Id[];
 export type RegulatoryPostureUpdatedNote = string;
+/**
+ * Why the requirement does not apply: 20–500 characters once trimmed (Statement-of-Applicability practice).
+ */
+export type RegulatoryPostureUpdatedJustification = string;
+/**
+ * @minItems 1
+ */
+export type RegulatoryPostureNonClaims = string[];
 export type RedactionManifestActions = RedactionManifestAction[];
+/**
+ * A short title of our own: long enough to name a duty, too short to carry a framework's text.
+ */
+export type RegulatoryProfileShortText = string;
+export type RegulatoryProfileNote = string;
+export type RegulatoryProfileBasisText = string;
+export type RegulatoryProfileToken = string;
+/**
+ * @maxItems 20
+ */
+export type RegulatoryProfileTokens = RegulatoryProfileToken[];
+export type RegulatoryProfileLocalId = string;
 export type ReviewCompletedNotes = string;
 /**
  * Artifact ids from the scope's evidence pool.
@@ -173,27 +198,6 @@ export type QuotaRuleSubject =
 export type ForgeDataLogin = string;
 export type QuotaRuleSize = number;
 export type ForgeDataRepoRef = string;
-export type RegulatoryProfileProfileId = string;
-/**
- * <profile_id>:<local-id>; an id of the contract (2–128 characters).
- */
-export type RegulatoryProfileRequirementId = string;
-/**
- * Why the requirement does not apply: 20–500 characters once trimmed (Statement-of-Applicability practice).
- */
-export type RegulatoryPostureUpdatedJustification = string;
-/**
- * A short title of our own: long enough to name a duty, too short to carry a framework's text.
- */
-export type RegulatoryProfileShortText = string;
-export type RegulatoryProfileNote = string;
-export type RegulatoryProfileBasisText = string;
-export type RegulatoryProfileToken = string;
-/**
- * @maxItems 20
- */
-export type RegulatoryProfileTokens = RegulatoryProfileToken[];
-export type RegulatoryProfileLocalId = string;
 export type RiskPolicyCondition =
   | {
       input: RiskPolicyInputName;
@@ -324,12 +328,15 @@ export type SchemaTypes = {
   'api/health.json': Health;
   'api/keys.json': Keys;
   'api/openapi.json': Openapi;
+  'api/posture-item-response.json': PostureItemResponse;
   'api/posture-patch-request.json': PosturePatchRequest;
   'api/problem.json': Problem;
   'api/proof-packet-request.json': ProofPacketRequest;
   'api/proof-packet.json': ProofPacket;
   'api/receipt.json': Receipt;
   'api/redaction-manifest-response.json': RedactionManifestResponse;
+  'api/regulatory-posture.json': RegulatoryPosture;
+  'api/regulatory-profile-list.json': RegulatoryProfileList;
   'api/review-complete-request.json': ReviewCompleteRequest;
   'api/review-complete-response.json': ReviewCompleteResponse;
   'api/review-list.json': ReviewList;
@@ -1123,6 +1130,49 @@ export type Openapi = {
     | undefined;
 };
 /**
+ * Answer of PATCH /v1/regulatory/frameworks/{profile_id}/requirements/{requirement_id}: the posture item after the regulatory.posture.updated event (its version is the new ETag), the event, and the non-claim
+ */
+export type PostureItemResponse = {
+  item: RegulatoryPostureItem;
+  event: EventBinding;
+  non_claims: RegulatoryPostureNonClaims;
+};
+/**
+ * One requirement's posture item: the requirement (id, ref, title, group), the item's state and versions, and what the claim engine makes of its evidence.
+ */
+export type RegulatoryPostureItem = {
+  profile_id: RegulatoryProfileProfileId;
+  requirement_id: RegulatoryProfileRequirementId;
+  ref: string;
+  title: string;
+  group_id: string;
+  asset_id: Id | null;
+  status: RegulatoryPostureUpdatedStatus;
+  owner: Actor | null;
+  evidence_refs: RegulatoryPostureUpdatedEvidenceRefs;
+  note: RegulatoryPostureUpdatedNote | null;
+  justification: RegulatoryPostureUpdatedJustification | null;
+  /**
+   * The item's version: the seq of its last regulatory.posture.updated event, 0 when never touched. The PATCH answers it as ETag and takes it in If-Match.
+   */
+  version: number;
+  /**
+   * How many updates wrote the item (0 when never touched).
+   */
+  item_version: number;
+  updated_at: string | null;
+  updated_by: Actor | null;
+  last_event_id: Id | null;
+  /**
+   * verified: every cited artifact's effective trust is trusted and its confidence verified (a reviewer or the sanitizer raised it); claimed: cited evidence stands only as asserted; none: nothing cited (or nothing left of it).
+   */
+  evidence_confidence: 'verified' | 'claimed' | 'none';
+  /**
+   * The claim engine's reason for evidence_confidence, naming each artifact's effective trust and why; null when nothing is cited.
+   */
+  evidence_reason: string | null;
+};
+/**
  * PATCH /v1/regulatory/frameworks/{profile_id}/requirements/{requirement_id} request body (optional If-Match): change one posture item of the scope, or of an asset with asset_id
  *
  * At least one of status, owner, evidence_refs, note, justification. null clears owner, note or justification. met needs evidence_refs from the scope's evidence pool (422 evidence_required); not_applicable needs a justification of 20–500 characters (422 justification_required).
@@ -1315,6 +1365,168 @@ export type RedactionManifestAction = {
   artifact_id: Id;
   field: 'uri' | 'source';
   rule: 'userinfo' | 'secret_param' | 'oversize';
+};
+/**
+ * Answer of GET /v1/regulatory/posture?profile_id=&asset_id=: every requirement of the profile with the scope's (or the asset's) posture item, the summary and the non-claim
+ *
+ * A requirement nobody touched is not_started. evidence_confidence is computed at read time by the claim engine (cb-2) from the cited artifacts' effective trust (docs/governance/trust.md). Posture is a self-assessment, not certification.
+ */
+export type RegulatoryPosture = {
+  profile_id: RegulatoryProfileProfileId;
+  title: string;
+  asset_id: Id | null;
+  items: RegulatoryPostureItem[];
+  summary: RegulatoryPostureSummary;
+  as_of: string;
+  non_claims: RegulatoryPostureNonClaims;
+};
+/**
+ * postureSummary (docs/governance/regulatory.md §2.4): counts over every requirement, met_pct = floor(100 · met / applicable), verified_pct = floor(100 · verified / met); null when the divisor is 0.
+ */
+export type RegulatoryPostureSummary = {
+  profile_id: RegulatoryProfileProfileId;
+  requirements: number;
+  counts: RegulatoryPostureCounts;
+  applicable: number;
+  met_pct: number | null;
+  met_by_confidence: {
+    verified: number;
+    claimed: number;
+    none: number;
+  };
+  verified_pct: number | null;
+  non_claims: RegulatoryPostureNonClaims;
+};
+export type RegulatoryPostureCounts = {
+  not_started: number;
+  in_progress: number;
+  met: number;
+  not_applicable: number;
+};
+/**
+ * Answer of GET /v1/regulatory/profiles: every loaded regulatory profile, by profile_id, and the non-claim
+ *
+ * The profiles are fixture files (fixtures/regulatory/<profile_id>.json) loaded at start: ids, references and short titles of our own, never a framework's text (docs/governance/regulatory.md §1).
+ */
+export type RegulatoryProfileList = {
+  profiles: RegulatoryProfile[];
+  /**
+   * @minItems 1
+   */
+  non_claims: string[];
+};
+/**
+ * A regulatory profile (fixtures/regulatory/<profile_id>.json): a framework's requirement ids, references and short titles of our own, never its text
+ *
+ * The shape only. What a schema cannot say (ids prefixed with the profile id and unique, groups and roles that exist, crosswalks that resolve, superseded_by set exactly when superseded) is checked by src/domain/governance/regulatory-profile.ts. docs/governance/regulatory.md says what each profile holds.
+ */
+export type RegulatoryProfile = {
+  schema_version: 'gov.regulatory_profile.v1';
+  profile_id: RegulatoryProfileProfileId;
+  title: RegulatoryProfileShortText;
+  kind: 'law' | 'framework' | 'standard';
+  /**
+   * Where it binds: an ISO 3166 code, optionally narrowed (US-NY-NYC); null for an international standard.
+   */
+  jurisdiction: string | null;
+  /**
+   * published: a voluntary framework or standard in effect; enacted: a law passed but not yet applicable; in_force; repealed; superseded (superseded_by names the successor profile).
+   */
+  status: 'published' | 'enacted' | 'in_force' | 'repealed' | 'superseded';
+  status_note?: RegulatoryProfileNote;
+  /**
+   * @maxItems 10
+   */
+  supersedes?: RegulatoryProfileShortText[];
+  superseded_by: RegulatoryProfileProfileId | null;
+  version_label: RegulatoryProfileShortText;
+  source: {
+    citation: RegulatoryProfileBasisText;
+    url: string;
+    /**
+     * The day the profile was last checked against its sources.
+     */
+    as_of: string;
+    /**
+     * What the dates rest on; 'to confirm' marks a basis not yet confirmed.
+     */
+    date_basis: RegulatoryProfileBasisText;
+    /**
+     * Profiles never carry a framework's own text: ids, references and short titles of our own only.
+     */
+    text_policy: 'ids_and_short_titles_only';
+    note?: RegulatoryProfileNote;
+  };
+  applies_from?: RegulatoryProfileAppliesFrom;
+  roles?: RegulatoryProfileTokens;
+  /**
+   * @minItems 1
+   * @maxItems 50
+   */
+  groups: {
+    group_id: RegulatoryProfileLocalId;
+    ref?: RegulatoryProfileShortText;
+    title: RegulatoryProfileShortText;
+  }[];
+  /**
+   * Classes a system can fall in (the EU AI Act's Annex III areas), each with its points.
+   *
+   * @maxItems 50
+   */
+  classifications?: {
+    class_id: RegulatoryProfileRequirementId;
+    ref: RegulatoryProfileShortText;
+    title: RegulatoryProfileShortText;
+    class: RegulatoryProfileToken;
+    /**
+     * @maxItems 20
+     */
+    points?: {
+      class_id: RegulatoryProfileRequirementId;
+      ref: RegulatoryProfileShortText;
+      title: RegulatoryProfileShortText;
+    }[];
+  }[];
+  /**
+   * @minItems 1
+   * @maxItems 500
+   */
+  requirements: {
+    requirement_id: RegulatoryProfileRequirementId;
+    /**
+     * The human form of the id, as the source numbers it (Art. 26(6), GOVERN 1.6, A.6.2.8).
+     */
+    ref: RegulatoryProfileShortText;
+    title: RegulatoryProfileShortText;
+    group_id: RegulatoryProfileLocalId;
+    /**
+     * A hint for people: the service never marks an item not_applicable by itself.
+     */
+    applies_to?: {
+      roles?: RegulatoryProfileTokens;
+      classes?: RegulatoryProfileTokens;
+    };
+    applies_from?: RegulatoryProfileAppliesFrom;
+    /**
+     * @maxItems 8
+     */
+    evidence_hints?: RegulatoryProfileShortText[];
+    /**
+     * Requirements of other profiles this one maps to; only mappings we can defend.
+     *
+     * @maxItems 10
+     */
+    crosswalk?: RegulatoryProfileRequirementId[];
+    note?: RegulatoryProfileNote;
+  }[];
+};
+/**
+ * When the duty applies. date_status to_confirm: the date rests on an amending act or report not yet confirmed.
+ */
+export type RegulatoryProfileAppliesFrom = {
+  date: string | null;
+  date_status: 'confirmed' | 'to_confirm';
+  basis: RegulatoryProfileBasisText;
 };
 /**
  * POST /v1/reviews/{review_id}/complete request body: complete the open review cycle of an asset
@@ -2471,119 +2683,6 @@ export type VendorAssessedPayload = {
    * @minItems 1
    */
   non_claims: NonEmptyText[];
-};
-/**
- * A regulatory profile (fixtures/regulatory/<profile_id>.json): a framework's requirement ids, references and short titles of our own, never its text
- *
- * The shape only. What a schema cannot say (ids prefixed with the profile id and unique, groups and roles that exist, crosswalks that resolve, superseded_by set exactly when superseded) is checked by src/domain/governance/regulatory-profile.ts. docs/governance/regulatory.md says what each profile holds.
- */
-export type RegulatoryProfile = {
-  schema_version: 'gov.regulatory_profile.v1';
-  profile_id: RegulatoryProfileProfileId;
-  title: RegulatoryProfileShortText;
-  kind: 'law' | 'framework' | 'standard';
-  /**
-   * Where it binds: an ISO 3166 code, optionally narrowed (US-NY-NYC); null for an international standard.
-   */
-  jurisdiction: string | null;
-  /**
-   * published: a voluntary framework or standard in effect; enacted: a law passed but not yet applicable; in_force; repealed; superseded (superseded_by names the successor profile).
-   */
-  status: 'published' | 'enacted' | 'in_force' | 'repealed' | 'superseded';
-  status_note?: RegulatoryProfileNote;
-  /**
-   * @maxItems 10
-   */
-  supersedes?: RegulatoryProfileShortText[];
-  superseded_by: RegulatoryProfileProfileId | null;
-  version_label: RegulatoryProfileShortText;
-  source: {
-    citation: RegulatoryProfileBasisText;
-    url: string;
-    /**
-     * The day the profile was last checked against its sources.
-     */
-    as_of: string;
-    /**
-     * What the dates rest on; 'to confirm' marks a basis not yet confirmed.
-     */
-    date_basis: RegulatoryProfileBasisText;
-    /**
-     * Profiles never carry a framework's own text: ids, references and short titles of our own only.
-     */
-    text_policy: 'ids_and_short_titles_only';
-    note?: RegulatoryProfileNote;
-  };
-  applies_from?: RegulatoryProfileAppliesFrom;
-  roles?: RegulatoryProfileTokens;
-  /**
-   * @minItems 1
-   * @maxItems 50
-   */
-  groups: {
-    group_id: RegulatoryProfileLocalId;
-    ref?: RegulatoryProfileShortText;
-    title: RegulatoryProfileShortText;
-  }[];
-  /**
-   * Classes a system can fall in (the EU AI Act's Annex III areas), each with its points.
-   *
-   * @maxItems 50
-   */
-  classifications?: {
-    class_id: RegulatoryProfileRequirementId;
-    ref: RegulatoryProfileShortText;
-    title: RegulatoryProfileShortText;
-    class: RegulatoryProfileToken;
-    /**
-     * @maxItems 20
-     */
-    points?: {
-      class_id: RegulatoryProfileRequirementId;
-      ref: RegulatoryProfileShortText;
-      title: RegulatoryProfileShortText;
-    }[];
-  }[];
-  /**
-   * @minItems 1
-   * @maxItems 500
-   */
-  requirements: {
-    requirement_id: RegulatoryProfileRequirementId;
-    /**
-     * The human form of the id, as the source numbers it (Art. 26(6), GOVERN 1.6, A.6.2.8).
-     */
-    ref: RegulatoryProfileShortText;
-    title: RegulatoryProfileShortText;
-    group_id: RegulatoryProfileLocalId;
-    /**
-     * A hint for people: the service never marks an item not_applicable by itself.
-     */
-    applies_to?: {
-      roles?: RegulatoryProfileTokens;
-      classes?: RegulatoryProfileTokens;
-    };
-    applies_from?: RegulatoryProfileAppliesFrom;
-    /**
-     * @maxItems 8
-     */
-    evidence_hints?: RegulatoryProfileShortText[];
-    /**
-     * Requirements of other profiles this one maps to; only mappings we can defend.
-     *
-     * @maxItems 10
-     */
-    crosswalk?: RegulatoryProfileRequirementId[];
-    note?: RegulatoryProfileNote;
-  }[];
-};
-/**
- * When the duty applies. date_status to_confirm: the date rests on an amending act or report not yet confirmed.
- */
-export type RegulatoryProfileAppliesFrom = {
-  date: string | null;
-  date_status: 'confirmed' | 'to_confirm';
-  basis: RegulatoryProfileBasisText;
 };
 /**
  * A risk policy document gov.risk_policy.v1 (policies/*.json, e.g. gov.risk.default 1.0.0; docs/governance/risk.md)

@@ -52,7 +52,7 @@ export type PostureItem = PostureItemState & {
   profile_id: string;
   requirement_id: string;
   asset_id: string | null;
-  /** The number of events that wrote the item: what If-Match compares. */
+  /** The number of events that wrote the item. If-Match compares `seq`, its stream's version. */
   item_version: number;
   updated_at: string;
   updated_by: Actor;

@@ -13,10 +13,13 @@ export function scopeHeaders(): MiddlewareHandler<AppEnv> {
   };
 }
 
-/** The parsed JSON body; with `check`, also valid against the route's request schema. */
+/**
+ * The parsed JSON body; with `check`, also valid against the route's request schema. A PATCH body
+ * may also come as application/merge-patch+json.
+ */
 export function jsonBody(check?: { registry: SchemaRegistry; schema: string }): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    const body = await readJsonBody(c);
+    const body = await readJsonBody(c, { mergePatch: c.req.method === 'PATCH' });
     if (check) check.registry.assert(check.schema, body, 'body');
     c.set('body', body);
     await next();

@@ -1,0 +1,72 @@
+// Regulatory profiles and posture (docs/governance/regulatory.md, GOVERNANCE F): the profiles as
+// loaded at start (static data: not scoped, not access-logged), a scope's or an asset's posture per
+// profile, and the PATCH of one posture item (regulatory.posture.updated + its access entry, If-Match
+// the item's version). The rules live in src/domain/governance/regulatory.ts; the service reads and
+// appends (src/service/governance/regulatory-service.ts).
+import type { Context } from 'hono';
+import { transportPrincipal } from '../../domain/event.ts';
+import { POSTURE_PATCH_SCHEMA } from '../../domain/governance/regulatory.ts';
+import { readContext } from '../../service/governance/refusals.ts';
+import { listProfiles, readPosture, regulatoryDeps, updatePosture, type PostureBody } from '../../service/governance/regulatory-service.ts';
+import type { AppEnv } from '../env.ts';
+import { readQuery, type QuerySpec } from '../query-params.ts';
+import { requirePathId } from '../request-input.ts';
+import { P } from '../responses.ts';
+import type { Route } from '../route-spec.ts';
+import { etagOf, writeContextOf } from '../write-context.ts';
+
+export const POSTURE_QUERY = {
+  profile_id: {
+    // The pattern of governance/regulatory-profile.json#/$defs/profile_id.
+    schema: { type: 'string', pattern: '^[a-z0-9][a-z0-9-]{1,39}$' },
+    description: 'The profile whose requirements are listed (GET /v1/regulatory/profiles lists them).',
+    required: true,
+    refusal: { message: 'profile_id is required: one of the profile ids GET /v1/regulatory/profiles lists, e.g. eu-ai-act.' },
+  },
+  asset_id: {
+    schema: { $ref: 'common/types.json#/$defs/id' },
+    description: "An asset of the scope: its own posture items instead of the scope's.",
+    refusal: { message: 'asset_id must be an id.' },
+  },
+} as const satisfies QuerySpec;
+
+/** The context of a read: its access-log entries (a denial) name the transport's principal. */
+function readCtx(c: Context<AppEnv>) {
+  const transport = c.var.transport ?? 'customer';
+  return readContext(c.var.scope, { transport, principal: transportPrincipal(transport) });
+}
+
+export const REGULATORY_ROUTES: Route[] = [
+  {
+    method: 'GET', path: '/v1/regulatory/profiles', status: 'preview', access: 'read', scoped: false,
+    summary: 'The regulatory profiles: ids, titles, sources, groups and requirements (ids and short titles of our own, never a framework\'s text).',
+    readme: 'EU AI Act, NIST AI RMF, ISO/IEC 42001 Annex A, NYC LL144, Colorado; static data, same for every scope',
+    responses: { 200: 'api/regulatory-profile-list.json', 401: P },
+    handler: (c, deps) => c.json(listProfiles(regulatoryDeps(deps))),
+  },
+  {
+    method: 'GET', path: '/v1/regulatory/posture', status: 'preview', access: 'read', scoped: true,
+    summary: "The scope's (or an asset's) posture for one profile: every requirement with its status, owner, evidence and evidence_confidence, and the summary (met %, verified %).",
+    readme: '`?profile_id=&asset_id=`; untouched requirements are `not_started`; `evidence_confidence` by claim engine cb-2 at read time',
+    query: POSTURE_QUERY, responses: { 200: 'api/regulatory-posture.json', 400: P, 404: P },
+    handler: async (c, deps) => {
+      const q = readQuery(c, POSTURE_QUERY, deps.registry);
+      return c.json(await readPosture(regulatoryDeps(deps), readCtx(c), { profile_id: q.profile_id, ...(q.asset_id ? { asset_id: q.asset_id } : {}) }));
+    },
+  },
+  {
+    method: 'PATCH', path: '/v1/regulatory/frameworks/{profile_id}/requirements/{requirement_id}', status: 'preview', access: 'write', scoped: true,
+    summary: 'Update one posture item (regulatory.posture.updated): met needs evidence from the scope\'s pool, not_applicable a 20–500 character justification; If-Match the item\'s version.',
+    readme: '→ `regulatory.posture.updated`; JSON or merge-patch; `met` without pooled evidence → 422 `evidence_required`, `not_applicable` → 422 `justification_required`; `If-Match` (412)',
+    checkBody: true, request: POSTURE_PATCH_SCHEMA,
+    responses: { 200: 'api/posture-item-response.json', 400: P, 403: P, 404: P, 409: P, 412: P, 422: P }, etag: 'write',
+    handler: async (c, deps) => {
+      const profileId = requirePathId(c.req.param('profile_id') ?? '', 'regulatory profile');
+      const requirementId = requirePathId(c.req.param('requirement_id') ?? '', 'requirement');
+      const { replayed, version, ...out } = await updatePosture(regulatoryDeps(deps), writeContextOf(c), profileId, requirementId, c.var.body as PostureBody);
+      if (replayed) c.header('Idempotent-Replayed', 'true');
+      c.header('ETag', etagOf(version));
+      return c.json(out, 200);
+    },
+  },
+];
