@@ -22,7 +22,9 @@ import { quotaContext, type QuotaContext } from './service/quota/quota-context.t
 import { loadOrCreateKeys } from './store/keys.ts';
 import { createQueries } from './store/queries.ts';
 import { createGovernanceQueries } from './store/governance-queries.ts';
+import { openQuarantine } from './store/quarantine.ts';
 import { loadRiskPolicy, RISK_POLICY_SCHEMA, type RiskPolicy } from './domain/governance/risk-policy.ts';
+import { loadRegulatoryProfiles, REGULATORY_PROFILE_SCHEMA, type RegulatoryProfile } from './domain/governance/regulatory-profile.ts';
 import { loadVendorQuestionnaire, VENDOR_QUESTIONS_SCHEMA, type VendorQuestionnaire } from './domain/governance/vendors-questionnaire.ts';
 import { openStore } from './store/store.ts';
 
@@ -53,6 +55,20 @@ export const DEFAULT_FORGE_DATA_PATH = join(FIXTURES_DIR, 'forge', 'default.json
 /** Every schema of schemas/ in one Ajv instance (a validator compiles on its first use). */
 export function loadSchemas(): SchemaRegistry {
   return loadSchemaRegistry(SCHEMAS_DIR);
+}
+
+/**
+ * The regulatory profiles (docs/governance/regulatory.md §1): every fixtures/regulatory/*.json,
+ * each checked against its schema, then loaded together (ids unique, crosswalks resolve).
+ */
+export function loadProfiles(registry: SchemaRegistry): ReadonlyMap<string, RegulatoryProfile> {
+  const dir = join(FIXTURES_DIR, 'regulatory');
+  const documents = readdirSync(dir).filter((f) => f.endsWith('.json')).sort().map((file) => {
+    const document: unknown = JSON.parse(readFileSync(join(dir, file), 'utf8'));
+    registry.assert(REGULATORY_PROFILE_SCHEMA, document, `regulatory profile ${file}`, 'bad_input_file');
+    return document;
+  });
+  return loadRegulatoryProfiles(documents);
 }
 
 /** The smart templates of fixtures/templates/, each checked against its schema. */
@@ -106,6 +122,7 @@ export type ServiceDepsOptions = {
   registry?: SchemaRegistry;
   templates?: TemplateRegistry;
   riskPolicy?: RiskPolicy;
+  regulatoryProfiles?: ReadonlyMap<string, RegulatoryProfile>;
 };
 
 export async function openServiceDeps(options: ServiceDepsOptions): Promise<ServiceDeps> {
@@ -114,13 +131,16 @@ export async function openServiceDeps(options: ServiceDepsOptions): Promise<Serv
   const registry = options.registry ?? loadSchemas();
   // Checked before the store is opened, so a bad template holds no lock.
   const templates = options.templates ?? loadTemplates(registry);
+  const regulatoryProfiles = options.regulatoryProfiles ?? loadProfiles(registry);
   const store = await openStore({ dataDir: options.dataDir, clock, warn, ...(options.onBatch ? { onBatch: options.onBatch } : {}) });
   return {
     store,
     queries: createQueries(store.index.db),
     gov: createGovernanceQueries(store.index.db),
     riskPolicy: options.riskPolicy ?? loadPolicy(registry),
+    regulatoryProfiles,
     vendorQuestions: loadQuestionnaire(registry),
+    quarantine: openQuarantine(options.dataDir),
     registry,
     templates,
     keys: loadOrCreateKeys(options.dataDir),

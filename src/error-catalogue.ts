@@ -190,6 +190,7 @@ export const ERRORS = {
   owner_exists: { http: [409, 'Owner exists'], exit: 3 },
   invite_not_open: { http: [409, 'Invite not open'], exit: 3 },
   // The registry and risk routes (src/service/governance/registry-service.ts).
+  evidence_hash_mismatch: { http: [422, 'Evidence hash mismatch'], exit: 3, mcp: 'Send the exact bytes the evidence ref is bound to: their sha256 must equal the ref\'s sha256.' },
   asset_retired: { http: [409, 'Asset retired'], exit: 3, mcp: 'A retired asset takes no evaluation; register it again under a new asset_id.' },
   last_owner_required: { http: [409, 'Last owner required'], exit: 3 },
 

@@ -15,15 +15,18 @@ export type Violation = { rule: Rule; detail: string };
 export type Counts = { before: number | null; after: number | null; appended?: () => { kind: string; outcome: unknown }[] | null };
 
 /**
- * The one documented 4xx that writes (README, Proof Packets): a packet or claim evaluation naming a
- * task or session outside the caller's scope answers 404 not_found_in_scope and is recorded as one
- * `access.logged` event with outcome `denied`.
+ * The one documented kind of 4xx that writes: a refusal recorded in the access log (README; docs/
+ * governance/): a packet or claim evaluation naming a task outside the caller's scope, or any
+ * refusal of a governance rule (404 across scopes, 403, a rule's 409 or 422) answers its problem and
+ * appends exactly one `access.logged` event with outcome `denied`, nothing else.
  */
 function isDeniedAttemptRecord(answer: Answer, counts: Counts): boolean {
   const body = parse(answer.text);
-  if (answer.status !== 404 || !isObject(body) || body.code !== 'not_found_in_scope' || counts.after! - counts.before! !== 1) return false;
+  if (answer.status < 400 || answer.status >= 500 || !isObject(body) || typeof body.code !== 'string' || counts.after! - counts.before! !== 1) return false;
   const appended = counts.appended?.() ?? null;
-  return appended === null || (appended.length === 1 && appended[0]!.kind === 'access.logged' && appended[0]!.outcome === 'denied');
+  // Without the log to read (a server of someone else's), only the cross-scope 404 is taken on trust.
+  if (appended === null) return answer.status === 404 && body.code === 'not_found_in_scope';
+  return appended.length === 1 && appended[0]!.kind === 'access.logged' && appended[0]!.outcome === 'denied';
 }
 
 function parse(text: string): unknown {

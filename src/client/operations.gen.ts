@@ -7,6 +7,7 @@ import type {
   ApprovalDecisionResponse,
   ApprovalList,
   Asset,
+  AssetEvidence,
   AssetList,
   AssetRegisterRequest,
   AssetRisk,
@@ -20,11 +21,15 @@ import type {
   EventResponse,
   EvidenceReviewRequest,
   EvidenceReviewResponse,
+  EvidenceSanitizeRequest,
+  EvidenceSanitizeResponse,
   ForgeData,
   ForgeError,
   Health,
   Keys,
   Openapi,
+  PostureItemResponse,
+  PosturePatchRequest,
   Problem,
   ProofPacket,
   ProofPacketRequest,
@@ -45,6 +50,8 @@ import type {
   QuotaUserList,
   Receipt,
   RedactionManifestResponse,
+  RegulatoryPosture,
+  RegulatoryProfileList,
   ReviewCompleteRequest,
   ReviewCompleteResponse,
   ReviewList,
@@ -681,6 +688,13 @@ export type Operations = {
     body: undefined;
     responses: { 204: null; 403: Problem };
   };
+  /** Sanitize an attached artifact's raw bytes with gov.sanitizer 1.0.0: quarantined raw bytes, a delimited projection, evidence.sanitized in each task whose ref is bound to those bytes. */
+  'POST /v1/evidence/sanitize': {
+    params: undefined;
+    query: undefined;
+    body: EvidenceSanitizeRequest;
+    responses: { 200: EvidenceSanitizeResponse; 201: EvidenceSanitizeResponse; 400: Problem; 403: Problem; 404: Problem; 413: Problem; 415: Problem; 422: Problem };
+  };
   /** A governance reviewer accepts (with the trust granted) or rejects an artifact's evidence (evidence.reviewed in each task citing it). */
   'POST /v1/evidence/{artifact_id}/review': {
     params: { artifact_id: string };
@@ -713,6 +727,13 @@ export type Operations = {
     query: undefined;
     body: undefined;
     responses: { 200: Asset; 404: Problem };
+  };
+  /** The asset's evidence: each artifact with its effective trust and why, the tasks citing it and its sanitized projections with their hashes; never raw bytes (access-logged). */
+  'GET /v1/governance/assets/{asset_id}/evidence': {
+    params: { asset_id: string };
+    query: undefined;
+    body: undefined;
+    responses: { 200: AssetEvidence; 404: Problem };
   };
   /** The asset's latest risk evaluation and its history, newest first. */
   'GET /v1/governance/assets/{asset_id}/risk': {
@@ -762,6 +783,27 @@ export type Operations = {
     query: undefined;
     body: undefined;
     responses: { 200: Receipt; 404: Problem };
+  };
+  /** Update one posture item (regulatory.posture.updated): met needs evidence from the scope's pool, not_applicable a 20–500 character justification; If-Match the item's version. */
+  'PATCH /v1/regulatory/frameworks/{profile_id}/requirements/{requirement_id}': {
+    params: { profile_id: string; requirement_id: string };
+    query: undefined;
+    body: PosturePatchRequest;
+    responses: { 200: PostureItemResponse; 400: Problem; 403: Problem; 404: Problem; 409: Problem; 412: Problem; 422: Problem };
+  };
+  /** The scope's (or an asset's) posture for one profile: every requirement with its status, owner, evidence and evidence_confidence, and the summary (met %, verified %). */
+  'GET /v1/regulatory/posture': {
+    params: undefined;
+    query: { profile_id: string; asset_id?: string };
+    body: undefined;
+    responses: { 200: RegulatoryPosture; 400: Problem; 404: Problem };
+  };
+  /** The regulatory profiles: ids, titles, sources, groups and requirements (ids and short titles of our own, never a framework's text). */
+  'GET /v1/regulatory/profiles': {
+    params: undefined;
+    query: undefined;
+    body: undefined;
+    responses: { 200: RegulatoryProfileList; 401: Problem };
   };
   /** Open reviews by status (upcoming, due, overdue) and asset (cursor paging). */
   'GET /v1/reviews': {

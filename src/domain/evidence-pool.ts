@@ -43,10 +43,14 @@ function capConfidence(asserted: Confidence): Confidence {
   return asserted === 'verified' ? 'claimed' : asserted;
 }
 
-/** The sha256 of a ref as the sanitizer records it (`sha256:` + hex), or null when the ref has none. */
+/** A sha256 as hex, whether written bare (an evidence ref, the sanitizer) or as `sha256:` + hex. */
+export function sha256Hex(value: string): string {
+  return value.startsWith('sha256:') ? value.slice('sha256:'.length) : value;
+}
+
+/** The hex sha256 a ref is bound to, or null when it has none. */
 export function refSha256(ref: EvidenceRef): string | null {
-  if (!ref.sha256) return null;
-  return ref.sha256.startsWith('sha256:') ? ref.sha256 : `sha256:${ref.sha256}`;
+  return ref.sha256 ? sha256Hex(ref.sha256) : null;
 }
 
 /**
@@ -73,7 +77,7 @@ export function buildTrustPool(events: readonly StoredEvent[]): Map<string, Pool
     if (event.kind === EVIDENCE_SANITIZED_KIND) {
       const facts = event.payload as Partial<EvidenceSanitizedFacts>;
       const current = typeof facts.artifact_id === 'string' ? pool.get(facts.artifact_id) : undefined;
-      if (current && current.basis === 'asserted' && refSha256(current.ref) === facts.raw_sha256) {
+      if (current && current.basis === 'asserted' && typeof facts.raw_sha256 === 'string' && refSha256(current.ref) === sha256Hex(facts.raw_sha256)) {
         pool.set(current.ref.artifact_id, {
           ...current,
           ref: { ...current.ref, content_trust: 'sanitized_projection', confidence: current.asserted.confidence },

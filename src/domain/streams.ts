@@ -31,6 +31,14 @@ export function vendorStream(scope: Scope, vendorId: string): string {
   return `vendor:${scope.tenant_id}/${scope.workspace_id}/${scope.project_id}/${vendorId}`;
 }
 
+/**
+ * One regulatory posture item (docs/governance/regulatory.md §3): the scope's own item of a
+ * requirement, or one asset's (ids hold no '/', so the two forms cannot collide).
+ */
+export function postureStream(scope: Scope, requirementId: string, assetId?: string | null): string {
+  return `posture:${scope.tenant_id}/${scope.workspace_id}/${scope.project_id}/${assetId == null ? '' : `${assetId}/`}${requirementId}`;
+}
+
 /** The team is the tenant's: its members, roles and invites, whichever workspace wrote them. */
 export function teamStream(tenantId: string): string {
   return `team:${tenantId}`;
@@ -58,6 +66,10 @@ export function streamOf(event: StreamMember): string | null {
   if (event.kind.startsWith('approval.')) {
     const id = payloadId(event, 'approval_id');
     return id === null ? null : approvalStream(event, id);
+  }
+  if (event.kind === 'regulatory.posture.updated') {
+    const id = payloadId(event, 'requirement_id');
+    return id === null ? null : postureStream(event, id, payloadId(event, 'asset_id'));
   }
   if (event.kind.startsWith('team.')) return teamStream(event.tenant_id);
   if (event.kind === 'vendor.assessed') {

@@ -8,6 +8,7 @@ import { EVIDENCE_ROUTES, REGISTRY_ROUTES, TEAM_ROUTES } from './routes/governan
 import { PUBLIC_ROUTES } from './routes/health.ts';
 import { PROOF_ROUTES } from './routes/proofs.ts';
 import { QUOTA_ROUTES } from './routes/quota.ts';
+import { REGULATORY_ROUTES } from './routes/regulatory.ts';
 import { SEARCH_ROUTES } from './routes/search.ts';
 import { TASK_ROUTES } from './routes/tasks.ts';
 import { TEMPLATE_ROUTES } from './routes/templates.ts';
@@ -27,6 +28,7 @@ export const GOVERNANCE_ROUTES: readonly Route[] = [
   ...REGISTRY_ROUTES,
   ...EVIDENCE_ROUTES,
   ...VENDOR_ROUTES,
+  ...REGULATORY_ROUTES,
 ];
 
 export const ROUTES: readonly Route[] = [...GOVERNANCE_ROUTES, ...QUOTA_ROUTES];

@@ -3,8 +3,10 @@ import type { TemplateRegistry } from '../domain/templates.ts';
 import type { SchemaRegistry } from '../schema-registry.ts';
 import type { KeyRing } from '../store/keys.ts';
 import type { RiskPolicy } from '../domain/governance/risk-policy.ts';
+import type { RegulatoryProfile } from '../domain/governance/regulatory-profile.ts';
 import type { VendorQuestionnaire } from '../domain/governance/vendors-questionnaire.ts';
 import type { GovernanceQueries } from '../store/governance-queries.ts';
+import type { Quarantine } from '../store/quarantine.ts';
 import type { Queries } from '../store/queries.ts';
 import type { Store } from '../store/store.ts';
 
@@ -15,6 +17,10 @@ export type ServiceDeps = {
   gov: GovernanceQueries;
   /** The risk policy evaluations use (gov.risk.default, pinned). */
   riskPolicy: RiskPolicy;
+  /** Raw evidence bytes and sanitized projections, content-addressed under the data dir. */
+  quarantine: Quarantine;
+  /** The regulatory profiles by id (fixtures/regulatory/*.json, checked and loaded at start). */
+  regulatoryProfiles: ReadonlyMap<string, RegulatoryProfile>;
   /** The vendor questionnaire assessments answer (gov.vendor.questions.v1, pinned). */
   vendorQuestions: VendorQuestionnaire;
   registry: SchemaRegistry;

@@ -13,6 +13,7 @@ import { readChecks } from './checks-reads.ts';
 import { quotaAdminChecks } from './checks-quota-admin.ts';
 import { quotaEvalChecks } from './checks-quota-eval.ts';
 import { quotaReadChecks } from './checks-quota-reads.ts';
+import { regulatoryChecks } from './checks-regulatory.ts';
 import { taskReadChecks } from './checks-task-reads.ts';
 import { taskChecks } from './checks-tasks.ts';
 import { templateChecks } from './checks-templates.ts';
@@ -44,6 +45,7 @@ export function smokeSuite(routes: ListedRoute[], doc: Record<string, any> | nul
     ...family('reads', readChecks()),
     ...family('events', eventChecks()),
     ...family('governance', governanceChecks()),
+    ...family('regulatory', regulatoryChecks()),
     ...family('tasks', [...taskChecks(), ...taskReadChecks(), ...proofChecks()]),
     ...family('quota', [
       ...quota.setup, ...quotaAdminChecks(''), ...quotaAdminChecks(FORGE_PREFIX),

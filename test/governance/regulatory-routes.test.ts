@@ -3,42 +3,18 @@
 // 20–500 character justification, If-Match against the item's version, unknown profile,
 // requirement or asset) with its access-log entry; the summary's percentages on a small scope;
 // evidence_confidence verified only once a reviewer accepted the evidence; the same answers after
-// the index is rebuilt; and the smoke checks against the served routes.
+// the index is rebuilt. (The smoke checks run in test/smoke/smoke.test.ts with every other family.)
 import t, { type Test } from 'tap';
-import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { withQuota } from '../../src/config.ts';
-import { FIXTURES_DIR, startPreview } from '../../src/deps.ts';
+import { loadProfiles } from '../../src/deps.ts';
 import type { StoredEvent } from '../../src/domain/event.ts';
-import { streamOf } from '../../src/domain/streams.ts';
-import { loadRegulatoryProfiles, REGULATORY_PROFILE_SCHEMA } from '../../src/domain/governance/regulatory-profile.ts';
-import type { SchemaRegistry } from '../../src/schema-registry.ts';
-import { createApp } from '../../src/server/create-app.ts';
-import type { Route } from '../../src/server/route-spec.ts';
-import { ROUTES } from '../../src/server/route-table.ts';
-import { REGULATORY_ROUTES } from '../../src/server/routes/regulatory.ts';
-import { createClient } from '../../src/client/client.ts';
-import { regulatoryChecks } from '../../src/smoke/checks-regulatory.ts';
-import { createSmokeCtx } from '../../src/smoke/context.ts';
-import { createResponseValidator } from '../../src/smoke/response-validator.ts';
 import { earnTrust, TRUST_REVIEWER } from '../fixtures/trust.ts';
 import { testSchemas } from '../fixtures/templates.ts';
-import { assertSchema, counterIds, fixedClock, HOST, SCOPE_A, SCOPE_B, tempDir, testApp, TOKENS, type Call } from '../fixtures/test-app.ts';
+import { assertSchema, SCOPE_A, SCOPE_B, tempDir, testApp, type Call } from '../fixtures/test-app.ts';
 
-/** The profiles as the composition root loads them: every fixture file, checked by its schema, then loaded. */
-const PROFILES = (() => {
-  const registry: SchemaRegistry = testSchemas();
-  const dir = join(FIXTURES_DIR, 'regulatory');
-  const documents = readdirSync(dir).filter((f) => f.endsWith('.json')).sort().map((file) => {
-    const document: unknown = JSON.parse(readFileSync(join(dir, file), 'utf8'));
-    registry.assert(REGULATORY_PROFILE_SCHEMA, document, `regulatory profile ${file}`, 'bad_input_file');
-    return document;
-  });
-  return loadRegulatoryProfiles(documents);
-})();
-
-/** The served routes with the regulatory ones (once the route table lists them, as it is). */
-const WITH_REGULATORY: readonly Route[] = ROUTES.some((r) => r.path.startsWith('/v1/regulatory/')) ? ROUTES : [...ROUTES, ...REGULATORY_ROUTES];
+/** The profiles as the composition root loads them. */
+const PROFILES = loadProfiles(testSchemas());
 
 const PATCH_PATH = (profile: string, requirement: string) => `/v1/regulatory/frameworks/${profile}/requirements/${encodeURIComponent(requirement)}`;
 const owner = { type: 'user', id: 'cora' };
@@ -49,24 +25,7 @@ const evidence = (artifactId: string) => ({
 
 async function regulated(t: Test, options: { dataDir?: string } = {}) {
   const base = await testApp(t, options.dataDir ? { dataDir: options.dataDir } : {});
-  const app = createApp({ ...base.deps, regulatoryProfiles: PROFILES } as typeof base.deps, WITH_REGULATORY);
-  const call = async (path: string, c: Call & { method?: string } = {}) => {
-    const headers: Record<string, string> = { Host: HOST, ...(c.token === null ? {} : { Authorization: `Bearer ${TOKENS.customer}` }), ...c.headers };
-    const scope = c.scope === undefined ? SCOPE_A : c.scope;
-    if (scope) Object.assign(headers, { 'X-Tenant-Id': scope.tenant_id, 'X-Workspace-Id': scope.workspace_id, 'X-Project-Id': scope.project_id });
-    if (c.idempotencyKey !== undefined) headers['Idempotency-Key'] = c.idempotencyKey;
-    const body = c.body === undefined ? undefined : typeof c.body === 'string' ? c.body : JSON.stringify(c.body);
-    if (body !== undefined) headers['Content-Type'] ??= 'application/json';
-    const res = await app.request(`http://${HOST}${path}`, { method: c.method ?? (body === undefined ? 'GET' : 'POST'), headers, body });
-    const text = await res.text();
-    let json: any = null;
-    try {
-      json = text ? JSON.parse(text) : null;
-    } catch {
-      json = null;
-    }
-    return { status: res.status, headers: res.headers, json, text };
-  };
+  const { app, call } = base;
   const events = (): StoredEvent[] => readFileSync(join(base.dataDir, 'events.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as StoredEvent);
   const patch = (profile: string, requirement: string, body: Record<string, unknown>, c: Call = {}) =>
     call(PATCH_PATH(profile, requirement), { ...c, method: 'PATCH', body: { actor: owner, ...body } });
@@ -183,9 +142,8 @@ t.test('If-Match names the item\'s version: stale is 412 and writes nothing; the
 });
 
 // The item's stream expectation holds once src/domain/streams.ts knows the kind (postureStream).
-const STREAMED = streamOf({ ...SCOPE_A, kind: 'regulatory.posture.updated', payload: { requirement_id: 'nyc-ll144:bias-audit' } }) !== null;
 
-t.test('two updates of one item racing: each is decided on the version it read', { skip: STREAMED ? false : 'streamOf does not know regulatory.posture.updated yet' }, async (t) => {
+t.test('two updates of one item racing: each is decided on the version it read', async (t) => {
   const g = await regulated(t);
   const guarded = await Promise.all(['First writer', 'Second writer'].map((note) => g.patch('nyc-ll144', 'bias-audit', { note }, { headers: { 'If-Match': '"0"' } })));
   t.same(guarded.map((r) => r.status).sort(), [200, 412], 'both named version 0: one wins, the other is stale');
@@ -298,24 +256,4 @@ t.test('rebuilding the index gives the same posture answers', async (t) => {
   for (const suffix of ['', '-wal', '-shm']) rmSync(join(dataDir, `index.sqlite${suffix}`), { force: true });
   const g2 = await regulated(t, { dataDir });
   t.same(await answers(g2), before, 'the rebuilt index answers the same');
-});
-
-t.test('the smoke checks of regulatory posture pass against the served routes', async (t) => {
-  let inner: ((req: Request) => Response | Promise<Response>) | null = null;
-  const preview = await startPreview({ ...withQuota(), dataDir: tempDir(t), host: '127.0.0.1', port: 0, forgeData: 'none' }, {
-    tokens: TOKENS, clock: fixedClock(), newId: counterIds(), warn: () => {}, logError: () => {}, registry: testSchemas(),
-    wrapFetch: (fetch) => (req) => (inner ?? fetch)(req),
-  });
-  t.teardown(() => preview.stop());
-  const app = createApp({ ...preview.deps, regulatoryProfiles: PROFILES } as typeof preview.deps, WITH_REGULATORY);
-  inner = (req) => app.fetch(req);
-  const doc = (await createClient({ baseUrl: preview.baseUrl, token: null }).request('GET', '/openapi.json')).body as Record<string, any>;
-  const routes = WITH_REGULATORY.map((r) => `${r.method} ${r.path}`);
-  const ctx = createSmokeCtx({ baseUrl: preview.baseUrl, tokens: TOKENS }, 'reg12345', createResponseValidator(doc), new Set(routes.map((r) => r.replace(/\{[^}]*\}/g, '{}'))), 'forge');
-  const checks = regulatoryChecks();
-  t.ok(checks.filter((c) => c.kind === 'happy').map((c) => c.route).includes('PATCH /v1/regulatory/frameworks/{profile_id}/requirements/{requirement_id}'));
-  t.same([...new Set(checks.filter((c) => c.kind === 'happy').map((c) => c.route))].sort(), REGULATORY_ROUTES.map((r) => `${r.method} ${r.path}`).sort(), 'a happy-path check per route');
-  for (const check of checks) {
-    await t.resolves(check.run(ctx).then((skip) => t.notOk(skip, `${check.name}: not skipped`)), check.name);
-  }
 });

@@ -33,6 +33,8 @@ const CASES: Record<string, Case[]> = {
   '/v1/reviews?asset_id': [{ value: '-bad', status: 400 }],
   '/v1/reviews?limit': [{ value: '0', status: 400 }, { value: '201', status: 400 }],
   '/v1/reviews?cursor': [{ value: 'x', status: 400 }],
+  '/v1/regulatory/posture?profile_id': [{ value: '', status: 400 }, { value: 'Bad Id', status: 400 }],
+  '/v1/regulatory/posture?asset_id': [{ value: '-bad', status: 400 }],
   '/user/quota/check?subject': [{ value: '', status: 422 }, { value: 'size:lfs', status: 422 }, { value: 'SIZE:ALL', status: 422 }],
   '/orgs/{org}/quota/check?subject': [{ value: ' ', status: 422 }, { value: 'size', status: 422 }],
   '/user/repos?order_by': [{ value: 'weight', status: 422 }, { value: ' size', status: 422 }, { value: '', readAs: null }],
@@ -49,6 +51,7 @@ function casesOf(route: RouteSpec, name: string): Case[] | undefined {
 /** Valid values of the other parameters, so that only the one under test is wrong. */
 const BASELINE: Record<string, Record<string, string>> = {
   '/v1/search': { kind: 'task.created' },
+  '/v1/regulatory/posture': { profile_id: 'nyc-ll144' },
   '/user/quota/check': { subject: 'size:all' },
   '/orgs/{org}/quota/check': { subject: 'size:all' },
 };

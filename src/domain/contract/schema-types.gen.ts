@@ -14,6 +14,10 @@ export type DateTime = string;
  */
 export type ApprovalStatus = 'pending' | 'approved' | 'rejected' | 'withdrawn' | 'superseded' | 'expired';
 export type NonEmptyText = string;
+export type Sha256Hex = string;
+export type ClaimConfidence = 'verified' | 'claimed' | 'inferred' | 'stale' | 'missing' | 'blocked' | 'not_claimed';
+export type RedactionState = 'none' | 'partial' | 'removed';
+export type ContentTrust = 'untrusted_external' | 'customer_asserted' | 'sanitized_projection' | 'trusted_internal';
 export type GovernanceAssetRegisteredName = string;
 export type GovernanceAssetRegisteredText = string;
 /**
@@ -55,10 +59,6 @@ export type TaskCheckpointWrittenProgress = string;
  * @maxItems 100
  */
 export type TaskCheckpointWrittenTextList = string[];
-export type Sha256Hex = string;
-export type ClaimConfidence = 'verified' | 'claimed' | 'inferred' | 'stale' | 'missing' | 'blocked' | 'not_claimed';
-export type RedactionState = 'none' | 'partial' | 'removed';
-export type ContentTrust = 'untrusted_external' | 'customer_asserted' | 'sanitized_projection' | 'trusted_internal';
 export type ClaimBoundaryEngineVersion = string;
 export type ClaimBoundaryCounter = number;
 export type ClaimBoundaryClaimText = string;
@@ -78,6 +78,7 @@ export type ProofPacketIdSet = Id[];
 export type ClaimEvaluateRequestClaims = ClaimEvaluateRequestClaim[];
 export type TaskClosedOutcome = 'completed' | 'blocked' | 'deferred';
 export type TaskClosedSummary = string;
+export type EvidenceSanitizedCount = number;
 export type RegulatoryProfileProfileId = string;
 /**
  * <profile_id>:<local-id>; an id of the contract (2–128 characters).
@@ -310,6 +311,7 @@ export type SchemaTypes = {
   'api/approval-decision-response.json': ApprovalDecisionResponse;
   'api/approval-list.json': ApprovalList;
   'api/approval.json': Approval;
+  'api/asset-evidence.json': AssetEvidence;
   'api/asset-list.json': AssetList;
   'api/asset-register-request.json': AssetRegisterRequest;
   'api/asset-risk.json': AssetRisk;
@@ -325,6 +327,8 @@ export type SchemaTypes = {
   'api/event.json': Event;
   'api/evidence-review-request.json': EvidenceReviewRequest;
   'api/evidence-review-response.json': EvidenceReviewResponse;
+  'api/evidence-sanitize-request.json': EvidenceSanitizeRequest;
+  'api/evidence-sanitize-response.json': EvidenceSanitizeResponse;
   'api/health.json': Health;
   'api/keys.json': Keys;
   'api/openapi.json': Openapi;
@@ -381,6 +385,7 @@ export type SchemaTypes = {
   'events/claim-boundary-evaluated.json': ClaimBoundaryEvaluatedPayload;
   'events/evidence-attached.json': EvidenceAttachedPayload;
   'events/evidence-reviewed.json': EvidenceReviewedPayload;
+  'events/evidence-sanitized.json': EvidenceSanitizedPayload;
   'events/forge-data-replaced.json': ForgeDataReplacedPayload;
   'events/governance-asset-registered.json': GovernanceAssetRegisteredPayload;
   'events/proof-packet-assembled.json': ProofPacketAssembledPayload;
@@ -564,6 +569,55 @@ export type ApprovalList = {
    * The instant the statuses were read at.
    */
   as_of: DateTime;
+};
+/**
+ * GET /v1/governance/assets/{asset_id}/evidence answer
+ *
+ * The asset's evidence (attached naming the asset, or cited by its completed reviews): each artifact's latest ref (redacted as packets redact it), its effective trust and why (docs/governance/trust.md), the tasks citing it, and its sanitized projections with their hashes. Raw bytes are never served.
+ */
+export type AssetEvidence = {
+  asset_id: Id;
+  evidence: {
+    artifact_id: Id;
+    ref: EvidenceRef | null;
+    trust: null | {
+      content_trust: ContentTrust;
+      confidence: ClaimConfidence;
+      basis: 'asserted' | 'sanitized' | 'reviewed' | 'review_rejected';
+      basis_event_id: Id | null;
+      asserted: {
+        content_trust: ContentTrust;
+        confidence: ClaimConfidence;
+      };
+    };
+    task_ids: Id[];
+    projections: {
+      projection_sha256: string;
+      raw_sha256: string;
+      event_id: Id;
+      /**
+       * The sanitized projection, between its BEGIN/END UNTRUSTED EVIDENCE delimiters; null if the quarantine no longer holds it.
+       */
+      text: string | null;
+      [k: string]: Json | string | null;
+    }[];
+  }[];
+  non_claims: string[];
+};
+/**
+ * evidence_ref (seed: evidence_ref); at least one of sha256 and etag
+ */
+export type EvidenceRef = {
+  artifact_id: Id;
+  uri: string;
+  evidence_type: 'artifact' | 'log' | 'commit' | 'ticket' | 'document' | 'provider_log' | 'receipt' | 'external_ref';
+  sha256?: Sha256Hex;
+  etag?: string;
+  confidence: ClaimConfidence;
+  redaction: RedactionState;
+  content_trust: ContentTrust;
+  captured_at: DateTime;
+  source?: string;
 };
 /**
  * Answer of GET /v1/governance/assets: one page of the registry, statuses derived as of as_of
@@ -841,21 +895,6 @@ export type CheckpointRequest = {
   actor?: Actor;
 };
 /**
- * evidence_ref (seed: evidence_ref); at least one of sha256 and etag
- */
-export type EvidenceRef = {
-  artifact_id: Id;
-  uri: string;
-  evidence_type: 'artifact' | 'log' | 'commit' | 'ticket' | 'document' | 'provider_log' | 'receipt' | 'external_ref';
-  sha256?: Sha256Hex;
-  etag?: string;
-  confidence: ClaimConfidence;
-  redaction: RedactionState;
-  content_trust: ContentTrust;
-  captured_at: DateTime;
-  source?: string;
-};
-/**
  * Claim Boundary decision, engine cb-2 (contract section 8)
  *
  * The five claim_boundary members plus a per-claim results list in request order and non_claims stating that semantic correctness was not evaluated. A Proof Packet carries only the five members.
@@ -1020,6 +1059,126 @@ export type EvidenceReviewResponse = {
   content_trust: 'trusted_internal' | 'untrusted_external' | null;
   task_ids: Id[];
   events: EventBinding[];
+};
+/**
+ * POST /v1/evidence/sanitize request body
+ *
+ * The raw bytes of an attached artifact, base64-encoded (RFC 4648 §4, padded). Their sha256 must equal the sha256 the artifact's evidence ref is bound to. gov.sanitizer reads UTF-8 text/plain, text/markdown or text/html (docs/governance/sanitizer.md).
+ */
+export type EvidenceSanitizeRequest = {
+  artifact_id: Id;
+  /**
+   * text/plain, text/markdown or text/html, optionally with charset=utf-8.
+   */
+  media_type: string;
+  content_base64: string;
+  actor?: Actor;
+};
+/**
+ * POST /v1/evidence/sanitize answer
+ *
+ * What gov.sanitizer made of the raw bytes: `sanitized` is the record each evidence.sanitized event carries (hashes, counts, flags, the rule-set hash, the non-claims); `projection` is the projection itself between its BEGIN/END UNTRUSTED EVIDENCE delimiters; the events are those appended, one in each task whose evidence ref is bound to those bytes.
+ */
+export type EvidenceSanitizeResponse = {
+  sanitized: EvidenceSanitizedPayload;
+  projection: string;
+  task_ids: Id[];
+  events: EventBinding[];
+};
+/**
+ * Payload of evidence.sanitized, derived by POST /v1/evidence/sanitize (docs/governance/sanitizer.md)
+ *
+ * The record of one gov.sanitizer run over an attached artifact's raw bytes (src/domain/governance/sanitizer.ts, evidenceSanitizedPayload). The projection text is not in the event: it lives in the quarantine projection store under projection_sha256, so the log never holds evidence text and a payload stays small whatever was sanitised. Same raw bytes, media type and sanitizer version give the same payload.
+ */
+export type EvidenceSanitizedPayload = {
+  artifact_id: Id;
+  media_type: 'text/plain' | 'text/markdown' | 'text/html';
+  /**
+   * Of the raw bytes; equals the attached evidence_ref's sha256
+   */
+  raw_sha256: Sha256Hex;
+  raw_bytes: number;
+  /**
+   * Of the whole projection text in UTF-8, delimiter lines included
+   */
+  projection_sha256: Sha256Hex;
+  projection_bytes: number;
+  sanitizer: {
+    id: 'gov.sanitizer';
+    version: string;
+    /**
+     * RFC 8785 hash of the rule set the run used
+     */
+    ruleset_sha256: Sha256Uri;
+  };
+  counts: EvidenceSanitizedCounts;
+  /**
+   * Visible-line flags by line then rule, then hidden-segment flags by segment then rule; past 1000, counts.flags_omitted
+   *
+   * @maxItems 1000
+   */
+  flags: (EvidenceSanitizedLineFlag | EvidenceSanitizedHiddenFlag)[];
+  /**
+   * The body was cut to 64 KiB, marker included; counts.omitted_bytes says how much was left out
+   */
+  truncated: boolean;
+  /**
+   * Never trusted_internal: only a recorded review raises trust that far
+   */
+  content_trust: 'sanitized_projection';
+  /**
+   * @minItems 1
+   */
+  non_claims: NonEmptyText[];
+};
+export type EvidenceSanitizedCounts = {
+  invalid_utf8: EvidenceSanitizedCount;
+  line_endings: EvidenceSanitizedCount;
+  controls: EvidenceSanitizedCount;
+  zero_width: EvidenceSanitizedCount;
+  bidi: EvidenceSanitizedCount;
+  tag_chars: EvidenceSanitizedCount;
+  variation_selectors: EvidenceSanitizedCount;
+  private_use: EvidenceSanitizedCount;
+  noncharacters: EvidenceSanitizedCount;
+  combining_runs_split: EvidenceSanitizedCount;
+  nfc_lines_changed: EvidenceSanitizedCount;
+  html_comments_removed: EvidenceSanitizedCount;
+  html_elements_dropped: EvidenceSanitizedCount;
+  html_tags_stripped: EvidenceSanitizedCount;
+  html_entities_decoded: EvidenceSanitizedCount;
+  images_neutralised: EvidenceSanitizedCount;
+  url_secrets_cut: EvidenceSanitizedCount;
+  role_tokens_broken: EvidenceSanitizedCount;
+  lines_flagged: EvidenceSanitizedCount;
+  delimiter_lines_quoted: EvidenceSanitizedCount;
+  hidden_segments: EvidenceSanitizedCount;
+  flags_omitted: EvidenceSanitizedCount;
+  omitted_bytes: EvidenceSanitizedCount;
+};
+export type EvidenceSanitizedLineFlag = {
+  rule: 'IL-01' | 'IL-02' | 'IL-03' | 'IL-04' | 'IL-05' | 'IL-06' | 'IL-07';
+  /**
+   * 1-based line of the projection body before truncation
+   */
+  line: number;
+};
+export type EvidenceSanitizedHiddenFlag = {
+  rule: 'IL-01' | 'IL-02' | 'IL-03' | 'IL-04' | 'IL-05' | 'IL-06' | 'IL-07' | 'HT-01';
+  hidden: true;
+  source: 'tag_chars' | 'html_comment';
+  /**
+   * 1-based place of the hidden segment in the order the steps took them out
+   */
+  segment: number;
+  /**
+   * HT-01 only: characters the tag text decodes to
+   */
+  hidden_chars?: number;
+  /**
+   * HT-01 only: of the decoded ASCII; the text itself is not kept
+   */
+  hidden_sha256?: Sha256Hex;
 };
 /**
  * GET /health: sanitized without a token; detail only with the operator token
@@ -2338,10 +2497,14 @@ export type ClaimBoundaryEvaluatedPayload = {
   decision: ClaimDecision;
 };
 /**
- * Payload of evidence.attached (adapter kind): {} or {note}; the evidence itself is the envelope's evidence_refs (at least one)
+ * Payload of evidence.attached (adapter kind): {}, {note} and/or {asset_id}; the evidence itself is the envelope's evidence_refs (at least one)
  */
 export type EvidenceAttachedPayload = {
   note?: string;
+  /**
+   * The registered AI asset this evidence is about: it is listed by GET /v1/governance/assets/{asset_id}/evidence.
+   */
+  asset_id?: Id;
 };
 /**
  * Payload of evidence.reviewed (derived by POST /v1/evidence/{artifact_id}/review; reserved)

@@ -12,7 +12,7 @@ import {
 } from '../../service/governance/registry-service.ts';
 import { readContext } from '../../service/governance/refusals.ts';
 import { acceptInvite, bootstrapOwner, changeRoles, createInvite, revokeInvite, teamView } from '../../service/governance/team-service.ts';
-import { reviewEvidence, type EvidenceReviewBody } from '../../service/governance/evidence-service.ts';
+import { assetEvidence, reviewEvidence, sanitizeEvidence, type EvidenceReviewBody, type SanitizeBody } from '../../service/governance/evidence-service.ts';
 import type { AppEnv } from '../env.ts';
 import { readQuery, type QuerySpec } from '../query-params.ts';
 import { requirePathId } from '../request-input.ts';
@@ -160,6 +160,13 @@ export const REGISTRY_ROUTES: Route[] = [
     handler: async (c, deps) => c.json(await assetRisk(deps, readCtx(c), id(c, 'asset_id', 'asset'))),
   },
   {
+    method: 'GET', path: '/v1/governance/assets/{asset_id}/evidence', status: 'preview', access: 'read', scoped: true,
+    summary: "The asset's evidence: each artifact with its effective trust and why, the tasks citing it and its sanitized projections with their hashes; never raw bytes (access-logged).",
+    readme: 'effective trust per artifact, sanitized projections and hashes; never raw bytes; access-logged',
+    responses: { 200: 'api/asset-evidence.json', 404: P },
+    handler: async (c, deps) => c.json(await assetEvidence(deps, readCtx(c), id(c, 'asset_id', 'asset'))),
+  },
+  {
     method: 'POST', path: '/v1/risk/evaluations', status: 'preview', access: 'write', scoped: true,
     summary: 'Evaluate an asset under gov.risk.default (risk.evaluated, + approval.requested in the same unit when its tier needs approval).',
     readme: '→ `risk.evaluated` (+ `approval.requested` atomically); inputs 0–4, else 422 quoting the anchors',
@@ -221,6 +228,17 @@ export const REGISTRY_ROUTES: Route[] = [
 ];
 
 export const EVIDENCE_ROUTES: Route[] = [
+  {
+    method: 'POST', path: '/v1/evidence/sanitize', status: 'preview', access: 'write', scoped: true,
+    summary: "Sanitize an attached artifact's raw bytes with gov.sanitizer 1.0.0: quarantined raw bytes, a delimited projection, evidence.sanitized in each task whose ref is bound to those bytes.",
+    readme: '→ `evidence.sanitized`; the bytes must hash to the ref\'s sha256 (else 422 `evidence_hash_mismatch`); raw bytes stay in quarantine',
+    request: 'api/evidence-sanitize-request.json', checkBody: true,
+    responses: { 201: 'api/evidence-sanitize-response.json', 200: 'api/evidence-sanitize-response.json', 400: P, 403: P, 404: P, 413: P, 415: P, 422: P },
+    handler: async (c, deps) => {
+      const { replayed, ...out } = await sanitizeEvidence(deps, writeContextOf(c), c.var.body as SanitizeBody);
+      return written(c, replayed, out);
+    },
+  },
   {
     method: 'POST', path: '/v1/evidence/{artifact_id}/review', status: 'preview', access: 'write', scoped: true,
     summary: "A governance reviewer accepts (with the trust granted) or rejects an artifact's evidence (evidence.reviewed in each task citing it).",

@@ -7,7 +7,7 @@ import type { Context } from 'hono';
 import { transportPrincipal } from '../../domain/event.ts';
 import { POSTURE_PATCH_SCHEMA } from '../../domain/governance/regulatory.ts';
 import { readContext } from '../../service/governance/refusals.ts';
-import { listProfiles, readPosture, regulatoryDeps, updatePosture, type PostureBody } from '../../service/governance/regulatory-service.ts';
+import { listProfiles, readPosture, updatePosture, type PostureBody } from '../../service/governance/regulatory-service.ts';
 import type { AppEnv } from '../env.ts';
 import { readQuery, type QuerySpec } from '../query-params.ts';
 import { requirePathId } from '../request-input.ts';
@@ -42,7 +42,7 @@ export const REGULATORY_ROUTES: Route[] = [
     summary: 'The regulatory profiles: ids, titles, sources, groups and requirements (ids and short titles of our own, never a framework\'s text).',
     readme: 'EU AI Act, NIST AI RMF, ISO/IEC 42001 Annex A, NYC LL144, Colorado; static data, same for every scope',
     responses: { 200: 'api/regulatory-profile-list.json', 401: P },
-    handler: (c, deps) => c.json(listProfiles(regulatoryDeps(deps))),
+    handler: (c, deps) => c.json(listProfiles(deps)),
   },
   {
     method: 'GET', path: '/v1/regulatory/posture', status: 'preview', access: 'read', scoped: true,
@@ -51,7 +51,7 @@ export const REGULATORY_ROUTES: Route[] = [
     query: POSTURE_QUERY, responses: { 200: 'api/regulatory-posture.json', 400: P, 404: P },
     handler: async (c, deps) => {
       const q = readQuery(c, POSTURE_QUERY, deps.registry);
-      return c.json(await readPosture(regulatoryDeps(deps), readCtx(c), { profile_id: q.profile_id, ...(q.asset_id ? { asset_id: q.asset_id } : {}) }));
+      return c.json(await readPosture(deps, readCtx(c), { profile_id: q.profile_id, ...(q.asset_id ? { asset_id: q.asset_id } : {}) }));
     },
   },
   {
@@ -63,7 +63,7 @@ export const REGULATORY_ROUTES: Route[] = [
     handler: async (c, deps) => {
       const profileId = requirePathId(c.req.param('profile_id') ?? '', 'regulatory profile');
       const requirementId = requirePathId(c.req.param('requirement_id') ?? '', 'requirement');
-      const { replayed, version, ...out } = await updatePosture(regulatoryDeps(deps), writeContextOf(c), profileId, requirementId, c.var.body as PostureBody);
+      const { replayed, version, ...out } = await updatePosture(deps, writeContextOf(c), profileId, requirementId, c.var.body as PostureBody);
       if (replayed) c.header('Idempotent-Replayed', 'true');
       c.header('ETag', etagOf(version));
       return c.json(out, 200);

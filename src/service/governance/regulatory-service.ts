@@ -12,6 +12,7 @@ import {
   type EvidenceConfidence, type PosturePatch, type PostureItem, type PostureRefusal, type PostureUpdatedPayload,
 } from '../../domain/governance/regulatory.ts';
 import { eventActor } from '../../domain/governance/types.ts';
+import { postureStream } from '../../domain/streams.ts';
 import { AppError } from '../../errors.ts';
 import type { ServiceDeps } from '../deps.ts';
 import { pendingEvent, type WriteContext } from '../write-context.ts';
@@ -22,39 +23,18 @@ import { accessEvent, deny, type Resource } from './refusals.ts';
 type Json = Parameters<typeof pendingEvent>[2]['payload'][string];
 
 /** The loaded profiles by id (src/deps.ts reads fixtures/regulatory/*.json and checks them). */
-export type RegulatoryProfiles = ReadonlyMap<string, RegulatoryProfile>;
-export type RegulatoryDeps = ServiceDeps & { regulatoryProfiles: RegulatoryProfiles };
-
-/**
- * The deps with the profiles the composition root loaded into them. A wiring fault (a root that
- * did not load them) is an internal error, never a caller's.
- */
-export function regulatoryDeps(deps: ServiceDeps): RegulatoryDeps {
-  const profiles = (deps as Partial<RegulatoryDeps>).regulatoryProfiles;
-  if (profiles === undefined) throw new Error('The composition root did not load the regulatory profiles (ServiceDeps.regulatoryProfiles).');
-  return deps as RegulatoryDeps;
-}
-
 /** What GET /v1/regulatory/profiles says of itself (docs/governance/regulatory.md, the non-claim). */
 export const PROFILES_NON_CLAIM =
   'The profiles are planning data compiled from public sources, with ids, references and short titles of our own: re-read the official text before relying on an item. They are not legal advice.';
 
-/**
- * The stream of one posture item: the scope's own item of a requirement, or an asset's (ids hold no
- * '/', so the two forms cannot collide). src/domain/streams.ts names it the same way (postureStream).
- */
-export function postureStream(scope: Scope, requirementId: string, assetId?: string | null): string {
-  return `posture:${scope.tenant_id}/${scope.workspace_id}/${scope.project_id}/${assetId == null ? '' : `${assetId}/`}${requirementId}`;
-}
-
 // ---- profiles ----
 
-export function listProfiles(deps: RegulatoryDeps) {
+export function listProfiles(deps: ServiceDeps) {
   const profiles = [...deps.regulatoryProfiles.values()].sort((a, b) => a.id.localeCompare(b.id)).map((p) => p.document);
   return { profiles, non_claims: [PROFILES_NON_CLAIM] };
 }
 
-function profileOrNotFound(deps: RegulatoryDeps, profileId: string): RegulatoryProfile {
+function profileOrNotFound(deps: ServiceDeps, profileId: string): RegulatoryProfile {
   const profile = deps.regulatoryProfiles.get(profileId);
   if (!profile) throw new AppError('not_found', `No regulatory profile ${profileId}; GET /v1/regulatory/profiles lists them.`);
   return profile;
@@ -136,7 +116,7 @@ function itemView(profileId: string, requirement: Readonly<ProfileRequirement>, 
  * scope (or one of its assets), with the summary (met %, verified %) and the non-claim. An asset
  * outside the scope is a 404 logged as denied.
  */
-export async function readPosture(deps: RegulatoryDeps, ctx: WriteContext, q: { profile_id: string; asset_id?: string }) {
+export async function readPosture(deps: ServiceDeps, ctx: WriteContext, q: { profile_id: string; asset_id?: string }) {
   const profile = profileOrNotFound(deps, q.profile_id);
   const assetId = q.asset_id ?? null;
   if (assetId !== null) await findAsset(deps, ctx, assetId);
@@ -191,7 +171,7 @@ function itemOfEvent(event: StoredEvent): PostureItem {
  * version, 412 when stale). Appends regulatory.posture.updated with its access entry (changed) as
  * one unit, under the item's stream version, and answers the item with its new version.
  */
-export async function updatePosture(deps: RegulatoryDeps, ctx: WriteContext, profileId: string, requirementParam: string, body: PostureBody) {
+export async function updatePosture(deps: ServiceDeps, ctx: WriteContext, profileId: string, requirementParam: string, body: PostureBody) {
   const { actor: bodyActor, ...patch } = body;
   const actor = bodyActor ?? ctx.principal;
   const target = { profile_id: profileId, requirement_id: requirementParam };
