@@ -19,10 +19,11 @@ import { quotaSection } from './bench/sections/quota.ts';
 import { rebuildSection } from './bench/sections/rebuild.ts';
 import { registrySection } from './bench/sections/registry.ts';
 import { riskSection } from './bench/sections/risk.ts';
+import { sanitizerSection } from './bench/sections/sanitizer.ts';
 import { searchSection } from './bench/sections/search.ts';
 import { timelineSection } from './bench/sections/timeline.ts';
 
-const SECTIONS: Section[] = [appendsSection, riskSection, timelineSection, searchSection, registrySection, rebuildSection, coldStartSection, packetsSection, quotaSection];
+const SECTIONS: Section[] = [appendsSection, riskSection, timelineSection, searchSection, registrySection, rebuildSection, coldStartSection, packetsSection, quotaSection, sanitizerSection];
 
 // Durability figures on a RAM disk would measure nothing: refuse tmpfs and ramfs (statfs magic numbers).
 const RAM_FILESYSTEMS = new Map([[0x01021994, 'tmpfs'], [0x858458f6, 'ramfs']]);
