@@ -5,6 +5,7 @@ import type { Json } from './canonical-json.ts';
 import type { Template } from './contract/schema-types.gen.ts';
 import { escapePointer } from './json-pointer.ts';
 import { normaliseText } from './placeholder-text.ts';
+import { deepFreeze } from './pinned-document.ts';
 
 export type JsonObject = { [key: string]: Json };
 
@@ -96,12 +97,4 @@ export function eachString(value: unknown, pointer: string, visit: (text: string
       for (let i = entries.length - 1; i >= 0; i--) stack.push([entries[i]![1], `${at}/${escapePointer(entries[i]![0])}`]);
     }
   }
-}
-
-function deepFreeze<T>(value: T): T {
-  if (value !== null && typeof value === 'object') {
-    for (const item of Object.values(value)) deepFreeze(item);
-    Object.freeze(value);
-  }
-  return value;
 }

@@ -3,6 +3,7 @@
 // JSON Schema cannot make. The composition root reads fixtures/regulatory/*.json and validates each
 // against REGULATORY_PROFILE_SCHEMA before loadRegulatoryProfiles.
 import { AppError, type ErrorDetail } from '../../errors.ts';
+import { deepFreeze } from '../pinned-document.ts';
 
 /** The schema a profile file must pass before loading (a $id relative to the schema base). */
 export const REGULATORY_PROFILE_SCHEMA = 'governance/regulatory-profile.json';
@@ -150,12 +151,4 @@ function profileProblems(doc: RegulatoryProfileDocument, fail: (pointer: string,
     ownId(c.class_id, `/classifications/${i}/class_id`);
     c.points?.forEach((p, j) => ownId(p.class_id, `/classifications/${i}/points/${j}/class_id`));
   });
-}
-
-function deepFreeze<T>(value: T): T {
-  if (value !== null && typeof value === 'object') {
-    for (const member of Object.values(value)) deepFreeze(member);
-    Object.freeze(value);
-  }
-  return value;
 }

@@ -1,8 +1,8 @@
 // A risk policy document (gov.risk_policy.v1, docs/governance/risk.md): its types, the checks a
 // JSON Schema cannot make, and its pin — `sha256:` + hex SHA-256 of the RFC 8785 canonical form.
 // The composition root reads policies/*.json and validates it against RISK_POLICY_SCHEMA first.
-import { AppError } from '../../errors.ts';
 import { canonicalSha256Uri } from '../canonical-json.ts';
+import { loadPinned, type Pinned } from '../pinned-document.ts';
 
 /** The schema a document must pass before loadRiskPolicy (a $id relative to the schema base). */
 export const RISK_POLICY_SCHEMA = 'governance/risk-policy.json';
@@ -55,12 +55,7 @@ export type RiskPolicyDocument = {
 };
 
 /** A loaded policy: the frozen document and the pin every evaluation records. */
-export type RiskPolicy = {
-  readonly id: string;
-  readonly version: string;
-  readonly sha256: string;
-  readonly document: Readonly<RiskPolicyDocument>;
-};
+export type RiskPolicy = Pinned<RiskPolicyDocument>;
 
 /**
  * The pin of every released policy version. A document naming a version listed here must hash to
@@ -82,27 +77,9 @@ export function riskPolicySha256(document: unknown): string {
  * AppError `bad_input_file` whose details name the JSON pointer.
  */
 export function loadRiskPolicy(document: unknown): RiskPolicy {
-  const doc = structuredClone(document) as RiskPolicyDocument;
-  const problems = policyProblems(doc);
-  if (problems.length > 0) {
-    throw new AppError('bad_input_file', `The risk policy is not usable: ${problems[0]!.pointer} ${problems[0]!.detail}. Fix the document (and give it a new policy_version).`, {
-      details: problems,
-    });
-  }
-  const sha256 = riskPolicySha256(doc);
-  const key = `${doc.policy_id}@${doc.policy_version}`;
-  const pinned = RISK_POLICY_PINS[key];
-  if (pinned !== undefined && pinned !== sha256) {
-    throw new AppError(
-      'bad_input_file',
-      `The risk policy ${key} hashes to ${sha256}, not to its pin ${pinned}: a released policy cannot change; give the changed document a new policy_version.`,
-      {
-        details: [{ pointer: '/policy_version', detail: `${key} is pinned to ${pinned}` }],
-        extra: { sha256, pinned },
-      },
-    );
-  }
-  return { id: doc.policy_id, version: doc.policy_version, sha256, document: deepFreeze(doc) };
+  return loadPinned<RiskPolicyDocument>(document, {
+    what: 'risk policy', problems: policyProblems, id: (d) => d.policy_id, version: (d) => d.policy_version, versionPointer: '/policy_version', pins: RISK_POLICY_PINS,
+  });
 }
 
 type Problem = { pointer: string; detail: string };
@@ -150,12 +127,4 @@ function conditionProblems(doc: RiskPolicyDocument, when: RiskCondition, at: str
   }
   const spec = doc.inputs[when.input];
   if (when.value < spec.min || when.value > spec.max) fail(`${at}/value`, `${when.value} is outside ${when.input}'s range ${spec.min}–${spec.max}`);
-}
-
-function deepFreeze<T>(value: T): T {
-  if (value !== null && typeof value === 'object') {
-    for (const member of Object.values(value)) deepFreeze(member);
-    Object.freeze(value);
-  }
-  return value;
 }

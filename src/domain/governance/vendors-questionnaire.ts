@@ -1,8 +1,7 @@
 // A vendor questionnaire document (gov.vendor_questionnaire.v1, docs/governance/vendors.md): its
 // types, the checks a JSON Schema cannot make, the questions each tier requires, and its pin —
 // `sha256:` + hex SHA-256 of the RFC 8785 form, recorded by every assessment.
-import { AppError } from '../../errors.ts';
-import { canonicalSha256Uri } from '../canonical-json.ts';
+import { loadPinned, type Pinned } from '../pinned-document.ts';
 import { TIERS, type Tier } from './types.ts';
 
 /** The schema a document must pass before loadVendorQuestionnaire (a $id relative to the schema base). */
@@ -54,12 +53,7 @@ export type VendorQuestionnaireDocument = {
 };
 
 /** A loaded questionnaire: the frozen document and the pin every assessment records. */
-export type VendorQuestionnaire = {
-  readonly id: string;
-  readonly version: string;
-  readonly sha256: string;
-  readonly document: Readonly<VendorQuestionnaireDocument>;
-};
+export type VendorQuestionnaire = Pinned<VendorQuestionnaireDocument>;
 
 /**
  * The pin of every released questionnaire version: a document naming a listed version must hash to
@@ -76,27 +70,9 @@ export const VENDOR_QUESTIONNAIRE_PINS: Readonly<Record<string, string>> = {
  * an AppError `bad_input_file` whose details name the JSON pointer.
  */
 export function loadVendorQuestionnaire(document: unknown): VendorQuestionnaire {
-  const doc = structuredClone(document) as VendorQuestionnaireDocument;
-  const problems = questionnaireProblems(doc);
-  if (problems.length > 0) {
-    throw new AppError('bad_input_file', `The vendor questionnaire is not usable: ${problems[0]!.pointer} ${problems[0]!.detail}. Fix the document (and give it a new version).`, {
-      details: problems,
-    });
-  }
-  const sha256 = canonicalSha256Uri(doc);
-  const key = `${doc.questionnaire_id}@${doc.version}`;
-  const pinned = VENDOR_QUESTIONNAIRE_PINS[key];
-  if (pinned !== undefined && pinned !== sha256) {
-    throw new AppError(
-      'bad_input_file',
-      `The vendor questionnaire ${key} hashes to ${sha256}, not to its pin ${pinned}: a released questionnaire cannot change; give the changed one a new version.`,
-      {
-        details: [{ pointer: '/version', detail: `${key} is pinned to ${pinned}` }],
-        extra: { sha256, pinned },
-      },
-    );
-  }
-  return { id: doc.questionnaire_id, version: doc.version, sha256, document: deepFreeze(doc) };
+  return loadPinned<VendorQuestionnaireDocument>(document, {
+    what: 'vendor questionnaire', problems: questionnaireProblems, id: (d) => d.questionnaire_id, version: (d) => d.version, versionPointer: '/version', pins: VENDOR_QUESTIONNAIRE_PINS,
+  });
 }
 
 /** The questions an assessment must answer for a tier; without a tier, every question (fail-closed). */
@@ -152,12 +128,4 @@ function questionnaireProblems(doc: VendorQuestionnaireDocument): Problem[] {
   if (bands.at(-1)?.max_points !== doc.points_max) fail(`/maturity/bands/${bands.length - 1}/max_points`, `does not reach points_max ${doc.points_max}`);
   if (doc.valid_days.open_findings > doc.valid_days.no_open_findings) fail('/valid_days/open_findings', 'is longer than no_open_findings; open findings shorten the validity');
   return out;
-}
-
-function deepFreeze<T>(value: T): T {
-  if (value !== null && typeof value === 'object') {
-    for (const member of Object.values(value)) deepFreeze(member);
-    Object.freeze(value);
-  }
-  return value;
 }
