@@ -85,12 +85,12 @@ export type RiskBody = { asset_id?: unknown; risk_inputs?: unknown; actor?: Acto
 /** The request schema with its inputs left to the policy's own check. */
 const RISK_FRAME_SCHEMA: string = 'api/risk-evaluation-request.json#/$defs/frame';
 
-/** The evaluation records of an asset, oldest first, as their events carry them. */
-function evaluationRecords(deps: ServiceDeps, asset: AssetState) {
-  return asset.evaluations.map((ref) => {
-    const event = deps.queries.rowsBySeq(ref.seq, ref.seq)[0]!.event;
-    return { ...event.payload, event: { event_id: event.event_id, seq: event.seq, event_hash: event.event_hash } };
-  });
+/** The evaluation records of an asset, oldest first, as their events carry them (the log keeps the history). */
+function evaluationRecords(deps: ServiceDeps, scope: Scope, assetId: string) {
+  return deps.queries.eventsOfKind(scope, 'risk.evaluated')
+    .filter((event) => event.payload.asset_id === assetId)
+    .sort((a, b) => a.seq - b.seq)
+    .map((event) => ({ ...event.payload, event: { event_id: event.event_id, seq: event.seq, event_hash: event.event_hash } }));
 }
 
 export async function evaluateAssetRisk(deps: ServiceDeps, ctx: WriteContext, body: RiskBody) {
@@ -134,8 +134,8 @@ export async function evaluateAssetRisk(deps: ServiceDeps, ctx: WriteContext, bo
 }
 
 export async function assetRisk(deps: ServiceDeps, ctx: WriteContext, assetId: string) {
-  const asset = await findAsset(deps, ctx, assetId);
-  const history = evaluationRecords(deps, asset);
+  await findAsset(deps, ctx, assetId);
+  const history = evaluationRecords(deps, ctx.scope, assetId);
   return { asset_id: assetId, latest: history[history.length - 1] ?? null, history: history.reverse(), policy: { id: deps.riskPolicy.id, version: deps.riskPolicy.version, sha256: deps.riskPolicy.sha256 } };
 }
 

@@ -12,6 +12,19 @@ import { applyTeamEvent, type Team } from '../../domain/governance/team.ts';
 import { applyVendorEvent, VENDOR_ASSESSED, type VendorState } from '../../domain/governance/vendors.ts';
 import { scopeKey, type Apply } from './core.ts';
 
+/**
+ * The asset state as stored: what its status, review and next evaluation still read — the latest
+ * evaluation, and the approvals that are open or belong to it. Decided and superseded approvals
+ * keep their own rows (gov_approvals) and evaluation history stays in the log
+ * (GET …/risk reads it there), so an asset evaluated a thousand times is no heavier to decide on
+ * than one evaluated once.
+ */
+function compact(asset: AssetState): AssetState {
+  const latest = asset.evaluations[asset.evaluations.length - 1];
+  const approvals = Object.fromEntries(Object.entries(asset.approvals).filter(([id, a]) => id === latest?.approval_id || (a.outcome === undefined && a.superseded_by === undefined)));
+  return { ...asset, evaluations: latest ? [latest] : [], approvals };
+}
+
 export function governanceProjection(db: Database.Database): Apply {
   const getAsset = db.prepare<[string, string], { state: string }>('SELECT state FROM gov_assets WHERE scope = ? AND asset_id = ?');
   const putAsset = db.prepare(
@@ -36,7 +49,7 @@ export function governanceProjection(db: Database.Database): Apply {
     const pending = status === 'pending_approval' ? latestApproval(after) : undefined;
     const evaluations = after.evaluations;
     const tier = evaluations[evaluations.length - 1]?.tier ?? null;
-    putAsset.run(scope, assetId, JSON.stringify(after), tier, status, pending?.due_at ?? null, reviewSchedule(after, [], at)?.due_at ?? null, sha256Hex(assetId).slice(0, 16), event.seq);
+    putAsset.run(scope, assetId, JSON.stringify(compact(after)), tier, status, pending?.due_at ?? null, reviewSchedule(after, [], at)?.due_at ?? null, sha256Hex(assetId).slice(0, 16), event.seq);
     // The approvals this event changed (a request, a decision, or a new evaluation superseding one).
     for (const approval of Object.values(after.approvals)) {
       if (approval.last_seq !== event.seq) continue;
