@@ -1,0 +1,78 @@
+// The access log and the exports (docs/governance/exports.md): the scope's access.logged entries,
+// filtered and paged by seq (reading them is itself logged), and one kind of governance records as
+// of an instant, as one RFC 8785 document with its export_sha256 (json) or as a header line and one
+// canonical line per record (jsonl, written to the response as it is read). The rules live in
+// src/service/governance/access-log-service.ts and exports-service.ts.
+import type { Context } from 'hono';
+import { transportPrincipal } from '../../domain/event.ts';
+import { ACCESS_LOG_PAGE, readAccessLog } from '../../service/governance/access-log-service.ts';
+import { EXPORT_KINDS, exportKind } from '../../service/governance/exports-service.ts';
+import { readContext } from '../../service/governance/refusals.ts';
+import type { AppEnv } from '../env.ts';
+import { readQuery, type QuerySpec } from '../query-params.ts';
+import { P } from '../responses.ts';
+import type { Route } from '../route-spec.ts';
+
+const ACTIONS = ['viewed', 'viewed_raw', 'exported', 'created', 'changed', 'approved', 'rejected', 'invited', 'revoked', 'attempted'] as const;
+
+export const ACCESS_LOG_QUERY = {
+  actor_id: { schema: { $ref: 'common/types.json#/$defs/id' }, description: "Only entries whose actor (the envelope's, else the token's service account) has this id.", refusal: { message: 'actor_id must be an id.' } },
+  action: { schema: { type: 'string', enum: ACTIONS }, description: 'Only entries with this action.' },
+  outcome: { schema: { type: 'string', enum: ['allowed', 'denied'] }, description: 'Only allowed or only denied accesses.' },
+  // The pattern of events/access-logged.json#/properties/resource/properties/type.
+  resource_type: { schema: { type: 'string', pattern: '^[a-z][a-z0-9_]{0,63}$' }, description: 'Only entries about this kind of resource (asset, approval, export, access_log, …).' },
+  resource_id: { schema: { $ref: 'common/types.json#/$defs/id' }, description: 'Only entries about the resource with this id.', refusal: { message: 'resource_id must be an id.' } },
+  after_seq: { schema: { type: 'integer', minimum: 0, default: 0 }, description: 'The cursor: only entries after this seq (the previous page\'s next_after_seq).' },
+  limit: { schema: { type: 'integer', minimum: 1, maximum: ACCESS_LOG_PAGE.max, default: ACCESS_LOG_PAGE.default }, description: 'Entries per page.' },
+} as const satisfies QuerySpec;
+
+export const EXPORT_QUERY = {
+  as_of: { schema: { $ref: 'common/types.json#/$defs/date_time' }, description: 'The instant the export is as of (RFC 3339; default now): only events recorded at or before it count. Later than the server\'s clock → 422 as_of_in_future.', refusal: { message: 'as_of must be an RFC 3339 date-time, e.g. 2026-11-01T10:00:00Z.' } },
+  format: { schema: { type: 'string', enum: ['json', 'jsonl'] }, description: 'json (default): one canonical document; jsonl: a header line, then one canonical line per record.' },
+} as const satisfies QuerySpec;
+
+/** The context of a read: its access-log entries name the transport's principal. */
+function readCtx(c: Context<AppEnv>) {
+  const transport = c.var.transport ?? 'customer';
+  return readContext(c.var.scope, { transport, principal: transportPrincipal(transport) });
+}
+
+const encoder = new TextEncoder();
+
+export const EXPORT_ROUTES: Route[] = [
+  {
+    method: 'GET', path: '/v1/access-log', status: 'preview', access: 'read', scoped: true,
+    summary: "The scope's access log: access.logged entries in seq order, filtered, paged by after_seq; reading it is itself logged (viewed).",
+    readme: '`?actor_id=&action=&outcome=&resource_type=&resource_id=&after_seq=&limit=`; `next_after_seq` pages; the read appends its own `viewed` entry',
+    query: ACCESS_LOG_QUERY, responses: { 200: 'api/access-log.json', 400: P },
+    handler: async (c, deps) => {
+      const q = readQuery(c, ACCESS_LOG_QUERY, deps.registry);
+      const filter = Object.fromEntries(Object.entries(q).filter(([, v]) => v !== undefined)) as typeof q;
+      return c.json(await readAccessLog(deps, readCtx(c), filter));
+    },
+  },
+  {
+    method: 'GET', path: '/v1/exports/{kind}', status: 'preview', access: 'read', scoped: true,
+    summary: `One kind of the scope's governance records as of an instant (${EXPORT_KINDS.join(', ')}), with export_sha256; the same as_of gives the same bytes; access-logged as exported.`,
+    readme: '`?as_of=&format=json|jsonl`; records from events recorded at or before `as_of` only; `export_sha256` over the RFC 8785 document (json) or the record lines (jsonl); unknown kind → 404, future `as_of` → 422 `as_of_in_future`',
+    query: EXPORT_QUERY, responses: { 200: 'api/export.json', 400: P, 404: P, 422: P },
+    handler: async (c, deps) => {
+      const q = readQuery(c, EXPORT_QUERY, deps.registry);
+      const out = await exportKind(deps, readCtx(c), c.req.param('kind') ?? '', { ...(q.as_of !== undefined ? { as_of: q.as_of } : {}), ...(q.format !== undefined ? { format: q.format } : {}) });
+      if (out.format === 'json') return c.body(out.body, 200, { 'Content-Type': 'application/json; charset=utf-8' });
+      // One line per pull: the records are serialised as the client reads, never as one string.
+      const lines = out.lines()[Symbol.iterator]();
+      const stream = new ReadableStream<Uint8Array>({
+        start(controller) {
+          controller.enqueue(encoder.encode(out.header));
+        },
+        pull(controller) {
+          const next = lines.next();
+          if (next.done) controller.close();
+          else controller.enqueue(encoder.encode(next.value));
+        },
+      });
+      return c.body(stream, 200, { 'Content-Type': 'application/x-ndjson; charset=utf-8' });
+    },
+  },
+];

@@ -1,0 +1,109 @@
+// GET /v1/access-log through the routes: the scope's access.logged entries in seq order; each
+// logged read and each denial appears exactly once, appended by the request itself (a lone
+// event, or inside the unit of the request's other events); the filters and the after_seq
+// cursor; a value outside a parameter's schema is 400 invalid_query; another tenant sees nothing
+// of this one.
+import t from 'tap';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { StoredEvent } from '../../src/domain/event.ts';
+import { exportsApp } from '../fixtures/exports-app.ts';
+import { assertSchema, SCOPE_B } from '../fixtures/test-app.ts';
+
+const owner = { type: 'user', id: 'olivia' };
+const asset = (id: string) => ({ asset_id: id, name: `Asset ${id}`, purpose: 'Answer billing questions', owner, deployment_context: 'web', models: [{ provider: 'acme', name: 'c-1' }], actor: owner });
+
+type Entry = { seq: number; event_id: string; actor: { id: string }; action: string; outcome: string; resource: { type: string; id: string }; code: string | null };
+
+async function logged(t: Parameters<typeof exportsApp>[0]) {
+  const g = await exportsApp(t);
+  const events = (): StoredEvent[] => readFileSync(join(g.dataDir, 'events.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as StoredEvent);
+  const access = () => events().filter((e) => e.kind === 'access.logged');
+  return { ...g, events, access };
+}
+
+t.test('entries in seq order; each read and each denial logged exactly once, by its own request', async (t) => {
+  const { call, events, access } = await logged(t);
+  t.equal((await call('/v1/governance/assets', { body: asset('chat-1') })).status, 201);
+  const written = events().slice(-2);
+  t.same(written.map((e) => [e.kind, e.unit]), [['governance.asset.registered', { index: 0, size: 2 }], ['access.logged', { index: 1, size: 2 }]], 'a write\'s entry is in the unit of its events');
+
+  let before = events().length;
+  const first = await call('/v1/access-log');
+  t.equal(first.status, 200, first.text);
+  assertSchema(t, 'api/access-log.json', first.json);
+  t.same(first.json.entries.map((e: Entry) => [e.action, e.outcome, e.resource.type, e.resource.id, e.actor.id]), [['created', 'allowed', 'asset', 'chat-1', 'olivia']]);
+  t.equal(first.json.next_after_seq, null);
+  const added = events().slice(before);
+  t.same(added.map((e) => [e.kind, e.payload.action, e.payload.outcome, e.payload.resource, e.unit]), [['access.logged', 'viewed', 'allowed', { type: 'access_log', id: 'tenant-a' }, undefined]], 'the read appends exactly one viewed entry, a unit of its own');
+
+  before = events().length;
+  const denied = await call('/v1/governance/assets/nowhere/evidence');
+  t.equal(denied.status, 404);
+  t.same(events().slice(before).map((e) => [e.payload.action, e.payload.outcome, e.payload.code]), [['attempted', 'denied', 'not_found_in_scope']], 'a denial: one entry');
+
+  const second = (await call('/v1/access-log')).json;
+  const ids = second.entries.map((e: Entry) => e.event_id);
+  t.equal(new Set(ids).size, ids.length, 'no entry twice');
+  t.same(second.entries.map((e: Entry) => e.seq), [...second.entries.map((e: Entry) => e.seq)].sort((a: number, b: number) => a - b), 'in seq order');
+  t.same(second.entries.map((e: Entry) => [e.action, e.outcome, e.resource.type]), [['created', 'allowed', 'asset'], ['viewed', 'allowed', 'access_log'], ['attempted', 'denied', 'asset']]);
+  t.equal(second.entries.filter((e: Entry) => e.outcome === 'denied').length, 1, 'the denial, once');
+  t.same(second.entries.map((e: Entry) => e.seq), access().slice(0, 3).map((e) => e.seq), 'the log\'s access entries, as they were before this read');
+});
+
+t.test('filters: actor, action, outcome, resource type and id', async (t) => {
+  const { call } = await logged(t);
+  await call('/v1/governance/assets', { body: asset('chat-1') });
+  await call('/v1/governance/assets', { body: asset('chat-2') });
+  await call('/v1/governance/assets', { body: { ...asset('chat-2'), purpose: 'Answer billing and refund questions' } });
+  await call('/v1/governance/assets/nowhere/evidence');
+  const q = async (query: string) => (await call(`/v1/access-log?${query}`)).json.entries.map((e: Entry) => `${e.action}:${e.resource.type}:${e.resource.id}`);
+  t.same(await q('action=created'), ['created:asset:chat-1', 'created:asset:chat-2']);
+  t.same(await q('action=changed'), ['changed:asset:chat-2']);
+  t.same(await q('resource_id=chat-2'), ['created:asset:chat-2', 'changed:asset:chat-2']);
+  t.same(await q('outcome=denied'), ['attempted:asset:nowhere']);
+  t.same(await q('resource_type=access_log&action=viewed'), ['viewed:access_log:tenant-a', 'viewed:access_log:tenant-a', 'viewed:access_log:tenant-a', 'viewed:access_log:tenant-a'], 'the earlier reads of this test');
+  t.same(await q('actor_id=olivia&resource_type=asset'), ['created:asset:chat-1', 'created:asset:chat-2', 'changed:asset:chat-2']);
+  t.same(await q('actor_id=preview-customer&outcome=denied'), ['attempted:asset:nowhere'], 'a read names the token\'s service account');
+  t.same(await q('actor_id=nobody'), []);
+});
+
+t.test('the after_seq cursor pages through every entry once', async (t) => {
+  const { call } = await logged(t);
+  for (const id of ['a-1', 'a-2', 'a-3', 'a-4', 'a-5']) await call('/v1/governance/assets', { body: asset(id) });
+  const seen: string[] = [];
+  let after = 0;
+  for (let page = 0; page < 10; page++) {
+    const r = (await call(`/v1/access-log?resource_type=asset&limit=2&after_seq=${after}`)).json;
+    t.ok(r.entries.length <= 2);
+    seen.push(...r.entries.map((e: Entry) => e.resource.id));
+    if (r.next_after_seq === null) break;
+    t.equal(r.next_after_seq, r.entries[r.entries.length - 1].seq);
+    after = r.next_after_seq;
+  }
+  t.same(seen, ['a-1', 'a-2', 'a-3', 'a-4', 'a-5']);
+  const last = (await call('/v1/access-log?resource_type=asset&limit=5')).json;
+  t.equal(last.entries.length, 5);
+  t.equal(last.next_after_seq, null, 'exactly a page: no further cursor');
+});
+
+t.test('a value outside its schema → 400 invalid_query; nothing is logged', async (t) => {
+  const { call, events } = await logged(t);
+  for (const query of ['action=peeked', 'outcome=maybe', 'limit=0', 'limit=501', 'after_seq=-1', 'after_seq=x', 'resource_type=Asset', 'actor_id=%20', 'resource_id=a']) {
+    const before = events().length;
+    const r = await call(`/v1/access-log?${query}`);
+    t.same([r.status, r.json.code], [400, 'invalid_query'], query);
+    t.equal(events().length, before, `${query}: no entry`);
+  }
+});
+
+t.test('another tenant sees nothing of this one', async (t) => {
+  const { call } = await logged(t);
+  await call('/v1/governance/assets', { body: asset('chat-1') });
+  await call('/v1/access-log');
+  const b = (await call('/v1/access-log', { scope: SCOPE_B })).json;
+  t.same(b.entries, [], 'tenant B: nothing yet');
+  const again = (await call('/v1/access-log', { scope: SCOPE_B })).json;
+  t.same(again.entries.map((e: Entry) => [e.action, e.resource.type, e.resource.id]), [['viewed', 'access_log', 'tenant-b']], 'only its own read');
+  t.same((await call('/v1/access-log?resource_id=chat-1', { scope: SCOPE_B })).json.entries, []);
+});
