@@ -207,6 +207,30 @@ export const ERRORS = {
     mcp: 'not_applicable needs a justification of 20–500 characters saying why the requirement does not apply: send it in justification.',
   },
 
+  // Incidents (docs/governance/incidents.md): the lifecycle and the serious-incident closing rule.
+  // The rules in src/domain/governance/incidents.ts refuse with these codes as values carrying this status.
+  invalid_transition: {
+    http: [409, 'Invalid transition'],
+    exit: 3,
+    mcp: 'Incidents move open → investigating → mitigated → closed; open or investigating close only as duplicate or not_an_incident; mitigated and closed go back to investigating with a reason. Read the incident and send a move its status allows.',
+  },
+  transition_incomplete: {
+    http: [422, 'Transition incomplete'],
+    exit: 3,
+    mcp: 'Send what the move needs in the same patch: close_reason and note to close as duplicate or not_an_incident, immediate_mitigations to mitigate, a resolution to close as resolved, a reason to regress or reopen.',
+  },
+  regulatory_report_required: {
+    http: [422, 'Regulatory report required'],
+    exit: 3,
+    mcp: 'A serious incident closes only with regulatory_report {status: submitted, reference} or {status: not_required} decided by a user other than the reporter; send it in the closing patch or before.',
+  },
+  report_decider_mismatch: { http: [403, 'Report decider mismatch'], exit: 3, mcp: 'regulatory_report.decided_by must be the actor sending the patch.' },
+  reporter_cannot_waive_report: {
+    http: [403, 'Reporter cannot waive report'],
+    exit: 3,
+    mcp: 'Who reported a serious incident does not decide that it needs no regulatory report: another user must send that decision.',
+  },
+
   // The command line: its usage and input files, and the preview it starts, stops or calls.
   usage_error: { http: null, exit: 2 },
   bad_input_file: { http: null, exit: 2 },

@@ -1,0 +1,179 @@
+// Incidents (docs/governance/incidents.md): log one (incident.logged), list and read them with
+// their Art. 73 clocks computed now, and PATCH one (incident.updated) under its lifecycle and the
+// serious-incident closing rule of src/domain/governance/incidents.ts. The incidents are folded on
+// read from the log's incident.* events of the scope; each write appends its event with its
+// access.logged entry in one unit under the incident's stream version, and each refusal is in the
+// access log as denied. incidentTriggers gives the reviews what a sev1/sev2 incident brings forward.
+import type { Actor, Scope } from '../../domain/event.ts';
+import type { AssetState } from '../../domain/governance/assets.ts';
+import {
+  buildLoggedPayload, checkIncidentPatch, CLOCK_NON_CLAIM, DESCRIPTION_NON_CLAIM, foldIncidents, INCIDENT_LOGGED, INCIDENT_UPDATED, incidentClocks,
+  type Incident, type IncidentCreate, type IncidentPatch, type IncidentRefusal,
+} from '../../domain/governance/incidents.ts';
+import { incidentTrigger, type ReviewTrigger } from '../../domain/governance/reviews.ts';
+import { AppError } from '../../errors.ts';
+import type { ServiceDeps } from '../deps.ts';
+import { pendingEvent, type WriteContext } from '../write-context.ts';
+import { binding, decideAndAppend, type Decision } from './decide.ts';
+import { accessEvent, deny, notInScope, type Resource } from './refusals.ts';
+import { findAsset, GOV_PAGE } from './registry-service.ts';
+
+type Json = Parameters<typeof pendingEvent>[2]['payload'][string];
+
+/**
+ * The incident's stream. TODO(wiring): replace with `incidentStream` of src/domain/streams.ts once
+ * streamOf knows the incident.* kinds; until then the stream's version is 0 and If-Match compares
+ * the folded version (the seq of the incident's last event, which is what the stream's will be).
+ */
+export function incidentStream(scope: Scope, incidentId: string): string {
+  return `incident:${scope.tenant_id}/${scope.workspace_id}/${scope.project_id}/${incidentId}`;
+}
+
+/** The scope's incidents, folded from its incident.logged and incident.updated events. */
+function incidentsOf(deps: ServiceDeps, scope: Scope): Map<string, Incident> {
+  return foldIncidents([...deps.queries.eventsOfKind(scope, INCIDENT_LOGGED), ...deps.queries.eventsOfKind(scope, INCIDENT_UPDATED)]);
+}
+
+/** One incident as the routes answer it, its clocks read at `now`. */
+export function incidentView(incident: Incident, now: Date) {
+  const { seq, review_triggers: _t, last_event_id, ...fields } = incident;
+  return {
+    ...fields,
+    description_trust: 'customer_asserted' as const,
+    clocks: incidentClocks(incident, now),
+    // The incident's stream version: the ETag, sent back in If-Match.
+    version: seq,
+    last_event_id,
+    as_of: now.toISOString(),
+    non_claims: [CLOCK_NON_CLAIM, DESCRIPTION_NON_CLAIM],
+  };
+}
+
+const resourceOf = (incidentId: string): Resource => ({ type: 'incident', id: incidentId });
+
+/** The incident, or a 404 that leaves an access-log entry (outcome denied). */
+async function findIncident(deps: ServiceDeps, ctx: WriteContext, incidentId: string, actor: Actor = ctx.principal): Promise<Incident> {
+  return incidentsOf(deps, ctx.scope).get(incidentId) ?? notInScope(deps, ctx, actor, resourceOf(incidentId), 'incident');
+}
+
+/** Every asset named must be an asset of the scope (404 logged as denied), every cited artifact in its evidence pool (422 logged as denied). */
+async function checkRefs(deps: ServiceDeps, ctx: WriteContext, actor: Actor, resource: Resource, refs: { asset_ids?: readonly string[]; evidence_refs?: readonly string[] }, action: 'created' | 'changed') {
+  for (const assetId of refs.asset_ids ?? []) await findAsset(deps, ctx, assetId, actor);
+  const unknown = (refs.evidence_refs ?? []).filter((ref) => deps.gov.artifactHolders(ctx.scope, ref).length === 0);
+  if (unknown.length > 0) {
+    await deny(deps, ctx, actor, resource, {
+      code: 'evidence_required', rule: 'INC-0',
+      message: `${unknown.join(', ')} ${unknown.length === 1 ? 'is' : 'are'} not in this scope's evidence pool: attach the evidence to a task first, then cite its artifact_id.`,
+    }, action);
+  }
+}
+
+export type IncidentCreateBody = IncidentCreate & { actor?: Actor };
+export type IncidentPatchBody = IncidentPatch & { actor?: Actor };
+
+/** `POST /v1/incidents`: the asset and evidence references, INC-2, then incident.logged (status open) with its access entry (created). */
+export async function logIncident(deps: ServiceDeps, ctx: WriteContext, body: IncidentCreateBody) {
+  const { actor: named, ...input } = body;
+  const actor = named ?? ctx.principal;
+  const result = await decideAndAppend(deps, ctx, async (): Promise<Decision> => {
+    const incidentId = deps.newId('inc');
+    const resource = resourceOf(incidentId);
+    await checkRefs(deps, ctx, actor, resource, input, 'created');
+    const checked = buildLoggedPayload(incidentId, input);
+    if (!checked.ok) return deny(deps, ctx, actor, resource, checked, 'created');
+    const stream = incidentStream(ctx.scope, incidentId);
+    return {
+      events: [
+        pendingEvent(ctx, deps.newId, { kind: INCIDENT_LOGGED, actor, payload: checked.payload as unknown as { [key: string]: Json } }),
+        accessEvent(deps, ctx, actor, { action: 'created', outcome: 'allowed', resource }),
+      ],
+      read: [{ stream, version: deps.gov.streamVersion(stream), what: `Incident ${incidentId}` }],
+    };
+  });
+  await deps.store.settled();
+  const incidentId = (result.events[0]!.payload as { incident_id: string }).incident_id;
+  const incident = incidentsOf(deps, ctx.scope).get(incidentId)!;
+  return { incident: incidentView(incident, deps.clock()), event: binding(result), version: incident.seq, replayed: result.replayed };
+}
+
+export type IncidentQuery = { status?: string; severity?: string; asset_id?: string; cursor?: string; limit?: number };
+
+/**
+ * `GET /v1/incidents`: the scope's incidents, newest logged first, filtered by status, severity and
+ * asset (an asset outside the scope is a 404 logged as denied); cursor paging by incident id.
+ */
+export async function listIncidents(deps: ServiceDeps, ctx: WriteContext, q: IncidentQuery) {
+  if (q.asset_id !== undefined) await findAsset(deps, ctx, q.asset_id);
+  const now = deps.clock();
+  const limit = q.limit ?? GOV_PAGE.default;
+  const all = [...incidentsOf(deps, ctx.scope).values()].sort((a, b) => b.logged_at.localeCompare(a.logged_at) || b.incident_id.localeCompare(a.incident_id));
+  let start = 0;
+  if (q.cursor !== undefined) {
+    const at = all.findIndex((i) => i.incident_id === q.cursor);
+    if (at < 0) throw new AppError('invalid_query', 'cursor must be a next_cursor value from a previous page of this list.', { details: [{ pointer: '/cursor', detail: 'no incident of this scope has this id' }] });
+    start = at + 1;
+  }
+  const matching = all.slice(start).filter((i) =>
+    (q.status === undefined || i.status === q.status) && (q.severity === undefined || i.severity === q.severity) && (q.asset_id === undefined || i.asset_ids.includes(q.asset_id)));
+  const page = matching.slice(0, limit);
+  return {
+    incidents: page.map((i) => incidentView(i, now)),
+    next_cursor: matching.length > limit ? page[page.length - 1]!.incident_id : null,
+    as_of: now.toISOString(),
+    non_claims: [CLOCK_NON_CLAIM, DESCRIPTION_NON_CLAIM],
+  };
+}
+
+/** `GET /v1/incidents/{incident_id}`: the incident with its clocks; another scope's (or none) is a 404 logged as denied. */
+export async function getIncident(deps: ServiceDeps, ctx: WriteContext, incidentId: string) {
+  const incident = await findIncident(deps, ctx, incidentId);
+  return { view: incidentView(incident, deps.clock()), version: incident.seq };
+}
+
+/**
+ * `PATCH /v1/incidents/{incident_id}` (a merge-patch; If-Match the incident's version, 412 when
+ * stale): the incident (404 logged as denied), the asset and evidence references the patch names,
+ * then INC-1…6 of checkIncidentPatch, each refusal logged as denied. Appends incident.updated with
+ * its access entry (changed) as one unit under the incident's stream version.
+ */
+export async function updateIncident(deps: ServiceDeps, ctx: WriteContext, incidentId: string, body: IncidentPatchBody) {
+  const { actor: named, ...patch } = body;
+  const actor = named ?? ctx.principal;
+  const resource = resourceOf(incidentId);
+  const result = await decideAndAppend(deps, ctx, async (): Promise<Decision> => {
+    const incident = await findIncident(deps, ctx, incidentId, actor);
+    await checkRefs(deps, ctx, actor, resource, patch, 'changed');
+    const checked = checkIncidentPatch({ incident, patch, actor, now: deps.clock() });
+    if (!checked.ok) return deny(deps, ctx, actor, resource, checked satisfies IncidentRefusal, 'changed');
+    const stream = incidentStream(ctx.scope, incidentId);
+    const what = `Incident ${incidentId}`;
+    return {
+      events: [
+        pendingEvent(ctx, deps.newId, { kind: INCIDENT_UPDATED, actor, payload: checked.payload as unknown as { [key: string]: Json } }),
+        accessEvent(deps, ctx, actor, { action: 'changed', outcome: 'allowed', resource }),
+      ],
+      read: [{ stream, version: deps.gov.streamVersion(stream), what }],
+      ifMatch: { stream, version: incident.seq, what },
+    };
+  });
+  await deps.store.settled();
+  const incident = incidentsOf(deps, ctx.scope).get(incidentId)!;
+  return { incident: incidentView(incident, deps.clock()), event: binding(result), version: incident.seq, replayed: result.replayed };
+}
+
+/**
+ * The review triggers the scope's incidents raise for an asset at `now`: each time an incident
+ * became sev1 or sev2 on it (logged so, raised to it, or the asset added to such an incident).
+ * Call it beside vendorTriggers wherever an asset's review schedule is computed.
+ */
+export function incidentTriggers(deps: ServiceDeps, scope: Scope, asset: AssetState, now: Date): ReviewTrigger[] {
+  const out: ReviewTrigger[] = [];
+  for (const incident of incidentsOf(deps, scope).values()) {
+    for (const t of incident.review_triggers) {
+      if (t.asset_id !== asset.asset_id || Date.parse(t.at) > now.getTime()) continue;
+      const trigger = incidentTrigger(asset.asset_id, { incident_id: incident.incident_id, severity: t.severity, asset_ids: [t.asset_id], at: t.at });
+      if (trigger) out.push(trigger);
+    }
+  }
+  return out;
+}
