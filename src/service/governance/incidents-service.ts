@@ -16,7 +16,6 @@ import type { ServiceDeps } from '../deps.ts';
 import { pendingEvent, type WriteContext } from '../write-context.ts';
 import { binding, decideAndAppend, type Decision } from './decide.ts';
 import { accessEvent, deny, notInScope, type Resource } from './refusals.ts';
-import { findAsset, GOV_PAGE } from './registry-service.ts';
 
 type Json = Parameters<typeof pendingEvent>[2]['payload'][string];
 
@@ -50,6 +49,14 @@ export function incidentView(incident: Incident, now: Date) {
 }
 
 const resourceOf = (incidentId: string): Resource => ({ type: 'incident', id: incidentId });
+
+/**
+ * The asset, or a 404 that leaves an access-log entry (outcome denied). As registry-service's
+ * findAsset, restated so that registry-service can import incidentTriggers from here without a cycle.
+ */
+async function findAsset(deps: ServiceDeps, ctx: WriteContext, assetId: string, actor: Actor = ctx.principal): Promise<AssetState> {
+  return deps.gov.asset(ctx.scope, assetId) ?? notInScope(deps, ctx, actor, { type: 'asset', id: assetId }, 'asset');
+}
 
 /** The incident, or a 404 that leaves an access-log entry (outcome denied). */
 async function findIncident(deps: ServiceDeps, ctx: WriteContext, incidentId: string, actor: Actor = ctx.principal): Promise<Incident> {
@@ -96,7 +103,8 @@ export async function logIncident(deps: ServiceDeps, ctx: WriteContext, body: In
   return { incident: incidentView(incident, deps.clock()), event: binding(result), version: incident.seq, replayed: result.replayed };
 }
 
-export type IncidentQuery = { status?: string; severity?: string; asset_id?: string; cursor?: string; limit?: number };
+/** `limit`: the route's (its query's default when absent). */
+export type IncidentQuery = { status?: string; severity?: string; asset_id?: string; cursor?: string; limit: number };
 
 /**
  * `GET /v1/incidents`: the scope's incidents, newest logged first, filtered by status, severity and
@@ -105,7 +113,7 @@ export type IncidentQuery = { status?: string; severity?: string; asset_id?: str
 export async function listIncidents(deps: ServiceDeps, ctx: WriteContext, q: IncidentQuery) {
   if (q.asset_id !== undefined) await findAsset(deps, ctx, q.asset_id);
   const now = deps.clock();
-  const limit = q.limit ?? GOV_PAGE.default;
+  const limit = q.limit;
   const all = [...incidentsOf(deps, ctx.scope).values()].sort((a, b) => b.logged_at.localeCompare(a.logged_at) || b.incident_id.localeCompare(a.incident_id));
   let start = 0;
   if (q.cursor !== undefined) {
