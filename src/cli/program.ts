@@ -104,6 +104,26 @@ export function createProgram(io: CliIo, state: ProgramState): Command {
     .action(async (file, opts) => finish(await (await import('./commands/packet-verify.ts')).packetVerify(file, opts, io), opts.json));
 
   program
+    .command('export')
+    .description("export one kind of a scope's governance records from a running preview (GET /v1/exports/{kind}) to a file, checking its export_sha256")
+    .argument('<kind>', 'assets, risk, approvals, incidents, posture, vendors, reviews, access-log or evidence-manifest')
+    .option('--as-of <time>', 'RFC 3339 instant the export is as of (default now); the same as_of gives the same bytes')
+    .option('--format <format>', 'json (one canonical document) or jsonl (a header line, then one line per record)', 'json')
+    .option('--out <file>', 'where to write it (default export-<kind>.<format> in the current directory)')
+    .option('--base-url <url>', 'the preview to ask (default $GOV_BASE_URL, else run.json of the data dir)')
+    .option('--token-file <file>', 'a file holding the token, or a run.json')
+    .option('--data-dir <dir>', 'data dir whose run.json gives URL and token (default .gov-preview/ or $GOV_DATA_DIR)')
+    .option('--tenant-id <id>', 'scope: tenant (default $GOV_TENANT_ID)')
+    .option('--workspace-id <id>', 'scope: workspace (default $GOV_WORKSPACE_ID)')
+    .option('--project-id <id>', 'scope: project (default $GOV_PROJECT_ID)')
+    .option('--json', 'machine output')
+    .addHelpText('after', examples(
+      'gov export assets --tenant-id acme --workspace-id platform --project-id billing',
+      'gov export access-log --format jsonl --as-of 2026-11-01T10:00:00Z --out access.jsonl --base-url http://127.0.0.1:7337 --token-file .gov-preview/run.json --json',
+    ))
+    .action(async (kind, opts) => finish(await (await import('./commands/export.ts')).exportCommand(kind, opts, io), opts.json));
+
+  program
     .command('mcp')
     .description('the agent tool front door: an MCP server on stdio that calls the HTTP API only (access_policy=api_only_no_local_fallback)')
     .option('--base-url <url>', 'the API to call (default $GOV_BASE_URL, else run.json of the data dir)')

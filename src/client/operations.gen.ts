@@ -2,6 +2,7 @@
 // Do not edit: change the source and run the command again; test/contract/generated-types.test.ts
 // fails while this file differs from what the command writes.
 import type {
+  AccessLog,
   Approval,
   ApprovalDecisionRequest,
   ApprovalDecisionResponse,
@@ -23,9 +24,15 @@ import type {
   EvidenceReviewResponse,
   EvidenceSanitizeRequest,
   EvidenceSanitizeResponse,
+  Export,
   ForgeData,
   ForgeError,
   Health,
+  Incident,
+  IncidentCreateRequest,
+  IncidentList,
+  IncidentPatchRequest,
+  IncidentWriteResponse,
   Keys,
   Openapi,
   PostureItemResponse,
@@ -628,6 +635,21 @@ export type Operations = {
     body: undefined;
     responses: { 200: QuotaRepositoryList; 401: ForgeError; 403: ForgeError; 404: ForgeError; 422: ForgeError };
   };
+  /** The scope's access log: access.logged entries in seq order, filtered, paged by after_seq; reading it is itself logged (viewed). */
+  'GET /v1/access-log': {
+    params: undefined;
+    query: {
+      actor_id?: string;
+      action?: 'viewed' | 'viewed_raw' | 'exported' | 'created' | 'changed' | 'approved' | 'rejected' | 'invited' | 'revoked' | 'attempted';
+      outcome?: 'allowed' | 'denied';
+      resource_type?: string;
+      resource_id?: string;
+      after_seq?: number;
+      limit?: number;
+    };
+    body: undefined;
+    responses: { 200: AccessLog; 400: Problem };
+  };
   /** Approval requests by status, asset and the role their current step needs (cursor paging). */
   'GET /v1/approvals': {
     params: undefined;
@@ -702,6 +724,13 @@ export type Operations = {
     body: EvidenceReviewRequest;
     responses: { 200: EvidenceReviewResponse; 201: EvidenceReviewResponse; 400: Problem; 403: Problem; 404: Problem; 409: Problem; 412: Problem; 422: Problem };
   };
+  /** One kind of the scope's governance records as of an instant (assets, risk, approvals, incidents, posture, vendors, reviews, access-log, evidence-manifest), with export_sha256; the same as_of gives the same bytes; access-logged as exported. */
+  'GET /v1/exports/{kind}': {
+    params: { kind: string };
+    query: { as_of?: string; format?: 'json' | 'jsonl' };
+    body: undefined;
+    responses: { 200: Export; 400: Problem; 404: Problem; 422: Problem };
+  };
   /** The registry: assets with their derived status, filtered by tier and status (cursor paging). */
   'GET /v1/governance/assets': {
     params: undefined;
@@ -741,6 +770,34 @@ export type Operations = {
     query: undefined;
     body: undefined;
     responses: { 200: AssetRisk; 404: Problem };
+  };
+  /** The scope's incidents, newest first, by status, severity and asset (cursor paging), each with its Art. 73 clocks computed now. */
+  'GET /v1/incidents': {
+    params: undefined;
+    query: { status?: 'open' | 'investigating' | 'mitigated' | 'closed'; severity?: 'sev1' | 'sev2' | 'sev3' | 'sev4'; asset_id?: string; limit?: number; cursor?: string };
+    body: undefined;
+    responses: { 200: IncidentList; 400: Problem; 404: Problem };
+  };
+  /** Log an AI incident or hazard (incident.logged, status open): assets of the scope, evidence from its pool, severity, the serious basis that sets the Art. 73 clock. */
+  'POST /v1/incidents': {
+    params: undefined;
+    query: undefined;
+    body: IncidentCreateRequest;
+    responses: { 200: IncidentWriteResponse; 201: IncidentWriteResponse; 400: Problem; 403: Problem; 404: Problem; 409: Problem; 422: Problem };
+  };
+  /** One incident: its members, status, regulatory_report decision and Art. 73 clocks (ETag: its version). */
+  'GET /v1/incidents/{incident_id}': {
+    params: { incident_id: string };
+    query: undefined;
+    body: undefined;
+    responses: { 200: Incident; 404: Problem };
+  };
+  /** Change an incident by JSON merge-patch (incident.updated): status moves follow the lifecycle; a serious incident closes only with a regulatory_report decision; If-Match its version. */
+  'PATCH /v1/incidents/{incident_id}': {
+    params: { incident_id: string };
+    query: undefined;
+    body: IncidentPatchRequest;
+    responses: { 200: IncidentWriteResponse; 400: Problem; 403: Problem; 404: Problem; 409: Problem; 412: Problem; 422: Problem };
   };
   /** Public halves of the signing keys (never the HMAC secret). */
   'GET /v1/keys': {

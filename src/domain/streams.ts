@@ -39,6 +39,11 @@ export function postureStream(scope: Scope, requirementId: string, assetId?: str
   return `posture:${scope.tenant_id}/${scope.workspace_id}/${scope.project_id}/${assetId == null ? '' : `${assetId}/`}${requirementId}`;
 }
 
+/** One incident: its logging and its updates (docs/governance/incidents.md). */
+export function incidentStream(scope: Scope, incidentId: string): string {
+  return `incident:${scope.tenant_id}/${scope.workspace_id}/${scope.project_id}/${incidentId}`;
+}
+
 /** The team is the tenant's: its members, roles and invites, whichever workspace wrote them. */
 export function teamStream(tenantId: string): string {
   return `team:${tenantId}`;
@@ -72,6 +77,10 @@ export function streamOf(event: StreamMember): string | null {
     return id === null ? null : postureStream(event, id, payloadId(event, 'asset_id'));
   }
   if (event.kind.startsWith('team.')) return teamStream(event.tenant_id);
+  if (event.kind === 'incident.logged' || event.kind === 'incident.updated') {
+    const id = payloadId(event, 'incident_id');
+    return id === null ? null : incidentStream(event, id);
+  }
   if (event.kind === 'vendor.assessed') {
     const id = payloadId(event, 'vendor_id');
     return id === null ? null : vendorStream(event, id);

@@ -5,6 +5,8 @@
 import type { Route, RouteSpec } from './route-spec.ts';
 import { EVENT_ROUTES } from './routes/events.ts';
 import { EVIDENCE_ROUTES, REGISTRY_ROUTES, TEAM_ROUTES } from './routes/governance.ts';
+import { EXPORT_ROUTES } from './routes/exports.ts';
+import { INCIDENT_ROUTES } from './routes/incidents.ts';
 import { PUBLIC_ROUTES } from './routes/health.ts';
 import { PROOF_ROUTES } from './routes/proofs.ts';
 import { QUOTA_ROUTES } from './routes/quota.ts';
@@ -29,6 +31,8 @@ export const GOVERNANCE_ROUTES: readonly Route[] = [
   ...EVIDENCE_ROUTES,
   ...VENDOR_ROUTES,
   ...REGULATORY_ROUTES,
+  ...INCIDENT_ROUTES,
+  ...EXPORT_ROUTES,
 ];
 
 export const ROUTES: readonly Route[] = [...GOVERNANCE_ROUTES, ...QUOTA_ROUTES];

@@ -14,6 +14,8 @@ import { quotaAdminChecks } from './checks-quota-admin.ts';
 import { quotaEvalChecks } from './checks-quota-eval.ts';
 import { quotaReadChecks } from './checks-quota-reads.ts';
 import { regulatoryChecks } from './checks-regulatory.ts';
+import { exportChecks } from './checks-exports.ts';
+import { incidentChecks } from './checks-incidents.ts';
 import { taskReadChecks } from './checks-task-reads.ts';
 import { taskChecks } from './checks-tasks.ts';
 import { templateChecks } from './checks-templates.ts';
@@ -46,6 +48,8 @@ export function smokeSuite(routes: ListedRoute[], doc: Record<string, any> | nul
     ...family('events', eventChecks()),
     ...family('governance', governanceChecks()),
     ...family('regulatory', regulatoryChecks()),
+    ...family('incidents', incidentChecks()),
+    ...family('exports', exportChecks()),
     ...family('tasks', [...taskChecks(), ...taskReadChecks(), ...proofChecks()]),
     ...family('quota', [
       ...quota.setup, ...quotaAdminChecks(''), ...quotaAdminChecks(FORGE_PREFIX),

@@ -389,7 +389,8 @@ t.test('other templates: required members, placeholder values, template-specific
   }
   const kept = gate(tpl('proof_packet.assemble.v1'), { task_ids: ['task-search-1'], integrity_class: 'hash_bound' });
   t.same(kept.warnings.map((w) => [w.code, w.pointer]), [['safe_default_kept', '/integrity_class']], 'a preview template (served route) has no target warning');
-  t.ok(gate(tpl('access_log.query.v1'), clone(FILLED['access_log.query.v1'])).warnings.some((w) => w.code === 'target_template'), 'a target one has');
+  t.ok(gate({ ...tpl('access_log.query.v1'), status: 'target' }, clone(FILLED['access_log.query.v1'])).warnings.some((w) => w.code === 'target_template'), 'a target one has (no template is target now: a copy marked so)');
+  t.notOk(gate(tpl('access_log.query.v1'), clone(FILLED['access_log.query.v1'])).warnings.some((w) => w.code === 'target_template'), 'the access-log template is preview now that its route is served');
   t.same(gate(tpl('regulatory.update.v1'), clone(FILLED['regulatory.update.v1'])).warnings.map((w) => w.code), [], 'the regulatory template is preview now that its route is served');
   t.same(gate(tpl('risk.evaluate.v1'), clone(FILLED['risk.evaluate.v1'])).warnings.map((w) => w.code), [], 'the risk template is preview now that its route is served');
 });

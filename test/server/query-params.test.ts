@@ -35,6 +35,20 @@ const CASES: Record<string, Case[]> = {
   '/v1/reviews?cursor': [{ value: 'x', status: 400 }],
   '/v1/regulatory/posture?profile_id': [{ value: '', status: 400 }, { value: 'Bad Id', status: 400 }],
   '/v1/regulatory/posture?asset_id': [{ value: '-bad', status: 400 }],
+  '/v1/incidents?status': [{ value: 'closed-ish', status: 400 }, { value: '', status: 400 }],
+  '/v1/incidents?severity': [{ value: 'sev5', status: 400 }, { value: 'SEV1', status: 400 }],
+  '/v1/incidents?asset_id': [{ value: '-bad', status: 400 }],
+  '/v1/incidents?limit': [{ value: '0', status: 400 }, { value: '201', status: 400 }],
+  '/v1/incidents?cursor': [{ value: 'x', status: 400 }],
+  '/v1/access-log?actor_id': [{ value: '-bad', status: 400 }],
+  '/v1/access-log?action': [{ value: 'read', status: 400 }],
+  '/v1/access-log?outcome': [{ value: 'maybe', status: 400 }],
+  '/v1/access-log?resource_type': [{ value: 'Asset', status: 400 }, { value: '9x', status: 400 }],
+  '/v1/access-log?resource_id': [{ value: '-bad', status: 400 }],
+  '/v1/access-log?after_seq': [{ value: '-1', status: 400 }, { value: 'x', status: 400 }],
+  '/v1/access-log?limit': [{ value: '0', status: 400 }, { value: '100000', status: 400 }],
+  '/v1/exports/{kind}?as_of': [{ value: 'yesterday', status: 400 }, { value: '2026-13-01T00:00:00Z', status: 400 }],
+  '/v1/exports/{kind}?format': [{ value: 'csv', status: 400 }],
   '/user/quota/check?subject': [{ value: '', status: 422 }, { value: 'size:lfs', status: 422 }, { value: 'SIZE:ALL', status: 422 }],
   '/orgs/{org}/quota/check?subject': [{ value: ' ', status: 422 }, { value: 'size', status: 422 }],
   '/user/repos?order_by': [{ value: 'weight', status: 422 }, { value: ' size', status: 422 }, { value: '', readAs: null }],
@@ -67,7 +81,7 @@ async function setUp(t: Test): Promise<App> {
 
 /** The route called with `query`: /v1 as the customer in scope A, the forge routes as the operator acting as alice. */
 function request(app: App, route: RouteSpec, query: Record<string, string>, sudoHeader = true) {
-  const path = route.path.replace('{task_id}', 'task-1').replace('{org}', 'acme-org').replace('{template_id}', 'closeout').replace(/\{[a-z_]+\}/g, 'no-such-thing');
+  const path = route.path.replace('{task_id}', 'task-1').replace('{org}', 'acme-org').replace('{template_id}', 'closeout').replace('{kind}', 'assets').replace(/\{[a-z_]+\}/g, 'no-such-thing');
   const url = `${path}${Object.keys(query).length === 0 ? '' : `?${new URLSearchParams(query)}`}`;
   if (route.path.startsWith('/v1/')) return app.call(url, { method: route.method, token: 'customer', scope: SCOPE_A, ...(route.method === 'GET' ? {} : { body: {} }) });
   return app.call(url, { method: route.method, token: 'operator', scope: null, ...(sudoHeader && route.access === 'read' ? { sudo: 'alice' } : {}), ...(route.method === 'GET' || route.method === 'DELETE' ? {} : { body: {} }) });

@@ -3,12 +3,12 @@
 // fails while this file differs from what the command writes.
 import type { Json } from '../canonical-json.ts';
 
+export type Id = string;
+export type DateTime = string;
 export type ApprovalDecidedDecision = 'approve' | 'reject' | 'withdraw';
 export type ApprovalDecidedReason = string;
 export type Sha256Uri = string;
-export type Id = string;
 export type TeamInviteCreatedRole = 'owner' | 'admin' | 'governance_reviewer' | 'accountable_executive' | 'contributor' | 'auditor' | 'agent';
-export type DateTime = string;
 /**
  * A decided request keeps its outcome; an open one reads superseded once a newer evaluation replaced its subject, expired after due_at, else pending.
  */
@@ -79,6 +79,54 @@ export type ClaimEvaluateRequestClaims = ClaimEvaluateRequestClaim[];
 export type TaskClosedOutcome = 'completed' | 'blocked' | 'deferred';
 export type TaskClosedSummary = string;
 export type EvidenceSanitizedCount = number;
+export type ExportKind = 'assets' | 'risk' | 'approvals' | 'incidents' | 'posture' | 'vendors' | 'reviews' | 'access-log' | 'evidence-manifest';
+/**
+ * incident: harm or near-harm happened; hazard: an event that could plausibly lead to one (OECD).
+ */
+export type IncidentLoggedClass = 'incident' | 'hazard';
+export type IncidentLoggedTitle = string;
+/**
+ * customer_asserted text.
+ */
+export type IncidentLoggedDescription = string;
+/**
+ * @maxItems 50
+ */
+export type IncidentLoggedIds = Id[];
+export type IncidentLoggedSeverity = 'sev1' | 'sev2' | 'sev3' | 'sev4';
+/**
+ * @maxItems 9
+ */
+export type IncidentLoggedHarmTypes = (
+  'health_safety' | 'critical_infrastructure' | 'fundamental_rights' | 'property' | 'environment' | 'economic' | 'psychological' | 'reputational' | 'privacy'
+)[];
+/**
+ * @maxItems 20
+ */
+export type IncidentLoggedStakeholders = string[];
+/**
+ * The EU AI Act Art. 3(49) limb a serious incident meets; it sets the Art. 73 period: death 10 days, critical_infrastructure or widespread_infringement 2, the others 15.
+ */
+export type IncidentLoggedBasis = 'death' | 'critical_infrastructure' | 'widespread_infringement' | 'health_harm' | 'fundamental_rights' | 'property_or_environment';
+export type IncidentLoggedCausalLink = 'confirmed' | 'suspected' | 'unknown';
+export type IncidentLoggedShortText = string;
+/**
+ * @maxItems 50
+ */
+export type IncidentLoggedTags = IncidentLoggedTag[];
+/**
+ * Answer of GET /v1/incidents/{incident_id}: one incident, its Art. 73 clocks read as of as_of
+ */
+export type Incident = IncidentLoggedFields & Incident1;
+export type IncidentLoggedStatus = 'open' | 'investigating' | 'mitigated' | 'closed';
+export type IncidentLoggedCloseReason = 'duplicate' | 'not_an_incident' | 'resolved';
+export type IncidentLoggedLongText = string;
+/**
+ * PATCH /v1/incidents/{incident_id} request body: a JSON merge-patch (RFC 7396) of the incident's mutable members (If-Match its version)
+ *
+ * Sent as application/merge-patch+json or application/json. A member given replaces the member (arrays whole); null clears a nullable one; serious and resolution merge member by member; a regulatory_report is a new decision and replaces the previous one. aware_at is fixed at logging. A status move follows the lifecycle (409 invalid_transition otherwise) and needs what its move needs (422 transition_incomplete): close_reason and note to close as duplicate or not_an_incident, immediate_mitigations (20–2000 characters) to mitigate, a resolution (each member 20–2000) to close as resolved, a reason (1–500) to regress or reopen.
+ */
+export type IncidentPatchRequest = IncidentPatchRequestChanges & IncidentPatchRequest1;
 export type RegulatoryProfileProfileId = string;
 /**
  * <profile_id>:<local-id>; an id of the contract (2–128 characters).
@@ -139,6 +187,7 @@ export type TeamMemberAddedRoles = TeamInviteCreatedRole[];
  */
 export type TeamInviteCreatedEmailSha256 = Sha256Uri;
 export type TemplateFieldPath = string;
+export type TemplateLine = string;
 export type VendorAssessedName = string;
 export type VendorAssessedWebsite = string;
 export type VendorQuestionsQuestionId = string;
@@ -307,6 +356,7 @@ export type QuotaUserList = QuotaUser[];
  * Each schema file of schemas/ that has a root shape, by its ref relative to the registry's base: `SchemaTypes['api/task.json']` is `Task`.
  */
 export type SchemaTypes = {
+  'api/access-log.json': AccessLog;
   'api/approval-decision-request.json': ApprovalDecisionRequest;
   'api/approval-decision-response.json': ApprovalDecisionResponse;
   'api/approval-list.json': ApprovalList;
@@ -329,7 +379,13 @@ export type SchemaTypes = {
   'api/evidence-review-response.json': EvidenceReviewResponse;
   'api/evidence-sanitize-request.json': EvidenceSanitizeRequest;
   'api/evidence-sanitize-response.json': EvidenceSanitizeResponse;
+  'api/export.json': Export;
   'api/health.json': Health;
+  'api/incident-create-request.json': IncidentCreateRequest;
+  'api/incident-list.json': IncidentList;
+  'api/incident-patch-request.json': IncidentPatchRequest;
+  'api/incident-write-response.json': IncidentWriteResponse;
+  'api/incident.json': Incident;
   'api/keys.json': Keys;
   'api/openapi.json': Openapi;
   'api/posture-item-response.json': PostureItemResponse;
@@ -388,6 +444,8 @@ export type SchemaTypes = {
   'events/evidence-sanitized.json': EvidenceSanitizedPayload;
   'events/forge-data-replaced.json': ForgeDataReplacedPayload;
   'events/governance-asset-registered.json': GovernanceAssetRegisteredPayload;
+  'events/incident-logged.json': IncidentLoggedPayload;
+  'events/incident-updated.json': IncidentUpdatedPayload;
   'events/proof-packet-assembled.json': ProofPacketAssembledPayload;
   'events/proof-packet-receipted.json': ProofPacketReceiptedPayload;
   'events/quota-group-created.json': QuotaGroupCreatedPayload;
@@ -445,6 +503,48 @@ export type SchemaTypes = {
   'quota/user.json': QuotaUser;
 };
 /**
+ * Answer of GET /v1/access-log: one page of the scope's access.logged entries in seq order
+ *
+ * Entries matching every filter given, after after_seq, read at the index position read_at_seq. The read itself appends a viewed entry (resource access_log) after the page was read: the next page or read lists it.
+ */
+export type AccessLog = {
+  entries: AccessLogEntry[];
+  /**
+   * Send as after_seq for the next page; null when no further entry matched.
+   */
+  next_after_seq: number | null;
+  /**
+   * The index position the page was read at: entries after it are on a later read.
+   */
+  read_at_seq: number;
+  non_claims: string[];
+};
+/**
+ * One access decision: who (the envelope's actor, else the token's service account), over which transport and session, when, and what (the access.logged payload).
+ */
+export type AccessLogEntry = {
+  seq: number;
+  event_id: Id;
+  recorded_at: DateTime;
+  actor: Actor;
+  transport: 'customer' | 'operator';
+  session_id: Id | null;
+  action: 'viewed' | 'viewed_raw' | 'exported' | 'created' | 'changed' | 'approved' | 'rejected' | 'invited' | 'revoked' | 'attempted';
+  outcome: 'allowed' | 'denied';
+  resource: {
+    type: string;
+    id: Id;
+  };
+  code: string | null;
+  reason: string | null;
+  task_ids: Id[];
+  session_ids: Id[];
+};
+export type Actor = {
+  type: 'agent' | 'user' | 'service_account';
+  id: Id;
+};
+/**
  * POST /v1/approvals/{approval_id}/decision request body: approve or reject the current step, or withdraw the request (requester only; step is then ignored)
  */
 export type ApprovalDecisionRequest = {
@@ -459,10 +559,6 @@ export type ApprovalDecisionRequest = {
    * Who decides. Only a user holding the step's role may approve or reject; without it the event names the transport's principal, a service account, which may not decide.
    */
   actor?: Actor;
-};
-export type Actor = {
-  type: 'agent' | 'user' | 'service_account';
-  id: Id;
 };
 /**
  * Answer of POST /v1/approvals/{approval_id}/decision: the approval as it stands after the approval.decided event, and the event
@@ -1181,6 +1277,36 @@ export type EvidenceSanitizedHiddenFlag = {
   hidden_sha256?: Sha256Hex;
 };
 /**
+ * Answer of GET /v1/exports/{kind} (format json): one kind of the scope's governance records as of an instant
+ *
+ * Records derived only from events recorded at or before as_of, folded by the live routes' rules, time-dependent statuses read at as_of. The body is the RFC 8785 canonical form; export_sha256 is sha256: + hex SHA-256 of the canonical document without export_sha256. The same as_of gives the same bytes. With format=jsonl the answer is a header line (kind, as_of, last_seq, scope, record_count, export_sha256, non_claims), then one canonical line per record; there export_sha256 covers the record lines, byte for byte (each with its newline).
+ */
+export type Export = {
+  kind: ExportKind;
+  /**
+   * In gov's normal form (UTC, milliseconds).
+   */
+  as_of: DateTime;
+  /**
+   * The seq of the scope's last event recorded at or before as_of (0: none).
+   */
+  last_seq: number;
+  scope: Scope;
+  records: {
+    [k: string]: Json;
+  }[];
+  export_sha256: Sha256Uri;
+  /**
+   * @minItems 1
+   */
+  non_claims: string[];
+};
+export type Scope = {
+  tenant_id: Id;
+  workspace_id: Id;
+  project_id: Id;
+};
+/**
  * GET /health: sanitized without a token; detail only with the operator token
  */
 export type Health = {
@@ -1207,6 +1333,282 @@ export type Health = {
     uptime_s: number;
     pid: number;
   };
+};
+/**
+ * POST /v1/incidents request body: an AI incident or hazard to log (status open)
+ *
+ * asset_ids must be assets of the scope (404 otherwise), evidence_refs artifact ids of its evidence pool (422 evidence_required otherwise). A serious incident names its basis (it sets the Art. 73 clock from aware_at).
+ */
+export type IncidentCreateRequest = {
+  class: IncidentLoggedClass;
+  title: IncidentLoggedTitle;
+  description: IncidentLoggedDescription;
+  asset_ids?: IncidentLoggedIds;
+  vendor_ids?: IncidentLoggedIds;
+  occurred_at?: DateTime | null;
+  detected_at?: DateTime | null;
+  aware_at: DateTime;
+  severity: IncidentLoggedSeverity;
+  harm_types?: IncidentLoggedHarmTypes;
+  affected_stakeholders?: IncidentLoggedStakeholders;
+  serious?: {
+    is_serious: boolean;
+    basis?: IncidentLoggedBasis | null;
+  };
+  causal_link?: IncidentLoggedCausalLink;
+  model_version?: IncidentLoggedShortText | null;
+  tags?: IncidentLoggedTags;
+  evidence_refs?: IncidentLoggedIds;
+  /**
+   * Who reports the incident. Without it the event names the transport's principal.
+   */
+  actor?: Actor;
+};
+/**
+ * A tag of a revisable framework, always with its version (e.g. mitre-atlas, owasp-llm-top10).
+ */
+export type IncidentLoggedTag = {
+  framework: string;
+  version: string;
+  id: string;
+};
+/**
+ * Answer of GET /v1/incidents: one page of the scope's incidents, newest logged first, clocks read as of as_of
+ */
+export type IncidentList = {
+  incidents: Incident[];
+  /**
+   * Send as cursor for the next page; null on the last page.
+   */
+  next_cursor: Id | null;
+  as_of: DateTime;
+  /**
+   * @minItems 1
+   */
+  non_claims: string[];
+};
+/**
+ * Every member of an incident, as incident.updated restates it after a change (closed by the schemas that use it, with unevaluatedProperties).
+ */
+export type IncidentLoggedFields = {
+  class: IncidentLoggedClass;
+  title: IncidentLoggedTitle;
+  description: IncidentLoggedDescription;
+  asset_ids: IncidentLoggedIds;
+  vendor_ids: IncidentLoggedIds;
+  occurred_at: DateTime | null;
+  detected_at: DateTime | null;
+  aware_at: DateTime;
+  severity: IncidentLoggedSeverity;
+  harm_types: IncidentLoggedHarmTypes;
+  affected_stakeholders: IncidentLoggedStakeholders;
+  serious: IncidentLoggedSerious;
+  causal_link: IncidentLoggedCausalLink;
+  model_version: IncidentLoggedShortText | null;
+  tags: IncidentLoggedTags;
+  evidence_refs: IncidentLoggedIds;
+  status: IncidentLoggedStatus;
+  close_reason: IncidentLoggedCloseReason | null;
+  note: IncidentLoggedLongText | null;
+  immediate_mitigations: IncidentLoggedLongText | null;
+  resolution: IncidentLoggedResolution | null;
+  regulatory_report: IncidentLoggedRegulatoryReport | null;
+  [k: string]:
+    | Json
+    | IncidentLoggedClass
+    | IncidentLoggedTitle
+    | IncidentLoggedIds
+    | null
+    | IncidentLoggedSeverity
+    | IncidentLoggedHarmTypes
+    | IncidentLoggedStakeholders
+    | IncidentLoggedSerious
+    | IncidentLoggedCausalLink
+    | IncidentLoggedTags
+    | IncidentLoggedStatus
+    | IncidentLoggedCloseReason
+    | IncidentLoggedResolution
+    | IncidentLoggedRegulatoryReport;
+};
+export type IncidentLoggedSerious = {
+  is_serious: boolean;
+  basis: IncidentLoggedBasis | null;
+};
+export type IncidentLoggedResolution = {
+  root_cause: IncidentLoggedLongText | null;
+  corrective_actions: IncidentLoggedLongText | null;
+  lessons: IncidentLoggedLongText | null;
+};
+/**
+ * The decision on the Art. 73 report: submitted (with the authority's reference, when there is one) or not_required (by a user other than the reporter).
+ */
+export type IncidentLoggedRegulatoryReport = {
+  status: 'submitted' | 'not_required';
+  reference: IncidentLoggedShortText | null;
+  decided_by: Actor;
+  decided_at: DateTime;
+};
+export type Incident1 = {
+  incident_id: Id;
+  reported_by: Actor;
+  logged_at: DateTime;
+  updated_at: DateTime;
+  updated_by: Actor;
+  /**
+   * The events that wrote the incident.
+   */
+  incident_version: number;
+  /**
+   * The seq of its last event: the ETag, sent back in If-Match.
+   */
+  version: number;
+  last_event_id: Id;
+  description_trust: 'customer_asserted';
+  /**
+   * The EU AI Act Art. 73 clock of a serious incident (none otherwise): whole UTC days from aware_at.
+   *
+   * @maxItems 1
+   */
+  clocks: {
+    regime: 'eu-ai-act:art-73';
+    basis: IncidentLoggedBasis;
+    days: 2 | 10 | 15;
+    from: DateTime;
+    due_at: DateTime;
+    /**
+     * running before due_at, overdue after it, answered once a regulatory_report decision is recorded.
+     */
+    status: 'running' | 'overdue' | 'answered';
+    /**
+     * Seconds from as_of to due_at, negative once overdue; null once answered.
+     */
+    remaining_seconds: number | null;
+    answered_in_time: boolean | null;
+  }[];
+  /**
+   * The instant the clocks were read at.
+   */
+  as_of: DateTime;
+  /**
+   * @minItems 1
+   */
+  non_claims: string[];
+  [k: string]:
+    | Json
+    | Id
+    | Actor
+    | number
+    | 'customer_asserted'
+    | {
+        regime: 'eu-ai-act:art-73';
+        basis: IncidentLoggedBasis;
+        days: 2 | 10 | 15;
+        from: DateTime;
+        due_at: DateTime;
+        /**
+         * running before due_at, overdue after it, answered once a regulatory_report decision is recorded.
+         */
+        status: 'running' | 'overdue' | 'answered';
+        /**
+         * Seconds from as_of to due_at, negative once overdue; null once answered.
+         */
+        remaining_seconds: number | null;
+        answered_in_time: boolean | null;
+      }[]
+    | DateTime
+    | string[];
+};
+export type IncidentPatchRequestChanges = {
+  class?: IncidentLoggedClass;
+  title?: IncidentLoggedTitle;
+  description?: IncidentLoggedDescription;
+  /**
+   * Assets of the scope (404 otherwise).
+   */
+  asset_ids?: IncidentLoggedIds;
+  vendor_ids?: IncidentLoggedIds;
+  occurred_at?: DateTime | null;
+  detected_at?: DateTime | null;
+  severity?: IncidentLoggedSeverity;
+  harm_types?: IncidentLoggedHarmTypes;
+  affected_stakeholders?: IncidentLoggedStakeholders;
+  serious?: {
+    is_serious?: boolean;
+    basis?: IncidentLoggedBasis | null;
+  };
+  causal_link?: IncidentLoggedCausalLink;
+  model_version?: IncidentLoggedShortText | null;
+  tags?: IncidentLoggedTags;
+  /**
+   * Artifact ids of the scope's evidence pool (422 evidence_required otherwise).
+   */
+  evidence_refs?: IncidentLoggedIds;
+  status?: IncidentLoggedStatus;
+  /**
+   * Only with a move to closed.
+   */
+  close_reason?: IncidentLoggedCloseReason;
+  note?: IncidentLoggedLongText | null;
+  immediate_mitigations?: IncidentLoggedLongText | null;
+  resolution?: {
+    root_cause?: IncidentLoggedLongText | null;
+    corrective_actions?: IncidentLoggedLongText | null;
+    lessons?: IncidentLoggedLongText | null;
+  } | null;
+  /**
+   * The Art. 73 report decision, decided_by the actor sending the patch: submitted, or not_required (a user other than the reporter).
+   */
+  regulatory_report?: {
+    status: 'submitted' | 'not_required';
+    reference?: IncidentLoggedShortText | null;
+    decided_by: Actor;
+  };
+  [k: string]:
+    | Json
+    | IncidentLoggedClass
+    | IncidentLoggedTitle
+    | IncidentLoggedIds
+    | null
+    | IncidentLoggedSeverity
+    | IncidentLoggedHarmTypes
+    | IncidentLoggedStakeholders
+    | {
+        is_serious?: boolean;
+        basis?: IncidentLoggedBasis | null;
+      }
+    | IncidentLoggedCausalLink
+    | IncidentLoggedTags
+    | IncidentLoggedStatus
+    | IncidentLoggedCloseReason
+    | {
+        root_cause?: IncidentLoggedLongText | null;
+        corrective_actions?: IncidentLoggedLongText | null;
+        lessons?: IncidentLoggedLongText | null;
+      }
+    | {
+        status: 'submitted' | 'not_required';
+        reference?: IncidentLoggedShortText | null;
+        decided_by: Actor;
+      }
+    | undefined;
+};
+export type IncidentPatchRequest1 = {
+  /**
+   * Why a mitigated incident regresses or a closed one reopens; checked by the rule (1–500 characters once trimmed) so a refusal is access-logged.
+   */
+  reason?: string;
+  /**
+   * Who changes the incident. Without it the event names the transport's principal.
+   */
+  actor?: Actor;
+  [k: string]: Json | string | Actor | undefined;
+};
+/**
+ * Answer of POST /v1/incidents and PATCH /v1/incidents/{incident_id}: the incident as the write leaves it, and the event that recorded it
+ */
+export type IncidentWriteResponse = {
+  incident: Incident;
+  event: EventBinding;
 };
 /**
  * GET /v1/keys (contract section 6)
@@ -2110,6 +2512,21 @@ export type Template = {
    */
   agent_obligations: string[];
   /**
+   * The evidence a caller should attach or cite for this interaction, one item a line
+   *
+   * @minItems 1
+   */
+  evidence_checklist: TemplateLine[];
+  /**
+   * Non-claims a caller's output about this interaction carries by default; where the route answers non_claims of its own, the same sentences
+   *
+   * @minItems 1
+   */
+  default_non_claims: TemplateLine[];
+  missing_field_policy: TemplateMissingFieldPolicy;
+  redaction_defaults: TemplateRedactionDefaults;
+  export_blockers: TemplateExportBlockers;
+  /**
    * Filled payloads showing the shape; their text is rejected when copied into context_lines or future_agent_traps
    */
   examples?: {
@@ -2122,6 +2539,68 @@ export type Template = {
    * $id (relative to https://schemas.gov.local/) of the route's request body schema, when one exists
    */
   request_schema?: string;
+};
+/**
+ * How the route treats a body or query that lacks a required member
+ */
+export type TemplateMissingFieldPolicy = {
+  /**
+   * The service never fills in a missing required member (safe_defaults are for the caller to prefill): the request is refused
+   */
+  on_missing: 'refuse';
+  /**
+   * template_gate: validateTemplatePayload, as POST /v1/templates/validate runs it; request_schema: the route's request schema; route_rules: the route's own checks; not_served: the route is target and checks nothing yet
+   */
+  checked_by: 'template_gate' | 'request_schema' | 'route_rules' | 'not_served';
+  /**
+   * The HTTP status of the refusal; null when the route is not served
+   */
+  status: 400 | 422 | null;
+  /**
+   * validation_body: api/validation-result.json with missing_fields and one repair_prompt per field; problem: an RFC 9457 problem body with problem_code; none: not served
+   */
+  answer: 'validation_body' | 'problem' | 'none';
+  /**
+   * The problem's code (docs/errors.md) when answer is problem
+   */
+  problem_code?: string;
+  /**
+   * A refused request appends no event
+   */
+  writes: 'nothing';
+  /**
+   * Where the refusal says what to fix, and any rule beyond plain required members
+   */
+  repair: TemplateLine;
+};
+/**
+ * What is redacted or withheld by default when this interaction's records leave the service (Proof Packets, evidence reads, exports), and what leaves as sent
+ */
+export type TemplateRedactionDefaults = {
+  /**
+   * The redaction policy applied on the way out (redaction.default.v1, named by every packet's redaction manifest); null when none applies
+   */
+  policy_id: string | null;
+  /**
+   * @minItems 1
+   */
+  rules: TemplateLine[];
+};
+/**
+ * Conditions that keep this interaction's record from being exported or assembled as final
+ */
+export type TemplateExportBlockers = {
+  /**
+   * Refused by the service with this error code
+   */
+  enforced: {
+    code: string;
+    condition: TemplateLine;
+  }[];
+  /**
+   * Not checked by the service: the caller keeps such a record out of anything marked final
+   */
+  guidance: TemplateLine[];
 };
 /**
  * POST /v1/templates/validate request body (contract section 7)
@@ -2145,11 +2624,6 @@ export type Timeline = {
   events: Event[];
   next_after_seq: number | null;
   authority: 'event_truth';
-};
-export type Scope = {
-  tenant_id: Id;
-  workspace_id: Id;
-  project_id: Id;
 };
 /**
  * Template validation body: 200 from POST /v1/templates/validate, 422 from a write route whose template gate failed (seed Errors 1-2, contract section 7)
@@ -2580,6 +3054,59 @@ export type GovernanceAssetRegisteredPayload = {
   vendor_ids?: GovernanceAssetRegisteredVendorIds;
   people_affected?: GovernanceAssetRegisteredShortList;
   regulatory_hints?: GovernanceAssetRegisteredShortList;
+};
+/**
+ * Payload of incident.logged, derived by POST /v1/incidents (docs/governance/incidents.md)
+ *
+ * An AI incident or hazard as logged: every member of the incident, status open. The reporter is the envelope's actor. Built by buildLoggedPayload in src/domain/governance/incidents.ts.
+ */
+export type IncidentLoggedPayload = {
+  incident_id: Id;
+  class: IncidentLoggedClass;
+  title: IncidentLoggedTitle;
+  description: IncidentLoggedDescription;
+  asset_ids: IncidentLoggedIds;
+  vendor_ids: IncidentLoggedIds;
+  occurred_at: DateTime | null;
+  detected_at: DateTime | null;
+  /**
+   * When the provider or deployer became aware: the Art. 73 clock starts here.
+   */
+  aware_at: DateTime;
+  severity: IncidentLoggedSeverity;
+  harm_types: IncidentLoggedHarmTypes;
+  affected_stakeholders: IncidentLoggedStakeholders;
+  serious: IncidentLoggedSerious;
+  causal_link: IncidentLoggedCausalLink;
+  model_version: IncidentLoggedShortText | null;
+  tags: IncidentLoggedTags;
+  evidence_refs: IncidentLoggedIds;
+  status: 'open';
+  close_reason: null;
+  note: null;
+  immediate_mitigations: null;
+  resolution: null;
+  regulatory_report: null;
+};
+/**
+ * Payload of incident.updated, derived by PATCH /v1/incidents/{incident_id} (docs/governance/incidents.md)
+ *
+ * One accepted merge-patch of an incident: the patch as accepted, the status move it made, the reason of a regression or reopen, and the whole incident after it. The updater is the envelope's actor. Built by checkIncidentPatch in src/domain/governance/incidents.ts.
+ */
+export type IncidentUpdatedPayload = {
+  incident_id: Id;
+  /**
+   * The events that wrote the incident, this one included (its logging is 1).
+   */
+  incident_version: number;
+  from_status: IncidentLoggedStatus;
+  to_status: IncidentLoggedStatus;
+  /**
+   * Why a mitigated incident regressed or a closed one reopened (trimmed, 1–500 characters); null for other changes.
+   */
+  reason: string | null;
+  patch: IncidentPatchRequestChanges;
+  state: IncidentLoggedFields;
 };
 /**
  * Payload of proof_packet.assembled

@@ -12,21 +12,13 @@ import {
 } from '../../domain/governance/incidents.ts';
 import { incidentTrigger, type ReviewTrigger } from '../../domain/governance/reviews.ts';
 import { AppError } from '../../errors.ts';
+import { incidentStream } from '../../domain/streams.ts';
 import type { ServiceDeps } from '../deps.ts';
 import { pendingEvent, type WriteContext } from '../write-context.ts';
 import { binding, decideAndAppend, type Decision } from './decide.ts';
 import { accessEvent, deny, notInScope, type Resource } from './refusals.ts';
 
 type Json = Parameters<typeof pendingEvent>[2]['payload'][string];
-
-/**
- * The incident's stream. TODO(wiring): replace with `incidentStream` of src/domain/streams.ts once
- * streamOf knows the incident.* kinds; until then the stream's version is 0 and If-Match compares
- * the folded version (the seq of the incident's last event, which is what the stream's will be).
- */
-export function incidentStream(scope: Scope, incidentId: string): string {
-  return `incident:${scope.tenant_id}/${scope.workspace_id}/${scope.project_id}/${incidentId}`;
-}
 
 /** The scope's incidents, folded from its incident.logged and incident.updated events. */
 function incidentsOf(deps: ServiceDeps, scope: Scope): Map<string, Incident> {

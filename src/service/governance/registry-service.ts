@@ -13,6 +13,7 @@ import type { ServiceDeps } from '../deps.ts';
 import { pendingEvent, type WriteContext } from '../write-context.ts';
 import { binding, decideAndAppend, type StreamRead } from './decide.ts';
 import { accessEvent, deny, notInScope } from './refusals.ts';
+import { incidentTriggers } from './incidents-service.ts';
 import { assetVendorMaturity, vendorTriggers } from './vendors-service.ts';
 
 type Json = Parameters<typeof pendingEvent>[2]['payload'][string];
@@ -204,7 +205,7 @@ export function listReviews(deps: ServiceDeps, scope: Scope, q: { status?: 'upco
   // schedule with its triggers, not from the stored due date: a page may hold fewer than `limit`.
   const rows = deps.gov.reviewAssets(scope, { ...(q.asset_id ? { asset_id: q.asset_id } : {}), ...(q.cursor ? { after: q.cursor } : {}), limit: limit + 1 });
   const page = rows.slice(0, limit);
-  const reviews = page.map((a) => reviewSchedule(a, vendorTriggers(deps, scope, a, now), now)).filter((s): s is ReviewSchedule => s !== undefined && (q.status === undefined || s.status === q.status));
+  const reviews = page.map((a) => reviewSchedule(a, [...vendorTriggers(deps, scope, a, now), ...incidentTriggers(deps, scope, a, now)], now)).filter((s): s is ReviewSchedule => s !== undefined && (q.status === undefined || s.status === q.status));
   return { reviews: reviews.map(reviewView), next_cursor: rows.length > limit ? page[page.length - 1]!.asset_id : null, as_of: now.toISOString() };
 }
 
@@ -221,7 +222,7 @@ export async function completeReview(deps: ServiceDeps, ctx: WriteContext, id: s
     const asset = assetOfReview(deps, ctx.scope, id) ?? (await notInScope(deps, ctx, actor, { type: 'review', id }, 'review'));
     const now = deps.clock();
     const { actor: _b, ...completion } = body;
-    const checked = checkReviewCompletion(reviewSchedule(asset, vendorTriggers(deps, ctx.scope, asset, now), now), id, completion, actor, asset.registration.owner, now);
+    const checked = checkReviewCompletion(reviewSchedule(asset, [...vendorTriggers(deps, ctx.scope, asset, now), ...incidentTriggers(deps, ctx.scope, asset, now)], now), id, completion, actor, asset.registration.owner, now);
     if (!checked.ok) return deny(deps, ctx, actor, { type: 'review', id }, checked, 'changed');
     return {
       events: [
@@ -234,6 +235,7 @@ export async function completeReview(deps: ServiceDeps, ctx: WriteContext, id: s
   const event = result.events[0]!;
   await deps.store.settled();
   const asset = deps.gov.asset(ctx.scope, event.payload.asset_id as string)!;
-  const next = reviewSchedule(asset, vendorTriggers(deps, ctx.scope, asset, deps.clock()), deps.clock());
+  const now = deps.clock();
+  const next = reviewSchedule(asset, [...vendorTriggers(deps, ctx.scope, asset, now), ...incidentTriggers(deps, ctx.scope, asset, now)], now);
   return { review: event.payload, next_review: next ? reviewView(next) : null, event: binding(result), replayed: result.replayed };
 }
