@@ -1,0 +1,24 @@
+// The dashboard (docs/governance/dashboard.md): the scope's governance counts as of one index
+// position and the clock's now. The rules live in src/service/governance/dashboard-service.ts.
+// Reading it is not access-logged (GOVERNANCE J lists the reads that are).
+import type { Context } from 'hono';
+import { transportPrincipal } from '../../domain/event.ts';
+import { readDashboard } from '../../service/governance/dashboard-service.ts';
+import { readContext } from '../../service/governance/refusals.ts';
+import type { AppEnv } from '../env.ts';
+import type { Route } from '../route-spec.ts';
+
+function readCtx(c: Context<AppEnv>) {
+  const transport = c.var.transport ?? 'customer';
+  return readContext(c.var.scope, { transport, principal: transportPrincipal(transport) });
+}
+
+export const DASHBOARD_ROUTES: Route[] = [
+  {
+    method: 'GET', path: '/v1/governance/dashboard', status: 'preview', access: 'read', scoped: true,
+    summary: "The scope's governance as of one index position (as_of_seq) and now: assets, approvals, reviews, incidents with their Art. 73 clocks, posture per profile, vendors, evidence by effective trust; non-claims.",
+    readme: 'counts from the projections, read in one snapshot of the index; `as_of`, `as_of_seq`; not access-logged',
+    responses: { 200: 'api/dashboard.json' },
+    handler: async (c, deps) => c.json(await readDashboard(deps, readCtx(c))),
+  },
+];
