@@ -1,0 +1,44 @@
+// Sessions (docs/governance/sessions.md, GOVERNANCE I and K): POST /v1/sessions is the derived door
+// for session.bound (host hashed per tenant, IP only as its class); GET
+// /v1/sessions/{session_id}/provenance folds the binding and the session's envelopes into fields
+// marked observed | token | asserted, with the OpenTelemetry GenAI names beside ours. The rules
+// live in src/domain/governance/provenance.ts; the service reads and appends
+// (src/service/governance/sessions-service.ts).
+import type { Context } from 'hono';
+import { transportPrincipal } from '../../domain/event.ts';
+import type { SessionBindBody } from '../../domain/governance/provenance.ts';
+import { readContext } from '../../service/governance/refusals.ts';
+import { bindSession, sessionProvenance } from '../../service/governance/sessions-service.ts';
+import type { AppEnv } from '../env.ts';
+import { requirePathId } from '../request-input.ts';
+import { P } from '../responses.ts';
+import type { Route } from '../route-spec.ts';
+import { writeContextOf } from '../write-context.ts';
+
+/** The context of a read: its access-log entries name the transport's principal. */
+function readCtx(c: Context<AppEnv>) {
+  const transport = c.var.transport ?? 'customer';
+  return readContext(c.var.scope, { transport, principal: transportPrincipal(transport) });
+}
+
+export const SESSION_ROUTES: Route[] = [
+  {
+    method: 'POST', path: '/v1/sessions', status: 'preview', access: 'write', scoped: true,
+    summary: "Bind a session's provenance (session.bound, the derived door): principal, agent, client app, transport, harness as asserted; the host stored only as a per-tenant salted hash, an IP only as its class.",
+    readme: '→ `session.bound` + `access.logged`; `host` → `host_sha256`; `ip` classified and dropped; a raw IP in any other member → 422 `validation_failed`',
+    checkBody: true, request: 'api/session-bind-request.json',
+    responses: { 201: 'api/session-write-response.json', 200: 'api/session-write-response.json', 400: P, 409: P, 422: P },
+    handler: async (c, deps) => {
+      const { replayed, ...out } = await bindSession(deps, writeContextOf(c), c.var.body as SessionBindBody);
+      if (replayed) c.header('Idempotent-Replayed', 'true');
+      return c.json(out, replayed ? 200 : 201);
+    },
+  },
+  {
+    method: 'GET', path: '/v1/sessions/{session_id}/provenance', status: 'preview', access: 'read', scoped: true,
+    summary: "A session's provenance from its binding and the envelopes of its events: each field marked observed, token or asserted; actors and kinds seen; the OpenTelemetry GenAI names. Access-logged.",
+    readme: 'host only hashed, IP only as a class (raw adapter values included); `access.logged` viewed; another scope → 404 logged as denied',
+    responses: { 200: 'api/session-provenance.json', 404: P },
+    handler: async (c, deps) => c.json(await sessionProvenance(deps, readCtx(c), requirePathId(c.req.param('session_id') ?? '', 'session'))),
+  },
+];
