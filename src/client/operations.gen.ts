@@ -18,6 +18,7 @@ import type {
   ClaimDecision,
   ClaimEvaluateRequest,
   CloseoutRequest,
+  Dashboard,
   EventRequest,
   EventResponse,
   EvidenceReviewRequest,
@@ -65,6 +66,9 @@ import type {
   RiskEvaluationRequest,
   RiskEvaluationResponse,
   SearchResult,
+  SessionBindRequest,
+  SessionProvenance,
+  SessionWriteResponse,
   SignatureVerifyRequest,
   SignatureVerifyResponse,
   Task,
@@ -771,6 +775,13 @@ export type Operations = {
     body: undefined;
     responses: { 200: AssetRisk; 404: Problem };
   };
+  /** The scope's governance as of one index position (as_of_seq) and now: assets, approvals, reviews, incidents with their Art. 73 clocks, posture per profile, vendors, evidence by effective trust; non-claims. */
+  'GET /v1/governance/dashboard': {
+    params: undefined;
+    query: undefined;
+    body: undefined;
+    responses: { 200: Dashboard };
+  };
   /** The scope's incidents, newest first, by status, severity and asset (cursor paging), each with its Art. 73 clocks computed now. */
   'GET /v1/incidents': {
     params: undefined;
@@ -889,6 +900,20 @@ export type Operations = {
     query: { q?: string; kind?: string; task_id?: string; limit?: number; cursor?: string };
     body: undefined;
     responses: { 200: SearchResult; 400: Problem };
+  };
+  /** Bind a session's provenance (session.bound, the derived door): principal, agent, client app, transport, harness as asserted; the host stored only as a per-tenant salted hash, an IP only as its class. */
+  'POST /v1/sessions': {
+    params: undefined;
+    query: undefined;
+    body: SessionBindRequest;
+    responses: { 200: SessionWriteResponse; 201: SessionWriteResponse; 400: Problem; 409: Problem; 422: Problem };
+  };
+  /** A session's provenance from its binding and the envelopes of its events: each field marked observed, token or asserted; actors and kinds seen; the OpenTelemetry GenAI names. Access-logged. */
+  'GET /v1/sessions/{session_id}/provenance': {
+    params: { session_id: string };
+    query: undefined;
+    body: undefined;
+    responses: { 200: SessionProvenance; 404: Problem };
   };
   /** Verify packet hash, signature, hash chain and receipt binding. */
   'POST /v1/signatures/verify': {

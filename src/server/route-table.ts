@@ -5,8 +5,10 @@
 import type { Route, RouteSpec } from './route-spec.ts';
 import { EVENT_ROUTES } from './routes/events.ts';
 import { EVIDENCE_ROUTES, REGISTRY_ROUTES, TEAM_ROUTES } from './routes/governance.ts';
+import { DASHBOARD_ROUTES } from './routes/dashboard.ts';
 import { EXPORT_ROUTES } from './routes/exports.ts';
 import { INCIDENT_ROUTES } from './routes/incidents.ts';
+import { SESSION_ROUTES } from './routes/sessions.ts';
 import { PUBLIC_ROUTES } from './routes/health.ts';
 import { PROOF_ROUTES } from './routes/proofs.ts';
 import { QUOTA_ROUTES } from './routes/quota.ts';
@@ -32,7 +34,9 @@ export const GOVERNANCE_ROUTES: readonly Route[] = [
   ...VENDOR_ROUTES,
   ...REGULATORY_ROUTES,
   ...INCIDENT_ROUTES,
+  ...SESSION_ROUTES,
   ...EXPORT_ROUTES,
+  ...DASHBOARD_ROUTES,
 ];
 
 export const ROUTES: readonly Route[] = [...GOVERNANCE_ROUTES, ...QUOTA_ROUTES];

@@ -14,8 +14,10 @@ import { quotaAdminChecks } from './checks-quota-admin.ts';
 import { quotaEvalChecks } from './checks-quota-eval.ts';
 import { quotaReadChecks } from './checks-quota-reads.ts';
 import { regulatoryChecks } from './checks-regulatory.ts';
+import { dashboardChecks } from './checks-dashboard.ts';
 import { exportChecks } from './checks-exports.ts';
 import { incidentChecks } from './checks-incidents.ts';
+import { sessionChecks } from './checks-sessions.ts';
 import { taskReadChecks } from './checks-task-reads.ts';
 import { taskChecks } from './checks-tasks.ts';
 import { templateChecks } from './checks-templates.ts';
@@ -49,7 +51,9 @@ export function smokeSuite(routes: ListedRoute[], doc: Record<string, any> | nul
     ...family('governance', governanceChecks()),
     ...family('regulatory', regulatoryChecks()),
     ...family('incidents', incidentChecks()),
+    ...family('sessions', sessionChecks()),
     ...family('exports', exportChecks()),
+    ...family('dashboard', dashboardChecks()),
     ...family('tasks', [...taskChecks(), ...taskReadChecks(), ...proofChecks()]),
     ...family('quota', [
       ...quota.setup, ...quotaAdminChecks(''), ...quotaAdminChecks(FORGE_PREFIX),

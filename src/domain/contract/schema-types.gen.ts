@@ -78,6 +78,8 @@ export type ProofPacketIdSet = Id[];
 export type ClaimEvaluateRequestClaims = ClaimEvaluateRequestClaim[];
 export type TaskClosedOutcome = 'completed' | 'blocked' | 'deferred';
 export type TaskClosedSummary = string;
+export type DashboardCount = number;
+export type DashboardPct = number | null;
 export type EvidenceSanitizedCount = number;
 export type ExportKind = 'assets' | 'risk' | 'approvals' | 'incidents' | 'posture' | 'vendors' | 'reviews' | 'access-log' | 'evidence-manifest';
 /**
@@ -168,6 +170,10 @@ export type ReviewCompletedNotes = string;
  * @maxItems 50
  */
 export type ReviewCompletedEvidenceRefs = Id[];
+export type SessionProvenanceSeq = number | null;
+export type SessionProvenanceAt = string | null;
+export type SessionProvenanceAsserted = 'asserted';
+export type SessionProvenanceText = string | null;
 export type TaskCreatedTitle = string;
 export type TaskCreatedDescription = string;
 /**
@@ -372,6 +378,7 @@ export type SchemaTypes = {
   'api/claim-decision.json': ClaimDecision;
   'api/claim-evaluate-request.json': ClaimEvaluateRequest;
   'api/closeout-request.json': CloseoutRequest;
+  'api/dashboard.json': Dashboard;
   'api/event-request.json': EventRequest;
   'api/event-response.json': EventResponse;
   'api/event.json': Event;
@@ -403,6 +410,9 @@ export type SchemaTypes = {
   'api/risk-evaluation-request.json': RiskEvaluationRequest;
   'api/risk-evaluation-response.json': RiskEvaluationResponse;
   'api/search-result.json': SearchResult;
+  'api/session-bind-request.json': SessionBindRequest;
+  'api/session-provenance.json': SessionProvenance;
+  'api/session-write-response.json': SessionWriteResponse;
   'api/signature-verify-request.json': SignatureVerifyRequest;
   'api/signature-verify-response.json': SignatureVerifyResponse;
   'api/task-create-request.json': TaskCreateRequest;
@@ -1063,6 +1073,180 @@ export type CloseoutRequest = {
   actor?: Actor;
 };
 /**
+ * Answer of GET /v1/governance/dashboard: the scope's governance counts as of one index position
+ *
+ * Every part is read from one snapshot of the index (as_of_seq: the index position read) and time-dependent statuses at as_of (the server's clock). Assets, approvals and open reviews are counted from their projections; incidents, posture and the evidence pool are folded from the scope's events of their kinds. Counts describe what was recorded, not the real-world state.
+ */
+export type Dashboard = {
+  /**
+   * The clock's now, in gov's normal form: expiry, due dates and clocks are read at it.
+   */
+  as_of: DateTime;
+  /**
+   * The index position read: every count is of the events with seq at or below it.
+   */
+  as_of_seq: number;
+  scope: Scope;
+  assets: {
+    total: DashboardCount;
+    by_tier: {
+      unevaluated: DashboardCount;
+      minimal: DashboardCount;
+      limited: DashboardCount;
+      high: DashboardCount;
+      prohibited: DashboardCount;
+    };
+    by_status: {
+      registered: DashboardCount;
+      pending_approval: DashboardCount;
+      approved: DashboardCount;
+      rejected: DashboardCount;
+      blocked: DashboardCount;
+      evaluation_required: DashboardCount;
+      retired: DashboardCount;
+      [k: string]: DashboardCount;
+    };
+  };
+  approvals: {
+    /**
+     * Pending and not yet past due_at.
+     */
+    pending: DashboardCount;
+    /**
+     * Pending past due_at: expired (the asset needs a new evaluation).
+     */
+    overdue: DashboardCount;
+    by_status: {
+      pending: DashboardCount;
+      approved: DashboardCount;
+      rejected: DashboardCount;
+      withdrawn: DashboardCount;
+      superseded: DashboardCount;
+      expired: DashboardCount;
+      [k: string]: DashboardCount;
+    };
+    /**
+     * Pending approvals by the role of their current step.
+     */
+    pending_by_assignee_role: {
+      [k: string]: DashboardCount;
+    };
+  };
+  reviews: {
+    open: DashboardCount;
+    upcoming: DashboardCount;
+    due: DashboardCount;
+    overdue: DashboardCount;
+  };
+  incidents: {
+    total: DashboardCount;
+    /**
+     * Not closed.
+     */
+    open: DashboardCount;
+    by_status: {
+      open: DashboardCount;
+      investigating: DashboardCount;
+      mitigated: DashboardCount;
+      closed: DashboardCount;
+    };
+    open_by_severity: {
+      sev1: DashboardCount;
+      sev2: DashboardCount;
+      sev3: DashboardCount;
+      sev4: DashboardCount;
+    };
+    serious_open: DashboardCount;
+    clocks: {
+      running: DashboardCount;
+      overdue: DashboardCount;
+      answered: DashboardCount;
+    };
+    /**
+     * Running Art. 73 clocks due within 7 days of as_of.
+     */
+    clocks_due_7d: DashboardCount;
+    serious_open_incidents: {
+      incident_id: Id;
+      severity: 'sev1' | 'sev2' | 'sev3' | 'sev4';
+      status: 'open' | 'investigating' | 'mitigated' | 'closed';
+      aware_at: DateTime;
+      basis: string | null;
+      clocks: {
+        [k: string]: Json;
+      }[];
+    }[];
+  };
+  /**
+   * The scope's own posture per loaded profile: the regulatory service's summary.
+   */
+  posture: {
+    profile_id: string;
+    requirements: DashboardCount;
+    applicable: DashboardCount;
+    met: DashboardCount;
+    counts: {
+      not_started: DashboardCount;
+      in_progress: DashboardCount;
+      met: DashboardCount;
+      not_applicable: DashboardCount;
+    };
+    met_pct: DashboardPct;
+    met_by_confidence: {
+      verified: DashboardCount;
+      claimed: DashboardCount;
+      none: DashboardCount;
+    };
+    verified_pct: DashboardPct;
+  }[];
+  vendors: {
+    total: DashboardCount;
+    expired: DashboardCount;
+    /**
+     * Not expired, valid_until within 30 days of as_of.
+     */
+    expiring_30d: DashboardCount;
+    /**
+     * Vendors whose latest assessment has an open critical finding.
+     */
+    open_critical: DashboardCount;
+    /**
+     * By derived vendor_maturity (0-4).
+     */
+    by_maturity: {
+      [k: string]: DashboardCount;
+    };
+  };
+  evidence: {
+    artifacts: DashboardCount;
+    by_content_trust: {
+      untrusted_external: DashboardCount;
+      customer_asserted: DashboardCount;
+      sanitized_projection: DashboardCount;
+      trusted_internal: DashboardCount;
+    };
+    by_basis: {
+      asserted: DashboardCount;
+      sanitized: DashboardCount;
+      reviewed: DashboardCount;
+      review_rejected: DashboardCount;
+    };
+    /**
+     * Artifacts whose effective confidence is verified.
+     */
+    verified: DashboardCount;
+  };
+  /**
+   * @minItems 1
+   */
+  non_claims: string[];
+};
+export type Scope = {
+  tenant_id: Id;
+  workspace_id: Id;
+  project_id: Id;
+};
+/**
  * POST /v1/events body: the caller-set members of the service.event.v1 envelope
  */
 export type EventRequest = {
@@ -1300,11 +1484,6 @@ export type Export = {
    * @minItems 1
    */
   non_claims: string[];
-};
-export type Scope = {
-  tenant_id: Id;
-  workspace_id: Id;
-  project_id: Id;
 };
 /**
  * GET /health: sanitized without a token; detail only with the operator token
@@ -2260,6 +2439,170 @@ export type SearchResult = {
    * @minItems 1
    */
   non_claims: string[];
+};
+/**
+ * Body of POST /v1/sessions: the session.bind.v1 payload plus the session id (the derived door for session.bound)
+ *
+ * host is stored only as host_sha256 (HMAC-SHA-256 under the tenant's key); ip is classified (loopback, private, link_local, cgnat, public, unknown) and dropped; a raw IP in any other member is refused (422 validation_failed).
+ */
+export type SessionBindRequest = {
+  session_id: Id;
+  principal: {
+    type: 'user' | 'service_account';
+    id: Id;
+  };
+  /**
+   * The agent name and version (gen_ai.agent.name)
+   */
+  agent?: string;
+  /**
+   * The agent's id (gen_ai.agent.id)
+   */
+  agent_id?: Id;
+  /**
+   * The model provider (gen_ai.provider.name)
+   */
+  provider_name?: string;
+  client_app?: string;
+  /**
+   * Hashed under the tenant's key; never stored
+   */
+  host?: string;
+  /**
+   * An IP address: classified, then dropped; never stored
+   */
+  ip?: string;
+  /**
+   * Ignored when ip is sent (the class derived from the address wins)
+   */
+  ip_class?: 'loopback' | 'private' | 'link_local' | 'cgnat' | 'public' | 'unknown';
+  /**
+   * The transport the client declares (stdio, http)
+   */
+  transport?: string;
+  source_harness?: string;
+  actor?: Actor;
+};
+/**
+ * Answer of GET /v1/sessions/{session_id}/provenance: the session's binding and the envelopes of its events, each field marked observed, token or asserted
+ *
+ * No raw host (only name_sha256) and no raw IP (only ip_class; an IP inside any other shown string is replaced by [ip:<class>]).
+ */
+export type SessionProvenance = {
+  session_id: Id;
+  /**
+   * The latest session.bound of the session (null: its events name it but none bound it)
+   */
+  bound: null | {
+    event_id: Id;
+    seq: number;
+    recorded_at: string;
+    bindings: number;
+  };
+  window: {
+    first_seq: SessionProvenanceSeq;
+    last_seq: SessionProvenanceSeq;
+    event_count: number;
+    first_seen_at: SessionProvenanceAt;
+    last_seen_at: SessionProvenanceAt;
+  };
+  principal: null | {
+    type: 'user' | 'service_account';
+    id: string;
+    source: SessionProvenanceAsserted;
+  };
+  /**
+   * The principal of the token the binding request authenticated with
+   */
+  token_principal: null | {
+    type: 'agent' | 'user' | 'service_account';
+    id: Id;
+    source: 'token';
+  };
+  agent: null | {
+    name: SessionProvenanceText;
+    id: SessionProvenanceText;
+    provider_name: SessionProvenanceText;
+    source: SessionProvenanceAsserted;
+  };
+  client_app: null | {
+    name: SessionProvenanceText;
+    source: SessionProvenanceAsserted;
+  };
+  host: null | {
+    name_sha256: Sha256Uri;
+    source: SessionProvenanceAsserted;
+  };
+  ip_class: null | {
+    value: 'loopback' | 'private' | 'link_local' | 'cgnat' | 'public' | 'unknown';
+    source: SessionProvenanceAsserted;
+  };
+  /**
+   * The transports the server saw the session's requests arrive on
+   */
+  transport: {
+    classes: ('customer' | 'operator')[];
+    source: 'observed';
+  };
+  declared_transport: null | {
+    value: SessionProvenanceText;
+    source: SessionProvenanceAsserted;
+  };
+  source_harness: null | {
+    name: SessionProvenanceText;
+    source: SessionProvenanceAsserted;
+  };
+  actors_seen: {
+    type: 'agent' | 'user' | 'service_account';
+    id: string;
+    events: number;
+  }[];
+  kinds: {
+    [k: string]: number;
+  };
+  /**
+   * The OpenTelemetry GenAI attribute names beside ours
+   */
+  otel: {
+    'gen_ai.conversation.id': string;
+    'gen_ai.agent.name'?: string;
+    'gen_ai.agent.id'?: string;
+    'gen_ai.provider.name'?: string;
+  };
+  non_claims: string[];
+};
+/**
+ * Answer of POST /v1/sessions: the session as bound (its id and the stored session.bound payload, host only as host_sha256) and the event that recorded it
+ */
+export type SessionWriteResponse = {
+  session: {
+    session_id: Id;
+    principal: {
+      type: 'user' | 'service_account';
+      id: Id;
+    };
+    agent?: string;
+    /**
+     * The agent's id (gen_ai.agent.id), as asserted
+     */
+    agent_id?: Id;
+    /**
+     * The model provider (gen_ai.provider.name, e.g. anthropic, openai, aws.bedrock), as asserted
+     */
+    provider_name?: string;
+    client_app?: string;
+    /**
+     * sha256: + HMAC-SHA-256 of the trimmed, lower-cased host under the tenant's key (POST /v1/sessions stores only this)
+     */
+    host_sha256?: Sha256Uri;
+    /**
+     * A class such as loopback, private or public; never a raw IP (no digits, dots or colons allowed)
+     */
+    ip_class?: string;
+    transport?: string;
+    source_harness?: string;
+  };
+  event: EventBinding;
 };
 /**
  * POST /v1/signatures/verify request (contract section 6)
@@ -3231,8 +3574,23 @@ export type SessionBoundPayload = {
     id: Id;
   };
   agent?: string;
+  /**
+   * The agent's id (gen_ai.agent.id), as asserted
+   */
+  agent_id?: Id;
+  /**
+   * The model provider (gen_ai.provider.name, e.g. anthropic, openai, aws.bedrock), as asserted
+   */
+  provider_name?: string;
   client_app?: string;
+  /**
+   * The host name as an adapter sent it on the raw write (stored as sent; the provenance read shows only its per-tenant salted hash)
+   */
   host?: string;
+  /**
+   * sha256: + HMAC-SHA-256 of the trimmed, lower-cased host under the tenant's key (POST /v1/sessions stores only this)
+   */
+  host_sha256?: Sha256Uri;
   /**
    * A class such as loopback, private or public; never a raw IP (no digits, dots or colons allowed)
    */
