@@ -4,10 +4,11 @@
 import { DEFAULT_STALE_AFTER_DAYS, decisionIdFor, evaluateClaimBoundary, type ClaimDecision } from '../domain/claim-boundary.ts';
 import type { Json } from '../domain/canonical-json.ts';
 import { formatDateTime, parseDateTime } from '../domain/date-time.ts';
+import { derivedId } from '../domain/derived-id.ts';
 import type { Scope, StoredEvent } from '../domain/event.ts';
 import { assemblePacketBody, sealPacket } from '../domain/packet-assembly.ts';
 import { hashChainRoot, packetSha256 } from '../domain/packet-hash.ts';
-import type { ProofPacket } from '../domain/proof-packet.ts';
+import { canMovePacket, PACKET_STATUS_MOVES, reissueBody, type IntegrityClass, type PacketBody, type PacketStatus, type ProofPacket, type SignatureAlg } from '../domain/proof-packet.ts';
 import { signPacketHash } from '../domain/signing.ts';
 import { AppError } from '../errors.ts';
 import type { PendingEvent } from '../store/event-log.ts';
@@ -59,25 +60,103 @@ export async function assemblePacket(deps: ServiceDeps, ctx: WriteContext, body:
     const asOfMs = requested ?? deps.clock().getTime();
     const { events, accessLog, expect } = snapshot(deps, ctx.scope, req.task_ids, asOfMs);
     const { body: packetBody, manifest } = assemblePacketBody({ scope: ctx.scope, request: req, events, accessLog, asOf: formatDateTime(asOfMs) });
-    const integrityClass = req.integrity_class ?? 'hash_bound';
-    const unit: PendingEvent[] = [];
-    let receiptId: string | undefined;
-    if (integrityClass === 'signed_and_receipted') {
-      receiptId = deps.newId('rcpt');
-      unit.push({ ...pending(deps, ctx, 'proof_packet.receipted', { packet_sha256: packetSha256(packetBody) }), event_id: receiptId });
-    }
-    const packet = integrityClass === 'hash_bound'
-      ? sealPacket(packetBody, { integrityClass })
-      : sealPacket(packetBody, { integrityClass, ...signer(deps.keys, req.signature_alg ?? 'ed25519'), ...(receiptId ? { receiptId } : {}) });
-    // Every packet is checked against the packet schema before it leaves or is stored (docs/contract.md §9).
-    deps.registry.assert('api/proof-packet.json', packet, 'assembled proof packet', 'packet_schema_violation');
+    const statusGuard = guardReassembly(deps, ctx.scope, packetBody);
+    const { packet, unit } = issuePacket(deps, ctx, packetBody, req.integrity_class ?? 'hash_bound', req.signature_alg ?? 'ed25519');
     unit.push(pending(deps, ctx, 'proof_packet.assembled', { packet, redaction_actions: manifest.actions }));
     unit.push(pending(deps, ctx, 'access.logged', { action: 'exported', outcome: 'allowed', resource: { type: 'proof_packet', id: packet.packet_id }, task_ids: req.task_ids }));
-    return deps.store.append(unit, expect);
+    return deps.store.append(unit, [...expect, ...statusGuard]);
   });
   const at = result.events.findIndex((e) => e.kind === 'proof_packet.assembled');
   const stored = JSON.parse(result.lines[at]!) as StoredEvent;
   return { ok: true, write: { replayed: result.replayed, packet: stored.payload.packet as unknown as ProofPacket } };
+}
+
+// Typed as plain strings until `npm run gen:types` knows these schemas (then the literals may go inline).
+const STATUS_REQUEST_SCHEMA: string = 'api/packet-status-request.json';
+const STATUS_EVENT_SCHEMA: string = 'events/proof-packet-status-changed.json';
+
+/**
+ * POST /v1/proof-packets/{packet_id}/status: moves the packet's latest issue along the status table
+ * (domain/proof-packet.ts PACKET_STATUS_MOVES) and re-issues it at the new status, sealed as its
+ * integrity class says (a new packet_sha256, signature and receipt; the same packet_id). One unit:
+ * the receipt (when receipted), `proof_packet.status_changed` and the re-issue's
+ * `proof_packet.assembled`, which the packets projection makes the packet's latest issue.
+ *
+ * Concurrency without a packet stream: the status event's id derives from the packet id and the seq
+ * of the issue the move was decided on, and the append expects that id unused. Two moves decided on
+ * the same issue name the same id, so the second conflicts and is decided again on the new issue.
+ */
+export async function changePacketStatus(deps: ServiceDeps, ctx: WriteContext, packetId: string, body: unknown): Promise<{ replayed: boolean; packet: ProofPacket }> {
+  deps.registry.assert(STATUS_REQUEST_SCHEMA, body, 'packet status request');
+  const req = body as { status: PacketStatus; reason?: string };
+  await deps.store.settled();
+  const result = committedReplay(deps, ctx) ?? await retryOnConflict(async () => {
+    await deps.store.settled();
+    const current = findPacketEvent(deps, ctx.scope, packetId);
+    const issued = current.payload.packet as unknown as ProofPacket;
+    const from = issued.packet_status;
+    if (!canMovePacket(from, req.status)) {
+      const allowed = PACKET_STATUS_MOVES[from];
+      throw new AppError('invalid_transition', `Proof packet ${packetId} is ${from} and cannot move to ${req.status}; packets move draft → final → exported, and any status but revoked → revoked. From ${from}: ${allowed.length > 0 ? allowed.join(', ') : 'nothing (revoked is final)'}.`);
+    }
+    const signature = issued.integrity.signature;
+    const { packet, unit } = issuePacket(deps, ctx, reissueBody(issued, req.status), issued.integrity.integrity_class, signature?.alg ?? 'ed25519');
+    const eventId = statusEventId(packetId, current.seq);
+    const payload = {
+      packet_id: packetId, from, to: req.status, ...(req.reason !== undefined ? { reason: req.reason } : {}),
+      packet_sha256: packet.integrity.packet_sha256, previous_packet_sha256: issued.integrity.packet_sha256,
+    };
+    deps.registry.assert(STATUS_EVENT_SCHEMA, payload, 'proof_packet.status_changed payload');
+    unit.push({ ...pending(deps, ctx, 'proof_packet.status_changed', payload), event_id: eventId });
+    unit.push(pending(deps, ctx, 'proof_packet.assembled', { packet, redaction_actions: current.payload.redaction_actions! }));
+    const expect: Expectation[] = [{ type: 'event_id_unused', eventId, orElse: () => writeConflict(`Proof packet ${packetId}`) }];
+    return deps.store.append(unit, expect);
+  });
+  const at = result.events.findIndex((e) => e.kind === 'proof_packet.assembled');
+  const stored = JSON.parse(result.lines[at]!) as StoredEvent;
+  return { replayed: result.replayed, packet: stored.payload.packet as unknown as ProofPacket };
+}
+
+/**
+ * The same request at the same past as_of names the same packet. Once that packet's status has
+ * moved, assembling it again must not move it back (a revoked packet re-issued as a draft): a
+ * request whose packet_status is not the latest issue's is 409 invalid_transition. The expectation
+ * returned makes it exact: a status move decided on the issue read here names the event id
+ * statusEventId(packet, issue seq), so it committing first sends this assembly round again.
+ */
+function guardReassembly(deps: ServiceDeps, scope: Scope, body: PacketBody): Expectation[] {
+  const current = deps.queries.packetEvent(scope, body.packet_id);
+  if (!current) return [];
+  const issued = (current.payload.packet as unknown as ProofPacket).packet_status;
+  if (issued !== body.packet_status) {
+    throw new AppError('invalid_transition', `Proof packet ${body.packet_id} (this request at this as_of) is already issued and now ${issued}; assembling it again as ${body.packet_status} would move its status. Move it with POST /v1/proof-packets/${body.packet_id}/status, or assemble at another as_of.`);
+  }
+  const eventId = statusEventId(body.packet_id, current.seq);
+  return [{ type: 'event_id_unused', eventId, orElse: () => writeConflict(`Proof packet ${body.packet_id}`) }];
+}
+
+/** The id of the status move decided on the issue at `issueSeq`: two moves decided on one issue collide. */
+function statusEventId(packetId: string, issueSeq: number): string {
+  return derivedId('evt', { packet_id: packetId, issue_seq: issueSeq });
+}
+
+/**
+ * Seals a packet body as its integrity class says; for signed_and_receipted, the unit starts with
+ * the proof_packet.receipted event the receipt id names. Every packet is checked against the packet
+ * schema before it leaves or is stored (docs/contract.md §9).
+ */
+function issuePacket(deps: ServiceDeps, ctx: WriteContext, packetBody: PacketBody, integrityClass: IntegrityClass, alg: SignatureAlg): { packet: ProofPacket; unit: PendingEvent[] } {
+  const unit: PendingEvent[] = [];
+  let receiptId: string | undefined;
+  if (integrityClass === 'signed_and_receipted') {
+    receiptId = deps.newId('rcpt');
+    unit.push({ ...pending(deps, ctx, 'proof_packet.receipted', { packet_sha256: packetSha256(packetBody) }), event_id: receiptId });
+  }
+  const packet = integrityClass === 'hash_bound'
+    ? sealPacket(packetBody, { integrityClass })
+    : sealPacket(packetBody, { integrityClass, ...signer(deps.keys, alg), ...(receiptId ? { receiptId } : {}) });
+  deps.registry.assert('api/proof-packet.json', packet, 'assembled proof packet', 'packet_schema_violation');
+  return { packet, unit };
 }
 
 export function findPacketEvent(deps: ServiceDeps, scope: Scope, packetId: string): StoredEvent {

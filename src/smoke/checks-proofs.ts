@@ -11,6 +11,7 @@ const EVALUATE = 'POST /v1/claim-boundaries/evaluate';
 const REVIEW = 'POST /v1/evidence/{artifact_id}/review';
 const PACKETS = 'POST /v1/proof-packets';
 const PACKET = 'GET /v1/proof-packets/{packet_id}';
+const STATUS = 'POST /v1/proof-packets/{packet_id}/status';
 const MANIFEST = 'GET /v1/proof-packets/{packet_id}/redaction-manifest';
 const ATTESTATION = 'GET /v1/proof-packets/{packet_id}/attestation';
 const RECEIPT = 'GET /v1/receipts/{receipt_id}';
@@ -88,6 +89,20 @@ export function proofChecks(): SmokeCheck[] {
     }, { needs: afterPacket }),
     negative('proofs: another workspace reading the packet gets 404', PACKET, async (ctx) => {
       ctx.expect(await ctx.call(PACKET, { scope: otherWorkspace(ctx) }), 404);
+    }, { needs: afterPacket }),
+    happy('proofs: POST /v1/proof-packets/{id}/status moves a packet draft → final, re-issued under the same id', STATUS, async (ctx) => {
+      // A packet of its own (another non-claim, another id), so the smoke packet stays as assembled.
+      const draft = ctx.expect(await ctx.call(PACKETS, { body: { task_ids: [smokeTaskId(ctx)], integrity_class: 'signed', non_claims: [`Smoke status packet ${ctx.runId}.`] } }), 201);
+      const issue = ctx.expect(await ctx.call(STATUS, { params: { packet_id: draft.packet_id }, body: { status: 'final' } }), 201);
+      check(issue.packet_id === draft.packet_id && issue.packet_status === 'final', `re-issue ${issue.packet_id} ${issue.packet_status}`);
+      check(issue.integrity.packet_sha256 !== draft.integrity.packet_sha256, 'the re-issue kept the old packet_sha256');
+      const stored = ctx.expect(await ctx.call(PACKET, { params: { packet_id: draft.packet_id } }), 200);
+      check(stored.integrity.packet_sha256 === issue.integrity.packet_sha256, 'GET /v1/proof-packets/{id} does not answer the latest issue');
+      const back = await ctx.call(STATUS, { params: { packet_id: draft.packet_id }, body: { status: 'draft' } });
+      ctx.expect(back, 409, { code: 'invalid_transition' });
+    }, { needs: [...needs, PACKET] }),
+    negative('proofs: revoking a packet without a reason is 422', STATUS, async (ctx) => {
+      ctx.expect(await ctx.call(STATUS, { body: { status: 'revoked' } }), 422, { code: 'validation_failed' });
     }, { needs: afterPacket }),
     happy('proofs: GET /v1/proof-packets/{id}/redaction-manifest answers the manifest', MANIFEST, async (ctx) => {
       ctx.expect(await ctx.call(MANIFEST), 200);

@@ -30,8 +30,31 @@ export async function packetVerify(file: string, options: PacketVerifyOptions, i
     throw new AppError('usage_error', 'Give either --keys (offline) or --base-url/--token-file (online), not both.');
   }
   const mode = options.keys ? 'offline' : 'online';
-  const result = mode === 'offline' ? verifyOffline(packet, options) : await verifyOnline(packet, options, io);
-  return { exitCode: result.ok ? 0 : 1, json: { mode, ...result }, text: renderChecks(mode, result) };
+  const { result, latest } = mode === 'offline' ? { result: verifyOffline(packet, options), latest: undefined } : await verifyOnline(packet, options, io);
+  const status = typeof packet.packet_status === 'string' ? packet.packet_status : null;
+  const refusal = revokedRefusal(packet, status, latest);
+  const json = { mode, status, ...(latest !== undefined ? { latest_status: latest?.packet_status ?? null } : {}), current: refusal === null, ...result };
+  const text = `${renderChecks(mode, result)}${renderStatus(status, latest)}${refusal ? `REFUSED: ${refusal}\n` : ''}`;
+  return { exitCode: result.ok && refusal === null ? 0 : 1, json, text };
+}
+
+/** The latest issue of the packet's id as the preview answers it (online); null when it has none. */
+type LatestIssue = { packet_status: string | null; packet_sha256: string | null } | null;
+
+/**
+ * A revoked packet is never current (docs/contract.md §9): its file says revoked, or (online) the
+ * preview's latest issue of its packet_id does. Its integrity may still verify: it was issued.
+ */
+function revokedRefusal(packet: Packet, status: string | null, latest: LatestIssue | undefined): string | null {
+  const id = String(packet.packet_id);
+  if (status === 'revoked') return `packet ${id} is revoked; its integrity may verify, but it is not a current packet and must not be relied on.`;
+  if (latest?.packet_status === 'revoked') return `packet ${id} has been revoked at the preview (its latest issue, ${latest.packet_sha256 ?? 'unknown hash'}, is revoked); this file is not a current packet and must not be relied on.`;
+  return null;
+}
+
+function renderStatus(status: string | null, latest: LatestIssue | undefined): string {
+  const online = latest === undefined ? '' : latest === null ? '; the preview has no issue of this packet_id' : `; latest issue at the preview: ${latest.packet_status ?? 'unknown'}`;
+  return `  status       ${status ?? 'unknown'}${online}\n`;
 }
 
 function verifyOffline(packet: Packet, options: PacketVerifyOptions): PacketVerification {
@@ -54,7 +77,7 @@ function verifyOffline(packet: Packet, options: PacketVerifyOptions): PacketVeri
   });
 }
 
-async function verifyOnline(packet: Packet, options: PacketVerifyOptions, io: CliIo): Promise<PacketVerification> {
+async function verifyOnline(packet: Packet, options: PacketVerifyOptions, io: CliIo): Promise<{ result: PacketVerification; latest: LatestIssue }> {
   let token = io.env.GOV_TOKEN ?? null;
   let baseUrl = options.baseUrl ?? io.env.GOV_BASE_URL ?? null;
   const tokenFile = options.tokenFile ?? (token ? undefined : join(dataDirOf(options.dataDir, io), 'run.json'));
@@ -77,7 +100,21 @@ async function verifyOnline(packet: Packet, options: PacketVerifyOptions, io: Cl
     const detail = isRecord(res.body) ? `${String(res.body.code ?? '')} ${String(res.body.detail ?? '')}`.trim() : String(res.body);
     throw new AppError(res.status === 422 ? 'bad_input_file' : 'api_error', `The preview at ${baseUrl} refused the verification (${res.status} ${detail}).`);
   }
-  return res.body;
+  // The packet_id's latest issue: a status change re-issues the packet under the same id.
+  let latest: LatestIssue = null;
+  if (typeof packet.packet_id === 'string') {
+    const issue = await client.forward('GET /v1/proof-packets/{packet_id}', { params: { packet_id: packet.packet_id } });
+    if (issue.status === 200 && isRecord(issue.body)) {
+      const integrity: Record<string, unknown> = isRecord(issue.body.integrity) ? issue.body.integrity : {};
+      latest = {
+        packet_status: typeof issue.body.packet_status === 'string' ? issue.body.packet_status : null,
+        packet_sha256: typeof integrity.packet_sha256 === 'string' ? integrity.packet_sha256 : null,
+      };
+    } else if (issue.status !== 404) {
+      throw new AppError('api_error', `The preview at ${baseUrl} did not answer the packet's latest issue (${issue.status}).`);
+    }
+  }
+  return { result: res.body, latest };
 }
 
 function readJson(path: string, what: string): unknown {

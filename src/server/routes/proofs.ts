@@ -1,5 +1,5 @@
 // Claim boundaries, Proof Packets, receipts, keys, signature verification and attestations.
-import { assemblePacket, evaluateClaims, findPacketEvent } from '../../service/proofs-service.ts';
+import { assemblePacket, changePacketStatus, evaluateClaims, findPacketEvent } from '../../service/proofs-service.ts';
 import { getReceipt, packetAttestation, packetManifest, publicKeys, verifySignatures } from '../../service/receipts-service.ts';
 import { requirePathId } from '../request-input.ts';
 import { P, U } from '../responses.ts';
@@ -24,7 +24,7 @@ export const PROOF_ROUTES: Route[] = [
     method: 'POST', path: '/v1/proof-packets', status: 'preview', access: 'write', scoped: true,
     summary: 'Assemble a schema-valid Proof Packet v1 (deterministic at a given as_of).',
     readme: 'Proof Packet v1 → `proof_packet.assembled` + `access.logged`',
-    request: 'api/proof-packet-request.json', responses: { 201: 'api/proof-packet.json', 200: 'api/proof-packet.json', 404: P, 422: U },
+    request: 'api/proof-packet-request.json', responses: { 201: 'api/proof-packet.json', 200: 'api/proof-packet.json', 404: P, 409: P, 422: U },
     handler: async (c, deps) => {
       const outcome = await assemblePacket(deps, writeContextOf(c), c.var.body);
       // A body the template's gate refuses answers the validation body, as POST /v1/templates/validate does.
@@ -37,6 +37,16 @@ export const PROOF_ROUTES: Route[] = [
     method: 'GET', path: '/v1/proof-packets/{packet_id}', status: 'preview', access: 'read', scoped: true,
     summary: 'A packet as assembled.', readme: 'the packet as assembled', responses: { 200: 'api/proof-packet.json', 404: P },
     handler: (c, deps) => c.json(findPacketEvent(deps, c.var.scope, packetId(c.req.param('packet_id'))).payload.packet as object),
+  },
+  {
+    method: 'POST', path: '/v1/proof-packets/{packet_id}/status', status: 'preview', access: 'write', scoped: true,
+    summary: 'Move a packet draft → final → exported, or any → revoked (reason required), re-issuing it with its new status and integrity.',
+    readme: 'draft → final → exported, any → revoked (reason) → `proof_packet.status_changed` + re-issued `proof_packet.assembled`; other moves → 409 `invalid_transition`',
+    request: 'api/packet-status-request.json', responses: { 201: 'api/proof-packet.json', 200: 'api/proof-packet.json', 404: P, 409: P, 422: P },
+    handler: async (c, deps) => {
+      const { replayed, packet } = await changePacketStatus(deps, writeContextOf(c), packetId(c.req.param('packet_id')), c.var.body);
+      return writeResponse(c, replayed, packet as unknown as Record<string, unknown>);
+    },
   },
   {
     method: 'GET', path: '/v1/proof-packets/{packet_id}/redaction-manifest', status: 'preview', access: 'read', scoped: true,

@@ -1,0 +1,80 @@
+// `gov packet verify` reports a packet's status and refuses a revoked packet as current (docs/contract.md
+// §9): exit 1 when the file says revoked (offline), or when the preview's latest issue of the
+// packet_id is revoked (online), though the file's integrity still verifies. Run through the
+// program as main.ts runs it (an exception would be exit 3), against a preview in this process.
+import t from 'tap';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { exitCodeOf } from '../../src/cli/exit-codes.ts';
+import type { CliIo } from '../../src/cli/io.ts';
+import { createProgram, type ProgramState } from '../../src/cli/program.ts';
+import { inProcessPreview } from '../fixtures/served-app.ts';
+import { scopeHeaders } from '../fixtures/spawn-preview.ts';
+import { SCOPE_A, tempDir } from '../fixtures/test-app.ts';
+
+async function gov(args: string[], cwd: string): Promise<{ code: number; stdout: string; stderr: string }> {
+  let stdout = '';
+  let stderr = '';
+  const io: CliIo = { stdout: (s) => void (stdout += s), stderr: (s) => void (stderr += s), env: {}, cwd, isTty: false, onStopSignal: () => {} };
+  const state: ProgramState = { exitCode: 0 };
+  try {
+    await createProgram(io, state).parseAsync(args, { from: 'user' });
+    return { code: state.exitCode, stdout, stderr };
+  } catch (err) {
+    return { code: exitCodeOf(err), stdout, stderr: stderr + String(err) };
+  }
+}
+
+t.test('a revoked packet is refused offline and online; a current one passes with its status', async (t) => {
+  const dir = tempDir(t);
+  const p = await inProcessPreview(t, dir);
+  const api = async (method: string, path: string, body?: unknown) => {
+    const res = await fetch(`${p.baseUrl}${path}`, {
+      method,
+      headers: { Authorization: `Bearer ${p.tokens.customer}`, ...scopeHeaders(SCOPE_A), ...(body ? { 'Content-Type': 'application/json' } : {}) },
+      body: body ? JSON.stringify(body) : undefined,
+    });
+    return { status: res.status, json: await res.json() };
+  };
+  await api('POST', '/v1/tasks', { task_id: 'task-1', title: 'Export the quarterly audit', session_id: 'sess-1' });
+  await api('POST', '/v1/tasks/task-1/checkpoints', { progress: 'Collected the access logs for the quarter' });
+  const draft = (await api('POST', '/v1/proof-packets', { task_ids: ['task-1'], integrity_class: 'signed' })).json;
+  const final = await api('POST', `/v1/proof-packets/${draft.packet_id}/status`, { status: 'final' });
+  t.equal(final.status, 201);
+  const revoked = await api('POST', `/v1/proof-packets/${draft.packet_id}/status`, { status: 'revoked', reason: 'The wrong quarter was exported' });
+  t.equal(revoked.status, 201);
+  const files = { final: join(dir, 'final.json'), revoked: join(dir, 'revoked.json'), keys: join(dir, 'keys.json') };
+  writeFileSync(files.final, JSON.stringify(final.json));
+  writeFileSync(files.revoked, JSON.stringify(revoked.json));
+  writeFileSync(files.keys, JSON.stringify((await api('GET', '/v1/keys')).json));
+
+  const current = await gov(['packet', 'verify', files.final, '--keys', files.keys, '--json'], dir);
+  t.equal(current.code, 0, current.stderr);
+  t.match(JSON.parse(current.stdout), { mode: 'offline', ok: true, status: 'final', current: true });
+
+  const offline = await gov(['packet', 'verify', files.revoked, '--keys', files.keys], dir);
+  t.equal(offline.code, 1, 'a revoked file is refused');
+  t.match(offline.stdout, /signature\s+pass/, 'its integrity still verifies');
+  t.match(offline.stdout, /status\s+revoked/);
+  t.match(offline.stdout, /REFUSED: packet pkt_[0-9a-f]+ is revoked/);
+  const offlineJson = await gov(['packet', 'verify', files.revoked, '--keys', files.keys, '--json'], dir);
+  t.equal(offlineJson.code, 1);
+  t.match(JSON.parse(offlineJson.stdout), { ok: true, status: 'revoked', current: false });
+
+  // Online, the final file verifies, but the preview's latest issue of its packet_id is revoked.
+  const online = await gov(['packet', 'verify', files.final, '--token-file', join(dir, 'run.json'), '--json'], dir);
+  t.equal(online.code, 1, online.stderr);
+  t.match(JSON.parse(online.stdout), { mode: 'online', ok: true, status: 'final', latest_status: 'revoked', current: false });
+  const onlineText = await gov(['packet', 'verify', files.final, '--token-file', join(dir, 'run.json')], dir);
+  t.equal(onlineText.code, 1);
+  t.match(onlineText.stdout, /latest issue at the preview: revoked/);
+  t.match(onlineText.stdout, /REFUSED: packet pkt_[0-9a-f]+ has been revoked at the preview/);
+
+  // A packet whose latest issue is current passes online.
+  const other = (await api('POST', '/v1/proof-packets', { task_ids: ['task-1'], packet_status: 'final', non_claims: ['Another packet.'] })).json;
+  writeFileSync(join(dir, 'other.json'), JSON.stringify(other));
+  const fine = await gov(['packet', 'verify', join(dir, 'other.json'), '--token-file', join(dir, 'run.json'), '--json'], dir);
+  t.equal(fine.code, 0, fine.stderr);
+  t.match(JSON.parse(fine.stdout), { mode: 'online', ok: true, status: 'final', latest_status: 'final', current: true });
+  await p.stop();
+});
