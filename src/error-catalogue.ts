@@ -212,7 +212,7 @@ export const ERRORS = {
   invalid_transition: {
     http: [409, 'Invalid transition'],
     exit: 3,
-    mcp: 'Incidents move open → investigating → mitigated → closed; open or investigating close only as duplicate or not_an_incident; mitigated and closed go back to investigating with a reason. Read the incident and send a move its status allows.',
+    mcp: 'The record is in a status that does not allow this move: read it again and send a move its status allows (incidents: open → investigating → mitigated → closed, back to investigating with a reason; packets: draft → final → exported, any → revoked with a reason).',
   },
   transition_incomplete: {
     http: [422, 'Transition incomplete'],

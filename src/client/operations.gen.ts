@@ -36,6 +36,7 @@ import type {
   IncidentWriteResponse,
   Keys,
   Openapi,
+  PacketStatusRequest,
   PostureItemResponse,
   PosturePatchRequest,
   Problem,
@@ -822,7 +823,7 @@ export type Operations = {
     params: undefined;
     query: undefined;
     body: ProofPacketRequest;
-    responses: { 200: ProofPacket; 201: ProofPacket; 404: Problem; 422: ValidationResult | Problem };
+    responses: { 200: ProofPacket; 201: ProofPacket; 404: Problem; 409: Problem; 422: ValidationResult | Problem };
   };
   /** A packet as assembled. */
   'GET /v1/proof-packets/{packet_id}': {
@@ -844,6 +845,13 @@ export type Operations = {
     query: undefined;
     body: undefined;
     responses: { 200: RedactionManifestResponse; 404: Problem };
+  };
+  /** Move a packet draft → final → exported, or any → revoked (reason required), re-issuing it with its new status and integrity. */
+  'POST /v1/proof-packets/{packet_id}/status': {
+    params: { packet_id: string };
+    query: undefined;
+    body: PacketStatusRequest;
+    responses: { 200: ProofPacket; 201: ProofPacket; 404: Problem; 409: Problem; 422: Problem };
   };
   /** Receipt: the receipted event, its RFC 9162 inclusion proof and a signed C2SP checkpoint. */
   'GET /v1/receipts/{receipt_id}': {

@@ -9,14 +9,14 @@ import { exportCommand } from '../../src/cli/commands/export.ts';
 import type { CliIo } from '../../src/cli/io.ts';
 import { canonicalJson } from '../../src/domain/canonical-json.ts';
 import { AppError } from '../../src/errors.ts';
-import { servedWithExports } from '../fixtures/exports-app.ts';
+import { serveApp } from '../fixtures/served-app.ts';
 import { tempDir } from '../fixtures/test-app.ts';
 
 const env = { GOV_TENANT_ID: 'tenant-a', GOV_WORKSPACE_ID: 'ws-1', GOV_PROJECT_ID: 'proj-1' };
 const io = (cwd: string, extra: Record<string, string> = {}): CliIo => ({ stdout: () => {}, stderr: () => {}, env: { ...env, ...extra }, cwd, isTty: false, onStopSignal: () => {} });
 
 t.test('gov export writes the answer and checks its export_sha256', async (t) => {
-  const served = await servedWithExports(t);
+  const served = await serveApp(t);
   const dir = tempDir(t);
   const conn = { baseUrl: served.baseUrl, tokenFile: served.tokenFile };
   const owner = { type: 'user', id: 'olivia' };

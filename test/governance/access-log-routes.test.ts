@@ -7,16 +7,15 @@ import t from 'tap';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { StoredEvent } from '../../src/domain/event.ts';
-import { exportsApp } from '../fixtures/exports-app.ts';
-import { assertSchema, SCOPE_B } from '../fixtures/test-app.ts';
+import { assertSchema, SCOPE_B, testApp } from '../fixtures/test-app.ts';
 
 const owner = { type: 'user', id: 'olivia' };
 const asset = (id: string) => ({ asset_id: id, name: `Asset ${id}`, purpose: 'Answer billing questions', owner, deployment_context: 'web', models: [{ provider: 'acme', name: 'c-1' }], actor: owner });
 
 type Entry = { seq: number; event_id: string; actor: { id: string }; action: string; outcome: string; resource: { type: string; id: string }; code: string | null };
 
-async function logged(t: Parameters<typeof exportsApp>[0]) {
-  const g = await exportsApp(t);
+async function logged(t: Parameters<typeof testApp>[0]) {
+  const g = await testApp(t);
   const events = (): StoredEvent[] => readFileSync(join(g.dataDir, 'events.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as StoredEvent);
   const access = () => events().filter((e) => e.kind === 'access.logged');
   return { ...g, events, access };

@@ -13,8 +13,7 @@ import { canonicalJson } from '../../src/domain/canonical-json.ts';
 import { transportPrincipal, type StoredEvent } from '../../src/domain/event.ts';
 import { EXPORT_KINDS, exportKind } from '../../src/service/governance/exports-service.ts';
 import { readContext } from '../../src/service/governance/refusals.ts';
-import { exportsApp } from '../fixtures/exports-app.ts';
-import { assertSchema, fixedClock, rawEvent, SCOPE_A, SCOPE_B } from '../fixtures/test-app.ts';
+import { assertSchema, fixedClock, rawEvent, SCOPE_A, SCOPE_B, testApp } from '../fixtures/test-app.ts';
 
 const owner = { type: 'user', id: 'olivia' };
 const HIGH = { data_sensitivity: 3, decision_impact: 3, autonomy: 2, vendor_maturity: 2, prohibited_practice: 0 };
@@ -29,10 +28,10 @@ const BEST = [
   ['VQ-15', 'yes'], ['VQ-16', 'yes'],
 ].map(([question_id, value]) => ({ question_id, value }));
 
-type App = Awaited<ReturnType<typeof exportsApp>>;
+type App = Awaited<ReturnType<typeof testApp>>;
 
 /** A scope with something of every kind (incidents only when their routes are served). */
-async function populate(t: Parameters<typeof exportsApp>[0], call: App['call']) {
+async function populate(t: Parameters<typeof testApp>[0], call: App['call']) {
   const ok = (r: { status: number; text: string }, what: string) => t.ok(r.status === 200 || r.status === 201, `${what}: ${r.status} ${r.status >= 300 ? r.text : ''}`);
   ok(await call('/v1/vendors', { body: { vendor_id: 'acme-ai', name: 'Acme AI', answers: BEST } }), 'vendor');
   ok(await call('/v1/governance/assets', { body: { ...asset('chat-1'), vendor_ids: ['acme-ai'] } }), 'asset');
@@ -43,8 +42,8 @@ async function populate(t: Parameters<typeof exportsApp>[0], call: App['call']) 
   ok(await call('/v1/regulatory/frameworks/nyc-ll144/requirements/nyc-ll144%3Abias-audit', { method: 'PATCH', body: { actor: owner, status: 'in_progress', owner, evidence_refs: ['audit-report'] } }), 'posture');
 }
 
-async function exporting(t: Parameters<typeof exportsApp>[0], options: Parameters<typeof exportsApp>[1] = {}) {
-  const g = await exportsApp(t, options);
+async function exporting(t: Parameters<typeof testApp>[0], options: Parameters<typeof testApp>[1] = {}) {
+  const g = await testApp(t, options);
   const events = (): StoredEvent[] => readFileSync(join(g.dataDir, 'events.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as StoredEvent);
   return { ...g, events };
 }

@@ -8,11 +8,8 @@ import t, { type Test } from 'tap';
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { payloadSchemaOf, type StoredEvent } from '../../src/domain/event.ts';
-import { createApp } from '../../src/server/create-app.ts';
-import { ROUTES } from '../../src/server/route-table.ts';
-import { INCIDENT_ROUTES } from '../../src/server/routes/incidents.ts';
 import { incidentTriggers } from '../../src/service/governance/incidents-service.ts';
-import { assertSchema, HOST, SCOPE_A, SCOPE_B, TOKENS, tempDir, testApp, type Call } from '../fixtures/test-app.ts';
+import { assertSchema, SCOPE_A, SCOPE_B, tempDir, testApp, type Call } from '../fixtures/test-app.ts';
 import { testSchemas } from '../fixtures/templates.ts';
 
 const reporter = { type: 'user', id: 'rhea' };
@@ -31,29 +28,7 @@ function settableClock() {
 async function incidents(t: Test, options: { dataDir?: string } = {}) {
   const time = settableClock();
   const base = await testApp(t, { clock: time.clock, ...(options.dataDir ? { dataDir: options.dataDir } : {}) });
-  const app = createApp(base.deps, [...ROUTES, ...INCIDENT_ROUTES]);
-  let n = 0;
-  base.deps.newRequestId = () => `req_inc_${++n}`;
-  const call = async (path: string, c: Call = {}) => {
-    const headers: Record<string, string> = { Host: HOST, Authorization: `Bearer ${TOKENS.customer}`, ...c.headers };
-    const scope = c.scope === undefined ? SCOPE_A : c.scope;
-    if (scope) Object.assign(headers, { 'X-Tenant-Id': scope.tenant_id, 'X-Workspace-Id': scope.workspace_id, 'X-Project-Id': scope.project_id });
-    if (c.idempotencyKey !== undefined) headers['Idempotency-Key'] = c.idempotencyKey;
-    let body: string | undefined;
-    if (c.body !== undefined) {
-      body = typeof c.body === 'string' ? c.body : JSON.stringify(c.body);
-      headers['Content-Type'] ??= 'application/json';
-    }
-    const res = await app.request(`http://${HOST}${path}`, { method: c.method ?? (body === undefined ? 'GET' : 'POST'), headers, body });
-    const text = await res.text();
-    let json: any = null;
-    try {
-      json = text ? JSON.parse(text) : null;
-    } catch {
-      json = null;
-    }
-    return { status: res.status, headers: res.headers, json, text };
-  };
+  const { app, call } = base;
   const events = (): StoredEvent[] => readFileSync(join(base.dataDir, 'events.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as StoredEvent);
   const register = async (assetId: string, scope = SCOPE_A) => {
     const r = await call('/v1/governance/assets', { scope, body: { asset_id: assetId, name: `Asset ${assetId}`, purpose: 'Rank job applications', owner: reporter, deployment_context: 'HR', models: [{ provider: 'acme', name: 'm1' }] } });

@@ -11,36 +11,12 @@ import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { StoredEvent } from '../../src/domain/event.ts';
 import { classifyIp, hostSha256, redactIps, tenantHostKey } from '../../src/domain/governance/provenance.ts';
-import { createApp } from '../../src/server/create-app.ts';
-import { ROUTES } from '../../src/server/route-table.ts';
-import { SESSION_ROUTES } from '../../src/server/routes/sessions.ts';
-import { assertSchema, HOST, SCOPE_A, SCOPE_B, TOKENS, tempDir, testApp, type Call } from '../fixtures/test-app.ts';
+import { assertSchema, SCOPE_A, SCOPE_B, tempDir, testApp } from '../fixtures/test-app.ts';
 
 async function sessions(t: Test, options: { dataDir?: string; idPrefix?: string } = {}) {
-  const base = await testApp(t, options.dataDir ? { dataDir: options.dataDir } : {});
   let k = 0;
-  if (options.idPrefix) base.deps.newId = (prefix) => `${prefix}_${options.idPrefix}_${++k}`;
-  const app = createApp(base.deps, [...ROUTES, ...SESSION_ROUTES]);
-  const call = async (path: string, c: Call = {}) => {
-    const headers: Record<string, string> = { Host: HOST, Authorization: `Bearer ${TOKENS[c.token === 'operator' ? 'operator' : 'customer']}`, ...c.headers };
-    const scope = c.scope === undefined ? SCOPE_A : c.scope;
-    if (scope) Object.assign(headers, { 'X-Tenant-Id': scope.tenant_id, 'X-Workspace-Id': scope.workspace_id, 'X-Project-Id': scope.project_id });
-    if (c.idempotencyKey !== undefined) headers['Idempotency-Key'] = c.idempotencyKey;
-    let body: string | undefined;
-    if (c.body !== undefined) {
-      body = JSON.stringify(c.body);
-      headers['Content-Type'] = 'application/json';
-    }
-    const res = await app.request(`http://${HOST}${path}`, { method: c.method ?? (body === undefined ? 'GET' : 'POST'), headers, body });
-    const text = await res.text();
-    let json: any = null;
-    try {
-      json = text ? JSON.parse(text) : null;
-    } catch {
-      json = null;
-    }
-    return { status: res.status, headers: res.headers, json, text };
-  };
+  const base = await testApp(t, { ...(options.dataDir ? { dataDir: options.dataDir } : {}), ...(options.idPrefix ? { newId: (prefix: string) => `${prefix}_${options.idPrefix}_${++k}` } : {}) });
+  const { app, call } = base;
   const events = (): StoredEvent[] => readFileSync(join(base.dataDir, 'events.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as StoredEvent);
   const key = tenantHostKey(base.deps.keys.hmac.secret, SCOPE_A.tenant_id);
   let n = 0;

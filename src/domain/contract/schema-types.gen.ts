@@ -395,6 +395,7 @@ export type SchemaTypes = {
   'api/incident.json': Incident;
   'api/keys.json': Keys;
   'api/openapi.json': Openapi;
+  'api/packet-status-request.json': PacketStatusRequest;
   'api/posture-item-response.json': PostureItemResponse;
   'api/posture-patch-request.json': PosturePatchRequest;
   'api/problem.json': Problem;
@@ -458,6 +459,7 @@ export type SchemaTypes = {
   'events/incident-updated.json': IncidentUpdatedPayload;
   'events/proof-packet-assembled.json': ProofPacketAssembledPayload;
   'events/proof-packet-receipted.json': ProofPacketReceiptedPayload;
+  'events/proof-packet-status-changed.json': ProofPacketStatusChangedPayload;
   'events/quota-group-created.json': QuotaGroupCreatedPayload;
   'events/quota-group-deleted.json': QuotaGroupDeletedPayload;
   'events/quota-group-rule-added.json': QuotaGroupRuleAddedPayload;
@@ -1868,6 +1870,21 @@ export type Openapi = {
             };
       }
     | undefined;
+};
+/**
+ * POST /v1/proof-packets/{packet_id}/status request (contract section 9)
+ *
+ * Moves a Proof Packet along draft → final → exported, or from any status but revoked to revoked. A move outside that table is 409 invalid_transition. The packet is re-issued with the new status: a new packet_sha256 and integrity block of the same integrity class, the same packet_id. A reason is required to revoke.
+ */
+export type PacketStatusRequest = {
+  /**
+   * The status to move to.
+   */
+  status: 'draft' | 'final' | 'exported' | 'revoked';
+  /**
+   * Why; required with revoked.
+   */
+  reason?: string;
 };
 /**
  * Answer of PATCH /v1/regulatory/frameworks/{profile_id}/requirements/{requirement_id}: the posture item after the regulatory.posture.updated event (its version is the new ETag), the event, and the non-claim
@@ -3459,6 +3476,19 @@ export type IncidentUpdatedPayload = {
 export type ProofPacketAssembledPayload = {
   packet: ProofPacket;
   redaction_actions: RedactionManifestActions;
+};
+/**
+ * Payload of proof_packet.status_changed
+ *
+ * Appended by POST /v1/proof-packets/{packet_id}/status (contract section 9), in one unit with the proof_packet.assembled event of the re-issued packet (and its proof_packet.receipted, when the packet is signed_and_receipted). from and to are the statuses; packet_sha256 is the re-issue's, previous_packet_sha256 the issue it replaces.
+ */
+export type ProofPacketStatusChangedPayload = {
+  packet_id: Id;
+  from: 'draft' | 'final' | 'exported' | 'revoked';
+  to: 'draft' | 'final' | 'exported' | 'revoked';
+  reason?: string;
+  packet_sha256: Sha256Uri;
+  previous_packet_sha256: Sha256Uri;
 };
 /**
  * Payload of quota.group.created (POST /admin/quota/groups; its rules follow as quota.rule.created and quota.group.rule_added in the same unit)
