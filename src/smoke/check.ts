@@ -64,7 +64,10 @@ export type CheckStatus = 'passed' | 'failed' | 'skipped';
 export type CheckOutcome = { name: string; route: string; status: CheckStatus; detail: string };
 export type SmokeCounts = { passed: number; failed: number; skipped: number; checks: CheckOutcome[] };
 /** The counts, the run id (its tenants are `smoke-<run_id>…`) and how far the run was allowed to write. */
-export type SmokeReport = SmokeCounts & { run_id: string; writes: WriteReach };
+/** The classes of the routes the server listed: every served route is live or preview once nothing is target. */
+export type RouteClasses = { live: number; preview: number; target: number };
+
+export type SmokeReport = SmokeCounts & { run_id: string; writes: WriteReach; route_classes?: RouteClasses };
 
 /** A check's expectation did not hold; `message` is the one-line detail printed after the name. */
 export class SmokeFailure extends Error {

@@ -4,7 +4,7 @@
 // rule, and returns the report.
 import { createClient } from '../client/client.ts';
 import { AppError } from '../errors.ts';
-import { checkReach, reachAllows, routeKey, SmokeFailure, summarize, type CheckOutcome, type SmokeCheck, type SmokeReport, type WriteReach } from './check.ts';
+import { checkReach, reachAllows, routeKey, SmokeFailure, summarize, type CheckOutcome, type RouteClasses, type SmokeCheck, type SmokeReport, type WriteReach } from './check.ts';
 import { genericChecks, type ListedRoute } from './checks-generic.ts';
 import { governanceChecks } from './checks-governance.ts';
 import { proofChecks } from './checks-proofs.ts';
@@ -97,7 +97,18 @@ export async function runSmoke(target: SmokeTarget, options: RunOptions): Promis
   }
   // Coverage is a property of the whole suite, so a --grep run (a part of it) does not judge it.
   if (!options.grep) outcomes.push(coverageOutcome(suite, routes));
-  return { ...summarize(outcomes), run_id: options.runId, writes: ctx.reach };
+  return { ...summarize(outcomes), run_id: options.runId, writes: ctx.reach, route_classes: routeClasses(health.body.routes) };
+}
+
+/** How many of the routes /health lists are live, preview and target (a route without a class is counted as target). */
+export function routeClasses(routes: readonly { status?: unknown }[]): RouteClasses {
+  const out: RouteClasses = { live: 0, preview: 0, target: 0 };
+  for (const r of routes) {
+    if (r.status === 'live') out.live++;
+    else if (r.status === 'preview') out.preview++;
+    else out.target++;
+  }
+  return out;
 }
 
 async function runOne(ctx: SmokeCtx, check: SmokeCheck): Promise<CheckOutcome> {

@@ -85,6 +85,8 @@ t.test('the rendered report: one line per check and exactly "N passed, N failed"
     ],
   });
   t.equal(text, '✓ a\n✗ b — expected 200, got 500\n- c — skipped: the server does not list GET /x\n(1 skipped)\n(writes: only in tenants smoke-0a1b2c3d…; forge quota state and data set untouched)\n1 passed, 1 failed\n');
+  const withClasses = renderSmoke({ passed: 0, failed: 0, skipped: 0, run_id: '0a1b2c3d', writes: 'none', checks: [], route_classes: { live: 12, preview: 90, target: 0 } });
+  t.match(withClasses, '(routes listed: 102 — 12 live, 90 preview, 0 target: every listed route is served)\n0 passed, 0 failed\n', 'the summary says how the listed routes are classed');
 });
 
 
@@ -138,6 +140,8 @@ t.test('by default against a served app: writes only in the run\'s smoke tenants
   t.same(run.failed, [], 'every check that runs passes');
   t.equal(run.report.writes, 'smoke_tenant');
   t.match(run.report.run_id, /^[0-9a-f]{8}$/);
+  t.equal(run.report.route_classes?.target, 0, 'no listed route is target: every row of the contract is served');
+  t.ok((run.report.route_classes?.live ?? 0) > 0 && (run.report.route_classes?.preview ?? 0) > 0);
   t.ok(run.events.length > 10, `${run.events.length} events written`);
   const foreign = run.events.filter((e) => e.tenant_id !== `smoke-${run.report.run_id}` && !e.tenant_id.startsWith(`smoke-${run.report.run_id}-`));
   t.same(foreign.map((e) => `${e.kind} in ${e.tenant_id}`), [], 'every event is in a tenant of the run');

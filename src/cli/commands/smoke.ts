@@ -106,6 +106,11 @@ export function renderSmoke(report: SmokeReport): string {
   );
   if (report.skipped > 0) lines.push(`(${report.skipped} skipped)`);
   lines.push(`(${WROTE[report.writes](report.run_id)})`);
+  const classes = report.route_classes;
+  if (classes) {
+    const total = classes.live + classes.preview + classes.target;
+    lines.push(`(routes listed: ${total} — ${classes.live} live, ${classes.preview} preview, ${classes.target} target${classes.target === 0 ? ': every listed route is served' : ''})`);
+  }
   lines.push(`${report.passed} passed, ${report.failed} failed`);
   return `${lines.join('\n')}\n`;
 }
