@@ -8,6 +8,7 @@ import type { Approval } from '../domain/governance/approvals.ts';
 import type { AssetState } from '../domain/governance/assets.ts';
 import type { Team } from '../domain/governance/team.ts';
 import type { VendorState } from '../domain/governance/vendors.ts';
+import type { Incident } from '../domain/governance/incidents.ts';
 import { formatDateTime } from '../domain/date-time.ts';
 import { preparedOn } from './index-handle.ts';
 import { scopeKey } from './projections/core.ts';
@@ -49,6 +50,11 @@ export function createGovernanceQueries(db: Database.Database) {
     team: db.prepare<[string], { state: string }>('SELECT state FROM gov_team WHERE tenant_id = ?'),
     stream: db.prepare<[string], { version: number }>('SELECT version FROM streams WHERE stream = ?'),
     vendor: db.prepare<[string, string], { state: string }>('SELECT state FROM gov_vendors WHERE scope = ? AND vendor_id = ?'),
+    incident: db.prepare<[string, string], { state: string }>('SELECT state FROM gov_incidents WHERE scope = ? AND incident_id = ?'),
+    incidents: db.prepare<[string], { state: string }>('SELECT state FROM gov_incidents WHERE scope = ?'),
+    incidentsOfAsset: db.prepare<[string, string], { state: string }>(
+      'SELECT i.state FROM gov_incident_assets a JOIN gov_incidents i ON i.scope = a.scope AND i.incident_id = a.incident_id WHERE a.scope = ? AND a.asset_id = ?',
+    ),
     holders: db.prepare<[string, string], ArtifactHolder>('SELECT task_id, seq, sha256 FROM artifacts WHERE scope = ? AND artifact_id = ? ORDER BY task_id'),
   }));
   const parse = <T>(row: { state: string } | undefined): T | undefined => (row ? (JSON.parse(row.state) as T) : undefined);
@@ -79,6 +85,11 @@ export function createGovernanceQueries(db: Database.Database) {
      */
     streamVersion: (stream: string) => statements().stream.get(stream)?.version ?? 0,
     vendor: (scope: Scope, vendorId: string) => parse<VendorState>(statements().vendor.get(scopeKey(scope), vendorId)),
+    incident: (scope: Scope, incidentId: string) => parse<Incident>(statements().incident.get(scopeKey(scope), incidentId)),
+    /** Every incident of the scope (the list sorts and filters them). */
+    incidents: (scope: Scope) => statements().incidents.all(scopeKey(scope)).map((r) => JSON.parse(r.state) as Incident),
+    /** The incidents whose review triggers name the asset. */
+    incidentsOfAsset: (scope: Scope, assetId: string) => statements().incidentsOfAsset.all(scopeKey(scope), assetId).map((r) => JSON.parse(r.state) as Incident),
     /** The tasks of the scope that cite `artifactId`, each with the seq and sha256 of its latest ref. */
     artifactHolders: (scope: Scope, artifactId: string) => statements().holders.all(scopeKey(scope), artifactId),
   };

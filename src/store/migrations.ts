@@ -133,6 +133,12 @@ export const MIGRATIONS: string[] = [
   `
   CREATE TABLE gov_vendors (scope TEXT NOT NULL, vendor_id TEXT NOT NULL, state TEXT NOT NULL, PRIMARY KEY (scope, vendor_id)) WITHOUT ROWID;
   `,
+  // 7: incidents (projections/governance.ts): each incident folded, and the assets its review
+  // triggers name, so a write or an asset's review reads one incident, not all of the scope's.
+  `
+  CREATE TABLE gov_incidents (scope TEXT NOT NULL, incident_id TEXT NOT NULL, state TEXT NOT NULL, seq INTEGER NOT NULL, PRIMARY KEY (scope, incident_id)) WITHOUT ROWID;
+  CREATE TABLE gov_incident_assets (scope TEXT NOT NULL, asset_id TEXT NOT NULL, incident_id TEXT NOT NULL, PRIMARY KEY (scope, asset_id, incident_id)) WITHOUT ROWID;
+  `,
 ];
 
 /**

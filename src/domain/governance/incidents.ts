@@ -400,26 +400,42 @@ function newTriggers(before: IncidentFields | undefined, after: IncidentFields, 
   return after.asset_ids.filter((id) => !had.has(id)).map((asset_id) => ({ asset_id, severity: after.severity, at }));
 }
 
+/** The incident an incident.* event names, or undefined for other events. */
+export function incidentIdOf(event: StoredEvent): string | undefined {
+  if (event.kind !== INCIDENT_LOGGED && event.kind !== INCIDENT_UPDATED) return undefined;
+  const id = (event.payload as { incident_id?: unknown }).incident_id;
+  return typeof id === 'string' ? id : undefined;
+}
+
+/** One incident's next state after one of its events (its first must be incident.logged). */
+export function applyIncidentEvent(before: Incident | undefined, event: StoredEvent): Incident | undefined {
+  const meta = { updated_at: event.recorded_at, updated_by: eventActor(event), last_event_id: event.event_id, seq: event.seq };
+  if (event.kind === INCIDENT_LOGGED) {
+    if (before) return before;
+    const { incident_id, ...fields } = event.payload as unknown as IncidentLoggedPayload;
+    return {
+      ...fields, incident_id, reported_by: eventActor(event), logged_at: event.recorded_at, incident_version: 1, ...meta,
+      review_triggers: newTriggers(undefined, fields, event.recorded_at),
+    };
+  }
+  if (event.kind === INCIDENT_UPDATED && before) {
+    const p = event.payload as unknown as IncidentUpdatedPayload;
+    return {
+      ...before, ...p.state, incident_version: p.incident_version, ...meta,
+      review_triggers: [...before.review_triggers, ...newTriggers(before, p.state, event.recorded_at)],
+    };
+  }
+  return before;
+}
+
 /** The incidents of a scope, folded from its incident.logged and incident.updated events (any order: folded by seq). */
 export function foldIncidents(events: readonly StoredEvent[]): Map<string, Incident> {
   const out = new Map<string, Incident>();
   for (const event of [...events].sort((a, b) => a.seq - b.seq)) {
-    const meta = { updated_at: event.recorded_at, updated_by: eventActor(event), last_event_id: event.event_id, seq: event.seq };
-    if (event.kind === INCIDENT_LOGGED) {
-      const { incident_id, ...fields } = event.payload as unknown as IncidentLoggedPayload;
-      out.set(incident_id, {
-        ...fields, incident_id, reported_by: eventActor(event), logged_at: event.recorded_at, incident_version: 1, ...meta,
-        review_triggers: newTriggers(undefined, fields, event.recorded_at),
-      });
-    } else if (event.kind === INCIDENT_UPDATED) {
-      const p = event.payload as unknown as IncidentUpdatedPayload;
-      const before = out.get(p.incident_id);
-      if (!before) continue;
-      out.set(p.incident_id, {
-        ...before, ...p.state, incident_version: p.incident_version, ...meta,
-        review_triggers: [...before.review_triggers, ...newTriggers(before, p.state, event.recorded_at)],
-      });
-    }
+    const id = incidentIdOf(event);
+    if (id === undefined) continue;
+    const after = applyIncidentEvent(out.get(id), event);
+    if (after) out.set(id, after);
   }
   return out;
 }

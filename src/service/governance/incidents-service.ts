@@ -7,7 +7,7 @@
 import type { Actor, Scope } from '../../domain/event.ts';
 import type { AssetState } from '../../domain/governance/assets.ts';
 import {
-  buildLoggedPayload, checkIncidentPatch, CLOCK_NON_CLAIM, DESCRIPTION_NON_CLAIM, foldIncidents, INCIDENT_LOGGED, INCIDENT_UPDATED, incidentClocks,
+  buildLoggedPayload, checkIncidentPatch, CLOCK_NON_CLAIM, DESCRIPTION_NON_CLAIM, INCIDENT_LOGGED, INCIDENT_UPDATED, incidentClocks,
   type Incident, type IncidentCreate, type IncidentPatch, type IncidentRefusal,
 } from '../../domain/governance/incidents.ts';
 import { incidentTrigger, type ReviewTrigger } from '../../domain/governance/reviews.ts';
@@ -21,8 +21,9 @@ import { accessEvent, deny, notInScope, type Resource } from './refusals.ts';
 type Json = Parameters<typeof pendingEvent>[2]['payload'][string];
 
 /** The scope's incidents, folded from its incident.logged and incident.updated events. */
+/** The scope's incidents by id, from the projection (projections/governance.ts). */
 function incidentsOf(deps: ServiceDeps, scope: Scope): Map<string, Incident> {
-  return foldIncidents([...deps.queries.eventsOfKind(scope, INCIDENT_LOGGED), ...deps.queries.eventsOfKind(scope, INCIDENT_UPDATED)]);
+  return new Map(deps.gov.incidents(scope).map((i) => [i.incident_id, i]));
 }
 
 /** One incident as the routes answer it, its clocks read at `now`. */
@@ -52,7 +53,7 @@ async function findAsset(deps: ServiceDeps, ctx: WriteContext, assetId: string, 
 
 /** The incident, or a 404 that leaves an access-log entry (outcome denied). */
 async function findIncident(deps: ServiceDeps, ctx: WriteContext, incidentId: string, actor: Actor = ctx.principal): Promise<Incident> {
-  return incidentsOf(deps, ctx.scope).get(incidentId) ?? notInScope(deps, ctx, actor, resourceOf(incidentId), 'incident');
+  return deps.gov.incident(ctx.scope, incidentId) ?? notInScope(deps, ctx, actor, resourceOf(incidentId), 'incident');
 }
 
 /** Every asset named must be an asset of the scope (404 logged as denied), every cited artifact in its evidence pool (422 logged as denied). */
@@ -91,7 +92,7 @@ export async function logIncident(deps: ServiceDeps, ctx: WriteContext, body: In
   });
   await deps.store.settled();
   const incidentId = (result.events[0]!.payload as { incident_id: string }).incident_id;
-  const incident = incidentsOf(deps, ctx.scope).get(incidentId)!;
+  const incident = deps.gov.incident(ctx.scope, incidentId)!;
   return { incident: incidentView(incident, deps.clock()), event: binding(result), version: incident.seq, replayed: result.replayed };
 }
 
@@ -157,7 +158,7 @@ export async function updateIncident(deps: ServiceDeps, ctx: WriteContext, incid
     };
   });
   await deps.store.settled();
-  const incident = incidentsOf(deps, ctx.scope).get(incidentId)!;
+  const incident = deps.gov.incident(ctx.scope, incidentId)!;
   return { incident: incidentView(incident, deps.clock()), event: binding(result), version: incident.seq, replayed: result.replayed };
 }
 
@@ -168,7 +169,7 @@ export async function updateIncident(deps: ServiceDeps, ctx: WriteContext, incid
  */
 export function incidentTriggers(deps: ServiceDeps, scope: Scope, asset: AssetState, now: Date): ReviewTrigger[] {
   const out: ReviewTrigger[] = [];
-  for (const incident of incidentsOf(deps, scope).values()) {
+  for (const incident of deps.gov.incidentsOfAsset(scope, asset.asset_id)) {
     for (const t of incident.review_triggers) {
       if (t.asset_id !== asset.asset_id || Date.parse(t.at) > now.getTime()) continue;
       const trigger = incidentTrigger(asset.asset_id, { incident_id: incident.incident_id, severity: t.severity, asset_ids: [t.asset_id], at: t.at });

@@ -8,6 +8,7 @@ import type { StoredEvent } from '../../domain/event.ts';
 import { applyAssetEvent, assetIdOf, assetStatus, latestApproval, type AssetState } from '../../domain/governance/assets.ts';
 import { approvalStatus, currentStep } from '../../domain/governance/approvals.ts';
 import { reviewSchedule } from '../../domain/governance/reviews.ts';
+import { applyIncidentEvent, incidentIdOf, type Incident } from '../../domain/governance/incidents.ts';
 import { applyTeamEvent, type Team } from '../../domain/governance/team.ts';
 import { applyVendorEvent, VENDOR_ASSESSED, type VendorState } from '../../domain/governance/vendors.ts';
 import { scopeKey, type Apply } from './core.ts';
@@ -35,6 +36,9 @@ export function governanceProjection(db: Database.Database): Apply {
   );
   const getVendor = db.prepare<[string, string], { state: string }>('SELECT state FROM gov_vendors WHERE scope = ? AND vendor_id = ?');
   const putVendor = db.prepare('INSERT OR REPLACE INTO gov_vendors (scope, vendor_id, state) VALUES (?, ?, ?)');
+  const getIncident = db.prepare<[string, string], { state: string }>('SELECT state FROM gov_incidents WHERE scope = ? AND incident_id = ?');
+  const putIncident = db.prepare('INSERT OR REPLACE INTO gov_incidents (scope, incident_id, state, seq) VALUES (?, ?, ?, ?)');
+  const putIncidentAsset = db.prepare('INSERT OR IGNORE INTO gov_incident_assets (scope, asset_id, incident_id) VALUES (?, ?, ?)');
   const getTeam = db.prepare<[string], { state: string }>('SELECT state FROM gov_team WHERE tenant_id = ?');
   const putTeam = db.prepare('INSERT OR REPLACE INTO gov_team (tenant_id, state) VALUES (?, ?)');
 
@@ -65,6 +69,16 @@ export function governanceProjection(db: Database.Database): Apply {
       const before = row ? (JSON.parse(row.state) as Team) : undefined;
       const after = applyTeamEvent(before, event);
       if (after && after !== before) putTeam.run(event.tenant_id, JSON.stringify(after));
+      return;
+    }
+    const incidentId = incidentIdOf(event);
+    if (incidentId !== undefined) {
+      const scope = scopeKey(event);
+      const row = getIncident.get(scope, incidentId);
+      const after = applyIncidentEvent(row ? (JSON.parse(row.state) as Incident) : undefined, event);
+      if (!after) return;
+      putIncident.run(scope, incidentId, JSON.stringify(after), event.seq);
+      for (const trigger of after.review_triggers) putIncidentAsset.run(scope, trigger.asset_id, incidentId);
       return;
     }
     if (event.kind === VENDOR_ASSESSED) {
