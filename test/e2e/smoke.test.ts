@@ -48,7 +48,8 @@ t.test('against a running preview: run.json, --json, --grep, a customer-only tok
   const json = await runGov(['smoke', '--base-url', p.baseUrl, '--token-file', runFile, '--json', '--grep', '^templates:']);
   t.equal(json.code, 0, json.stderr);
   const report = JSON.parse(json.stdout);
-  t.same(Object.keys(report), ['passed', 'failed', 'skipped', 'checks', 'run_id', 'writes']);
+  t.same(Object.keys(report), ['passed', 'failed', 'skipped', 'checks', 'run_id', 'writes', 'route_classes']);
+  t.equal(report.route_classes.target, 0, 'every route the preview lists is live or preview');
   t.equal(report.writes, 'smoke_tenant', 'by default only the run\'s own tenants are written');
   t.ok(report.checks.length >= 5, `${report.checks.length} template checks`);
   t.ok(report.checks.every((c: any) => /^templates:/.test(c.name)), '--grep selects by name');
