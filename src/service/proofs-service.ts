@@ -19,6 +19,7 @@ import { committedReplay } from './idempotency.ts';
 import { retryOnConflict, writeConflict } from './optimistic.ts';
 import { gateRouteBody, type Gated } from './templates-service.ts';
 import { pendingEvent, type WriteContext } from './write-context.ts';
+import { requestedAsOf } from './as-of.ts';
 
 export async function evaluateClaims(deps: ServiceDeps, ctx: WriteContext, body: unknown): Promise<{ replayed: boolean; decision: ClaimDecision }> {
   deps.registry.assert('api/claim-evaluate-request.json', body, 'claim evaluation request');
@@ -169,20 +170,6 @@ function signer(keys: KeyRing, alg: 'ed25519' | 'ecdsa-p256-sha256' | 'hmac-sha2
   const key = alg === 'ed25519' ? keys.ed25519 : alg === 'ecdsa-p256-sha256' ? keys.ecdsa : null;
   const secretOrKey = key ? key.privateKey : keys.hmac.secret;
   return { alg, keyId: key ? key.keyId : keys.hmac.keyId, sign: (message: Buffer) => signPacketHash(alg, message.toString('ascii'), secretOrKey) };
-}
-
-/**
- * The as_of a request names, as an instant. Not later than the server's clock: events could still
- * be recorded at or before a future as_of, so its snapshot (and a packet's bytes) could change.
- */
-function requestedAsOf(deps: ServiceDeps, text: string | undefined): number | undefined {
-  if (text === undefined) return undefined;
-  const asOfMs = parseDateTime(text, 'as_of');
-  const now = deps.clock().getTime();
-  if (asOfMs > now) {
-    throw new AppError('as_of_in_future', `The as_of ${formatDateTime(asOfMs)} is later than the server's clock (${formatDateTime(now)}); a snapshot holds only what has been recorded: send an as_of at or before now, or leave it out for now.`);
-  }
-  return asOfMs;
 }
 
 /**

@@ -17,7 +17,6 @@ import { REVIEW_COMPLETED, reviewSchedule, vendorExpiryTrigger, type ReviewTrigg
 import { eventActor } from '../../domain/governance/types.ts';
 import { foldVendors, VENDOR_ASSESSED, vendorViewOf, type VendorState } from '../../domain/governance/vendors.ts';
 import { redactEvidenceRefs } from '../../domain/redaction.ts';
-import { AppError } from '../../errors.ts';
 import { evidenceTasks, lastScopeSeqAt, scopeEventsOfKind } from '../../store/export-queries.ts';
 import type { ServiceDeps } from '../deps.ts';
 import { retryOnConflict, writeConflict } from '../optimistic.ts';
@@ -25,6 +24,7 @@ import type { WriteContext } from '../write-context.ts';
 import { ACCESS_LOGGED, accessEntryOf } from './access-log-service.ts';
 import { accessEvent, deny } from './refusals.ts';
 import { approvalView } from './registry-service.ts';
+import { requestedAsOf } from '../as-of.ts';
 
 export const EXPORT_KINDS = ['assets', 'risk', 'approvals', 'incidents', 'posture', 'vendors', 'reviews', 'access-log', 'evidence-manifest'] as const;
 export type ExportKind = (typeof EXPORT_KINDS)[number];
@@ -46,17 +46,6 @@ const KIND_NON_CLAIMS: Partial<Record<ExportKind, string[]>> = {
 
 export function isExportKind(kind: string): kind is ExportKind {
   return (EXPORT_KINDS as readonly string[]).includes(kind);
-}
-
-/** The as_of asked for, in ms; later than the clock → 422 as_of_in_future (the proofs' rule). */
-function requestedAsOf(deps: ServiceDeps, text: string | undefined): number | undefined {
-  if (text === undefined) return undefined;
-  const asOfMs = parseDateTime(text, 'as_of');
-  const now = deps.clock().getTime();
-  if (asOfMs > now) {
-    throw new AppError('as_of_in_future', `The as_of ${formatDateTime(asOfMs)} is later than the server's clock (${formatDateTime(now)}); a snapshot holds only what has been recorded: send an as_of at or before now, or leave it out for now.`);
-  }
-  return asOfMs;
 }
 
 /** The scope's events as of the cut: recorded at or before as_of, at or before the index position read. */
