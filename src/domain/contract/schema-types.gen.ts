@@ -233,7 +233,7 @@ export type QuotaRuleName = string;
 export type QuotaRuleLimit = number;
 export type QuotaPolicySubjects = QuotaRuleSubject[] | null;
 /**
- * The seed's 13 subjects, plus Forgejo's size:assets:wiki (= size:wiki) and none (matches nothing).
+ * The 13 quota subjects, plus Forgejo's size:assets:wiki (= size:wiki) and none (matches nothing).
  */
 export type QuotaRuleSubject =
   | 'size:all'
@@ -713,7 +713,7 @@ export type AssetEvidence = {
   non_claims: string[];
 };
 /**
- * evidence_ref (seed: evidence_ref); at least one of sha256 and etag
+ * evidence_ref; at least one of sha256 and etag
  */
 export type EvidenceRef = {
   artifact_id: Id;
@@ -969,7 +969,7 @@ export type AssetWriteResponse = {
   event: EventBinding;
 };
 /**
- * GET /v1/proof-packets/{packet_id}/attestation: a DSSE envelope (contract section 9)
+ * GET /v1/proof-packets/{packet_id}/attestation: a DSSE envelope (docs/contract.md §9)
  *
  * DSSE v1 envelope. payload is the base64 of an in-toto Statement v1 whose subject is the packet (its sha256) and whose predicate is the packet; each sig is the base64 signature over the DSSE pre-authentication encoding, made with the ed25519 key whose key_id is keyid (GET /v1/keys).
  */
@@ -985,7 +985,7 @@ export type Attestation = {
   }[];
 };
 /**
- * POST /v1/tasks/{task_id}/checkpoints request body (contract section 6)
+ * POST /v1/tasks/{task_id}/checkpoints request body (docs/contract.md §6)
  */
 export type CheckpointRequest = {
   session_id?: Id;
@@ -1003,7 +1003,7 @@ export type CheckpointRequest = {
   actor?: Actor;
 };
 /**
- * Claim Boundary decision, engine cb-2 (contract section 8)
+ * Claim Boundary decision, engine cb-2 (docs/contract.md §8)
  *
  * The five claim_boundary members plus a per-claim results list in request order and non_claims stating that semantic correctness was not evaluated. A Proof Packet carries only the five members.
  */
@@ -1034,7 +1034,7 @@ export type ClaimBoundaryBlockedClaim = {
   reason: ClaimBoundaryReason;
 };
 /**
- * POST /v1/claim-boundaries/evaluate request (contract section 8)
+ * POST /v1/claim-boundaries/evaluate request (docs/contract.md §8)
  *
  * evidence lists artifact_ids of the tasks' evidence pool; depends_on lists 0-based indexes of other claims in this request (forward references allowed; cycles come out missing). as_of defaults to now, stale_after_days to 30.
  */
@@ -1051,7 +1051,7 @@ export type ClaimEvaluateRequestClaim = {
   kind?: 'assertion' | 'non_claim';
 };
 /**
- * POST /v1/tasks/{task_id}/closeout request body (contract section 7)
+ * POST /v1/tasks/{task_id}/closeout request body (docs/contract.md §7)
  *
  * Shape only. The content rules (what each outcome needs, 20-character context lines and traps, no placeholders, no copies, no duplicates) are the closeout gate's, which answers with the validation body.
  */
@@ -1279,7 +1279,7 @@ export type EventResponse = {
   event: Event;
 };
 /**
- * A stored event, service.event.v1 (contract section 5)
+ * A stored event, service.event.v1 (docs/contract.md §5)
  *
  * Server-set: schema_version, seq, transport, recorded_at, idempotency_key, request_sha256 (fingerprint of the keyed request that derived the event, compared on an idempotent replay; null without an Idempotency-Key), unit (on each event of a multi-event unit: its index and the unit's size), prev_hash, event_hash.
  */
@@ -1792,7 +1792,7 @@ export type IncidentWriteResponse = {
   event: EventBinding;
 };
 /**
- * GET /v1/keys (contract section 6)
+ * GET /v1/keys (docs/contract.md §6)
  *
  * Public halves only (SPKI PEM). The HMAC preview secret is never served, so hmac-sha256 is not an alg here.
  */
@@ -1872,7 +1872,7 @@ export type Openapi = {
     | undefined;
 };
 /**
- * POST /v1/proof-packets/{packet_id}/status request (contract section 9)
+ * POST /v1/proof-packets/{packet_id}/status request (docs/contract.md §9)
  *
  * Moves a Proof Packet along draft → final → exported, or from any status but revoked to revoked. A move outside that table is 409 invalid_transition. The packet is re-issued with the new status: a new packet_sha256 and integrity block of the same integrity class, the same packet_id. A reason is required to revoke.
  */
@@ -1953,7 +1953,7 @@ export type PosturePatchRequest = {
   actor?: Actor;
 };
 /**
- * RFC 9457 problem details with a stable code (contract section 4)
+ * RFC 9457 problem details with a stable code (docs/contract.md §4)
  */
 export type Problem = {
   type: string;
@@ -1968,7 +1968,7 @@ export type Problem = {
   }[];
 };
 /**
- * POST /v1/proof-packets request (contract section 9)
+ * POST /v1/proof-packets request (docs/contract.md §9)
  *
  * Defaults: integrity_class hash_bound, signature_alg ed25519 (ignored for hash_bound), packet_status draft, as_of now. session_ids add to the sessions bound on the tasks' events; a packet needs at least one. non_claims add to the default non-claims.
  */
@@ -1986,7 +1986,7 @@ export type ProofPacketRequest = {
   as_of?: DateTime;
 };
 /**
- * Proof Packet v1 (seed: Proof Packet v1; contract section 9)
+ * Proof Packet v1 (docs/contract.md §9)
  *
  * A deterministic, access-logged, redacted, claim-bounded export of event truth. Its integrity block proves event integrity only, never semantic correctness.
  */
@@ -2015,9 +2015,9 @@ export type ProofPacket = {
   packet_status: 'draft' | 'final' | 'exported' | 'revoked';
 };
 /**
- * claim_boundary (seed: claim_boundary), the five members a Proof Packet carries
+ * claim_boundary, the five members a Proof Packet carries
  *
- * Exactly the seed's five members. The full decision of POST /v1/claim-boundaries/evaluate (contract section 8) adds results and non_claims; see api/claim-decision.json, which reuses the $defs below.
+ * Exactly the five members a packet's claim_boundary has. The full decision of POST /v1/claim-boundaries/evaluate (docs/contract.md §8) adds results and non_claims; see api/claim-decision.json, which reuses the $defs below.
  */
 export type ClaimBoundary = {
   decision_id: Id;
@@ -2027,7 +2027,7 @@ export type ClaimBoundary = {
   blocked_claims: ClaimBoundaryBlockedClaim[];
 };
 /**
- * redaction_manifest (seed: redaction_manifest)
+ * redaction_manifest
  *
  * manifest_sha256 is the RFC 8785 sha256 URI of the canonical list of redaction actions ($defs/actions), which is stored with the packet (event proof_packet.assembled) so a reader can recompute it.
  */
@@ -2043,9 +2043,9 @@ export type RedactionManifest = {
   };
 };
 /**
- * packet_integrity (seed: packet_integrity)
+ * packet_integrity
  *
- * Seed rules: signed requires signature; signed_and_receipted requires signature and receipt_id; hash_bound requires neither (they are allowed but not required, as the seed only says neither is required). key_id is hash-only for hash_bound packets the service emits.
+ * Seed rules: signed requires signature; signed_and_receipted requires signature and receipt_id; hash_bound requires neither (they are allowed but not required, as neither is required). key_id is hash-only for hash_bound packets the service emits.
  */
 export type PacketIntegrity = {
   packet_sha256: Sha256Uri;
@@ -2060,7 +2060,7 @@ export type PacketIntegrity = {
   receipt_id?: Id;
 };
 /**
- * GET /v1/receipts/{receipt_id} (contract section 9)
+ * GET /v1/receipts/{receipt_id} (docs/contract.md §9)
  *
  * event is the proof_packet.receipted event itself, so a verifier can recompute its event_hash; log_index is its 0-based leaf index (seq - 1); inclusion_proof is its RFC 9162 audit path (lower-case hex, leaf to root) in the tree the checkpoint commits to; checkpoint is the C2SP tlog checkpoint text in a C2SP signed note signed with the log's ed25519 key.
  */
@@ -2073,7 +2073,7 @@ export type Receipt = {
   checkpoint: string;
 };
 /**
- * The stored service.event.v1 envelope of kind proof_packet.receipted (contract section 5).
+ * The stored service.event.v1 envelope of kind proof_packet.receipted (docs/contract.md §5).
  */
 export type ReceiptReceiptedEvent = {
   schema_version: 'service.event.v1';
@@ -2103,7 +2103,7 @@ export type ReceiptReceiptedEvent = {
 /**
  * Payload of proof_packet.receipted
  *
- * Appended for a signed_and_receipted packet (contract section 9). The event's id is the packet's receipt_id; its place in the log (seq - 1) is the receipt's log_index.
+ * Appended for a signed_and_receipted packet (docs/contract.md §9). The event's id is the packet's receipt_id; its place in the log (seq - 1) is the receipt's log_index.
  */
 export type ProofPacketReceiptedPayload = {
   packet_sha256: Sha256Uri;
@@ -2622,7 +2622,7 @@ export type SessionWriteResponse = {
   event: EventBinding;
 };
 /**
- * POST /v1/signatures/verify request (contract section 6)
+ * POST /v1/signatures/verify request (docs/contract.md §6)
  *
  * The packet must be a schema-valid Proof Packet v1; a malformed one is a 422, a well-formed but tampered one gets failing checks.
  */
@@ -2630,7 +2630,7 @@ export type SignatureVerifyRequest = {
   packet: ProofPacket;
 };
 /**
- * POST /v1/signatures/verify response (contract section 6)
+ * POST /v1/signatures/verify response (docs/contract.md §6)
  *
  * ok is true only when no check failed. A check is skipped when the packet's integrity class does not call for it (no signature on hash_bound, no receipt unless signed_and_receipted). These checks prove event integrity only, not semantic correctness; non_claims says so.
  */
@@ -2650,7 +2650,7 @@ export type SignatureVerifyResponseCheck = {
   detail: string;
 };
 /**
- * POST /v1/tasks request body (contract section 6)
+ * POST /v1/tasks request body (docs/contract.md §6)
  */
 export type TaskCreateRequest = {
   task_id?: Id;
@@ -2671,7 +2671,7 @@ export type TaskWriteResponse = {
   event: Event;
 };
 /**
- * The task projection (contract section 6)
+ * The task projection (docs/contract.md §6)
  */
 export type Task = {
   task_id: Id;
@@ -2838,7 +2838,7 @@ export type TemplateList = {
   templates: Template[];
 };
 /**
- * A smart template (seed: Smart template; contract section 7)
+ * A smart template (docs/contract.md §7)
  *
  * No starter payload, example or safe default ever sets a confidence to verified.
  */
@@ -2963,7 +2963,7 @@ export type TemplateExportBlockers = {
   guidance: TemplateLine[];
 };
 /**
- * POST /v1/templates/validate request body (contract section 7)
+ * POST /v1/templates/validate request body (docs/contract.md §7)
  */
 export type TemplateValidateRequest = {
   /**
@@ -2986,7 +2986,7 @@ export type Timeline = {
   authority: 'event_truth';
 };
 /**
- * Template validation body: 200 from POST /v1/templates/validate, 422 from a write route whose template gate failed (seed Errors 1-2, contract section 7)
+ * Template validation body: 200 from POST /v1/templates/validate, 422 from a write route whose template gate failed (docs/contract.md §7)
  *
  * missing_fields and repair_prompt are parallel: one instruction per missing or rejected field, in the same order. template_id names the template whose gate ran; it may be omitted on a 422.
  */
@@ -3270,7 +3270,7 @@ export type QuotaUsageFile = {
 /**
  * Payload of access.logged
  *
- * One access decision (contract sections 3 and 9; seed: who viewed, exported, approved, changed or attempted access). The envelope's actor and session_id say who; this payload says what. action is what was done or tried: viewed (a read), viewed_raw (raw evidence bytes were read), exported (a proof packet or export was produced), created (an asset, evaluation or team member was recorded), changed (a revision, a role change, a withdrawal or a completed review), approved or rejected (an approval decision), invited and revoked (team invites), attempted (a try that did not complete, e.g. a request naming a task or session outside the caller's scope). outcome says whether it was allowed or denied; a refusal is action attempted (or the action tried) with outcome denied, so denied is an outcome, never an action. resource names the object acted on (type is a snake_case resource name such as task, proof_packet, claim_boundary, receipt, session, team_member). code is the stable error code of a denial (e.g. not_found_in_scope); reason is a human sentence. task_ids and session_ids list what the access was about, so a Proof Packet can collect the access log entries about its tasks.
+ * One access decision (docs/contract.md §3 and §9: who viewed, exported, approved, changed or attempted access). The envelope's actor and session_id say who; this payload says what. action is what was done or tried: viewed (a read), viewed_raw (raw evidence bytes were read), exported (a proof packet or export was produced), created (an asset, evaluation or team member was recorded), changed (a revision, a role change, a withdrawal or a completed review), approved or rejected (an approval decision), invited and revoked (team invites), attempted (a try that did not complete, e.g. a request naming a task or session outside the caller's scope). outcome says whether it was allowed or denied; a refusal is action attempted (or the action tried) with outcome denied, so denied is an outcome, never an action. resource names the object acted on (type is a snake_case resource name such as task, proof_packet, claim_boundary, receipt, session, team_member). code is the stable error code of a denial (e.g. not_found_in_scope); reason is a human sentence. task_ids and session_ids list what the access was about, so a Proof Packet can collect the access log entries about its tasks.
  */
 export type AccessLoggedPayload = {
   action: 'viewed' | 'viewed_raw' | 'exported' | 'created' | 'changed' | 'approved' | 'rejected' | 'invited' | 'revoked' | 'attempted';
@@ -3322,7 +3322,7 @@ export type ApprovalRequestedPayload = {
 /**
  * Payload of claim_boundary.evaluated
  *
- * Appended by each POST /v1/claim-boundaries/evaluate (contract section 8): the request as received, the effective as_of and stale_after_days, and the decision returned, so the evaluation can be audited and replayed from event truth.
+ * Appended by each POST /v1/claim-boundaries/evaluate (docs/contract.md §8): the request as received, the effective as_of and stale_after_days, and the decision returned, so the evaluation can be audited and replayed from event truth.
  */
 export type ClaimBoundaryEvaluatedPayload = {
   request: ClaimEvaluateRequest;
@@ -3360,7 +3360,7 @@ export type ForgeDataReplacedPayload = {
   source: 'api' | 'file' | 'fixture';
 };
 /**
- * Forge data set of the preview (QUOTA.md section 4): PUT/GET /admin/forge/data, --forge-data, fixtures/forge/. Sizes in bytes; every list optional. References (owners, repositories) are checked after this schema.
+ * Forge data set of the preview (docs/quota.md §4): PUT/GET /admin/forge/data, --forge-data, fixtures/forge/. Sizes in bytes; every list optional. References (owners, repositories) are checked after this schema.
  */
 export type ForgeData = {
   users?: {
@@ -3471,7 +3471,7 @@ export type IncidentUpdatedPayload = {
 /**
  * Payload of proof_packet.assembled
  *
- * Appended by POST /v1/proof-packets (contract section 9) with the whole emitted packet and the redaction actions its manifest_sha256 hashes. The event log is the only source of truth, so GET /v1/proof-packets/{packet_id} and the manifest lookup are projections of this payload and survive an index rebuild (a packet cannot be re-assembled: an ECDSA signature is randomised).
+ * Appended by POST /v1/proof-packets (docs/contract.md §9) with the whole emitted packet and the redaction actions its manifest_sha256 hashes. The event log is the only source of truth, so GET /v1/proof-packets/{packet_id} and the manifest lookup are projections of this payload and survive an index rebuild (a packet cannot be re-assembled: an ECDSA signature is randomised).
  */
 export type ProofPacketAssembledPayload = {
   packet: ProofPacket;
@@ -3480,7 +3480,7 @@ export type ProofPacketAssembledPayload = {
 /**
  * Payload of proof_packet.status_changed
  *
- * Appended by POST /v1/proof-packets/{packet_id}/status (contract section 9), in one unit with the proof_packet.assembled event of the re-issued packet (and its proof_packet.receipted, when the packet is signed_and_receipted). from and to are the statuses; packet_sha256 is the re-issue's, previous_packet_sha256 the issue it replaces.
+ * Appended by POST /v1/proof-packets/{packet_id}/status (docs/contract.md §9), in one unit with the proof_packet.assembled event of the re-issued packet (and its proof_packet.receipted, when the packet is signed_and_receipted). from and to are the statuses; packet_sha256 is the re-issue's, previous_packet_sha256 the issue it replaces.
  */
 export type ProofPacketStatusChangedPayload = {
   packet_id: Id;
@@ -3596,7 +3596,7 @@ export type RegulatoryPostureUpdatedPayload = {
   };
 };
 /**
- * Payload of session.bound (adapter kind, envelope needs session_id): the provenance of the seed's sessions route
+ * Payload of session.bound (adapter kind, envelope needs session_id): the provenance GET /v1/sessions/{session_id}/provenance reads
  */
 export type SessionBoundPayload = {
   principal: {
@@ -4052,7 +4052,7 @@ export type QuotaEditRuleOptions = {
   [k: string]: Json | QuotaRuleLimit | null | QuotaRuleSubject[] | undefined;
 };
 /**
- * Error body of the forge quota routes (QUOTA.md section 5): {message, url}, and for a missing target also errors: []
+ * Error body of the forge quota routes (docs/quota.md §5): {message, url}, and for a missing target also errors: []
  */
 export type ForgeError = {
   message: string;
@@ -4060,14 +4060,14 @@ export type ForgeError = {
   errors?: string[];
 };
 /**
- * Quota group as the forge answers it (QUOTA.md section 5): name only in admin views
+ * Quota group as the forge answers it (docs/quota.md §5): name only in admin views
  */
 export type QuotaGroup = {
   name?: QuotaRuleName;
   rules: QuotaRule[];
 };
 /**
- * Quota rule as the forge answers it (QUOTA.md section 5): name only in admin views, subjects left out when empty
+ * Quota rule as the forge answers it (docs/quota.md §5): name only in admin views, subjects left out when empty
  */
 export type QuotaRule = {
   name?: QuotaRuleName;
