@@ -48,6 +48,20 @@ module.exports = {
       to: { path: ['^src/deps\\.ts$', '^(node:)?(fs|fs/promises)$', '^(better-sqlite3|proper-lockfile)$'] },
     },
     {
+      name: 'console-is-a-page',
+      comment: 'the console (src/console) runs in the browser over the HTTP API only: of ours it imports the typed client, pure domain rules and src/errors.ts.',
+      severity: 'error',
+      from: { path: '^src/console/' },
+      to: { path: '^src/', pathNot: ['^src/console/', '^src/client/', '^src/domain/', '^src/errors\\.ts$', '^src/error-catalogue\\.ts$'] },
+    },
+    {
+      name: 'console-has-no-node',
+      comment: 'the console runs in the browser: no Node.js core module.',
+      severity: 'error',
+      from: { path: '^src/console/' },
+      to: { dependencyTypes: ['core'] },
+    },
+    {
       name: 'nothing-imports-test',
       comment: 'test/ may use src/, never the other way round.',
       severity: 'error',
@@ -58,6 +72,6 @@ module.exports = {
   options: {
     doNotFollow: { path: 'node_modules' },
     tsPreCompilationDeps: true,
-    enhancedResolveOptions: { extensions: ['.ts', '.js', '.mjs', '.json'], conditionNames: ['import', 'require', 'node', 'default'] },
+    enhancedResolveOptions: { extensions: ['.ts', '.tsx', '.js', '.mjs', '.json'], conditionNames: ['import', 'require', 'node', 'default'] },
   },
 };

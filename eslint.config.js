@@ -9,7 +9,7 @@ import tseslint from 'typescript-eslint';
 export default defineConfig(
   { ignores: ['node_modules/', 'dist/', '.tap/', 'scratch*/', 'bench/results/', '.gov-preview/'] },
   {
-    files: ['**/*.{ts,js,mjs,cjs}'],
+    files: ['**/*.{ts,tsx,js,mjs,cjs}'],
     languageOptions: { ecmaVersion: 2024, sourceType: 'module', globals: globals.node },
     // Some disable comments name rules not switched on (yet), such as no-explicit-any: keep them quiet.
     linterOptions: { reportUnusedDisableDirectives: 'off' },
@@ -23,7 +23,7 @@ export default defineConfig(
     },
   },
   {
-    files: ['**/*.ts'],
+    files: ['**/*.{ts,tsx}'],
     extends: [tseslint.configs.base],
     languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
     rules: {

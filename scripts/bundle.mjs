@@ -5,6 +5,7 @@ import { build } from 'esbuild';
 import { createHash } from 'node:crypto';
 import { readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { buildConsole } from './bundle-console.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 rmSync(`${root}dist`, { recursive: true, force: true });
@@ -25,6 +26,10 @@ const { metafile } = await build({
   logLevel: 'warning',
   metafile: true,
 });
+
+// The console (src/console) is a page the preview serves from dist/console, not part of the CLI.
+const consoleSizes = await buildConsole();
+process.stderr.write(`bundle: console ${(consoleSizes.js_gzip_bytes / 1024).toFixed(1)} KB of JavaScript gzipped\n`);
 
 // The stamp names exactly the files esbuild read (every module reached from the entries, and
 // package.json for the version), each with its size and mtime, plus one SHA-256 over their paths

@@ -157,6 +157,8 @@ export type AppDepsExtra = {
   quota?: QuotaContext;
   access?: (line: string) => void;
   logError?: (line: string) => void;
+  /** The built console; dist/console of this checkout by default. */
+  consoleDir?: string;
 };
 
 export function appDepsOf(service: ServiceDeps, extra: AppDepsExtra): AppDeps {
@@ -169,6 +171,7 @@ export function appDepsOf(service: ServiceDeps, extra: AppDepsExtra): AppDeps {
     newRequestId: () => `req_${nanoid(16)}`,
     access: extra.access ?? (() => {}),
     logError: extra.logError ?? ((line) => process.stderr.write(`${line}\n`)),
+    consoleDir: extra.consoleDir ?? join(PROJECT_ROOT, 'dist', 'console'),
   };
 }
 

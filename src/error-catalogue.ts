@@ -135,6 +135,7 @@ export const ERRORS = {
   // 503: the store, not the request.
   store_write_failed: { http: [503, 'Store write failed'], exit: 3 },
   store_unavailable: { http: [503, 'Store unavailable'], exit: 3 },
+  console_not_built: { http: [503, 'Console not built'], exit: 3 },
   index_behind: {
     http: [503, 'Index behind'],
     exit: 3,

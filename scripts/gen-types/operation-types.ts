@@ -18,6 +18,8 @@ export function operationTypesSource(doc: OpenApiDocument, typeOfFile: ReadonlyM
   const typeOfComponent = new Map([...typeOfFile].map(([ref, name]) => [componentName(SCHEMA_BASE + ref), name]));
   const used = new Set<string>();
   const bodyType = (schema: unknown, where: string): string => {
+    // A body named by media type (the console's page and assets) is text.
+    if ((schema as Obj | undefined)?.type === 'string' && (schema as Obj).$ref === undefined) return 'string';
     const ref = (schema as Obj | undefined)?.$ref;
     const name = typeof ref === 'string' && ref.startsWith(COMPONENT_PREFIX) ? typeOfComponent.get(ref.slice(COMPONENT_PREFIX.length)) : undefined;
     if (name === undefined) throw new Error(`${where}: the body schema ${JSON.stringify(schema)} is not a schema file of schemas/ with a type.`);

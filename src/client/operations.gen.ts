@@ -490,6 +490,20 @@ export type Operations = {
     body: undefined;
     responses: { 200: QuotaRepositoryList; 401: ForgeError; 403: ForgeError; 404: ForgeError; 422: ForgeError };
   };
+  /** The console: a web page over this API (sign in with `gov console`). */
+  'GET /console': {
+    params: undefined;
+    query: undefined;
+    body: undefined;
+    responses: { 200: string; 503: Problem };
+  };
+  /** The console's script and stylesheet. */
+  'GET /console/assets/{file}': {
+    params: { file: string };
+    query: undefined;
+    body: undefined;
+    responses: { 200: string; 404: Problem; 503: Problem };
+  };
   /** Sanitized health; detail with the operator token. */
   'GET /health': {
     params: undefined;

@@ -115,8 +115,16 @@ function fragmentRef(ref: string, registry: SchemaRegistry): string {
 function response(status: number, schema: string | null | readonly string[], registry: SchemaRegistry): Record<string, unknown> {
   const description = STATUS_CODES[status] ?? `Status ${status}`;
   if (schema === null) return { description };
-  const content = Object.fromEntries((typeof schema === 'string' ? [schema] : schema).map((one) => [mediaTypeOf(one), { schema: { $ref: schemaRef(one, registry) } }]));
+  // A media type instead of a schema file (the console's page and assets): a body of that type.
+  const content = Object.fromEntries(
+    (typeof schema === 'string' ? [schema] : schema).map((one) => (isMediaType(one) ? [one, { schema: { type: 'string' } }] : [mediaTypeOf(one), { schema: { $ref: schemaRef(one, registry) } }])),
+  );
   return { description, content };
+}
+
+/** A route's response named by media type (`text/html`) rather than by a schema of schemas/. */
+export function isMediaType(schema: string): boolean {
+  return /^[a-z]+\/[a-z0-9.+-]+$/.test(schema) && !schema.endsWith('.json');
 }
 
 export function mediaTypeOf(schema: string): string {

@@ -79,6 +79,8 @@ export type AppDeps = ServiceDeps & {
   access: (line: string) => void;
   /** Where the one structured line of each 5xx goes (stderr in the preview). */
   logError: (line: string) => void;
+  /** The built console (index.html and assets/, scripts/bundle-console.mjs) served at /console. */
+  consoleDir: string;
 };
 
 export type RouteDeps = AppDeps & {

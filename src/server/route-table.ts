@@ -3,6 +3,7 @@
 // here); the app, /health, /openapi.json, the README's tables (npm run gen:readme) and the smoke
 // coverage test all follow.
 import type { Route, RouteSpec } from './route-spec.ts';
+import { CONSOLE_ROUTES } from './routes/console.ts';
 import { EVENT_ROUTES } from './routes/events.ts';
 import { EVIDENCE_ROUTES, REGISTRY_ROUTES, TEAM_ROUTES } from './routes/governance.ts';
 import { DASHBOARD_ROUTES } from './routes/dashboard.ts';
@@ -23,6 +24,7 @@ export type { RouteAccess, RouteClass, RouteSpec } from './route-spec.ts';
 /** The governance API: public routes, then /v1 by resource. */
 export const GOVERNANCE_ROUTES: readonly Route[] = [
   ...PUBLIC_ROUTES,
+  ...CONSOLE_ROUTES,
   ...EVENT_ROUTES,
   ...TEMPLATE_ROUTES,
   ...TASK_ROUTES,

@@ -8,6 +8,7 @@ import { checkReach, reachAllows, routeKey, SmokeFailure, summarize, type CheckO
 import { genericChecks, type ListedRoute } from './checks-generic.ts';
 import { governanceChecks } from './checks-governance.ts';
 import { proofChecks } from './checks-proofs.ts';
+import { consoleChecks } from './checks-console.ts';
 import { publicChecks } from './checks-public.ts';
 import { readChecks } from './checks-reads.ts';
 import { quotaAdminChecks } from './checks-quota-admin.ts';
@@ -45,6 +46,7 @@ export function smokeSuite(routes: ListedRoute[], doc: Record<string, any> | nul
   const family = (name: string, checks: SmokeCheck[]) => checks.map((c) => ({ ...c, family: name }));
   return [
     ...family('public', publicChecks()),
+    ...family('console', consoleChecks()),
     ...family('templates', templateChecks()),
     ...family('reads', readChecks()),
     ...family('events', eventChecks()),

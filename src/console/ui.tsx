@@ -1,0 +1,125 @@
+// Small building blocks every view uses: a load hook with loading / error / data states, the
+// problem-body error box, and an expandable JSON view.
+import type { ComponentChildren } from 'preact';
+import { createContext } from 'preact';
+import { useCallback, useContext, useEffect, useState } from 'preact/hooks';
+import type { ClientScope, GovClient } from './api.ts';
+
+export type ConsoleContext = {
+  client: GovClient;
+  scope: ClientScope;
+  /** Called by a view when an answer says the session is gone (401). */
+  signedOut: () => void;
+};
+
+export const Console = createContext<ConsoleContext | null>(null);
+
+export function useConsole(): ConsoleContext {
+  const value = useContext(Console);
+  if (value === null) throw new Error('useConsole outside <Console.Provider>');
+  return value;
+}
+
+/** An answer the view could not use: its status and the server's problem body (or a network failure). */
+export class Failure {
+  constructor(
+    readonly status: number | null,
+    readonly title: string,
+    readonly detail: string,
+    readonly body?: unknown,
+  ) {}
+}
+
+export type Load<T> = { state: 'loading' } | { state: 'error'; failure: Failure } | { state: 'ready'; data: T };
+
+type Answer = { status: number; body: unknown };
+
+/** A failure from an answer outside the expected statuses (its problem body's title and detail). */
+export function failureOf(res: Answer): Failure {
+  const body = res.body as { title?: unknown; detail?: unknown; message?: unknown } | null;
+  const title = typeof body?.title === 'string' ? body.title : `HTTP ${res.status}`;
+  const detail = typeof body?.detail === 'string' ? body.detail : typeof body?.message === 'string' ? body.message : typeof res.body === 'string' ? res.body : '';
+  return new Failure(res.status, title, detail, res.body);
+}
+
+function thrownFailure(err: unknown): Failure {
+  return new Failure(null, 'The server did not answer', err instanceof Error ? err.message : String(err));
+}
+
+/**
+ * Runs `fetcher` on mount and whenever `deps` change; `reload()` runs it again. The fetcher returns
+ * the data or a Failure (use failureOf for an unexpected status). A 401 signs the console out.
+ */
+export function useLoad<T>(fetcher: () => Promise<T | Failure>, deps: readonly unknown[]): [Load<T>, () => void] {
+  const { signedOut } = useConsole();
+  const [load, setLoad] = useState<Load<T>>({ state: 'loading' });
+  const [round, setRound] = useState(0);
+  useEffect(() => {
+    let live = true;
+    setLoad({ state: 'loading' });
+    fetcher().then(
+      (data) => {
+        if (!live) return;
+        if (data instanceof Failure) {
+          if (data.status === 401) signedOut();
+          setLoad({ state: 'error', failure: data });
+        } else setLoad({ state: 'ready', data });
+      },
+      (err: unknown) => live && setLoad({ state: 'error', failure: thrownFailure(err) }),
+    );
+    return () => {
+      live = false;
+    };
+  }, [...deps, round]);
+  const reload = useCallback(() => setRound((r) => r + 1), []);
+  return [load, reload];
+}
+
+/** Renders a Load: a loading line, the error box, or children with the data. */
+export function Loaded<T>({ load, children }: { load: Load<T>; children: (data: T) => ComponentChildren }) {
+  if (load.state === 'loading') return <p class="loading" role="status" aria-live="polite">Loading…</p>;
+  if (load.state === 'error') return <ErrorBox failure={load.failure} />;
+  return <>{children(load.data)}</>;
+}
+
+export function ErrorBox({ failure }: { failure: Failure }) {
+  return (
+    <div class="error" role="alert">
+      <strong>{failure.status === null ? failure.title : `${failure.status} · ${failure.title}`}</strong>
+      {failure.detail && <p>{failure.detail}</p>}
+    </div>
+  );
+}
+
+/** A JSON value, collapsed to one line until opened. */
+export function JsonView({ value, open = false, label }: { value: unknown; open?: boolean; label?: string }) {
+  return (
+    <details class="json" open={open}>
+      <summary>{label ?? preview(value)}</summary>
+      <pre>{JSON.stringify(value, null, 2)}</pre>
+    </details>
+  );
+}
+
+function preview(value: unknown): string {
+  const text = JSON.stringify(value) ?? 'undefined';
+  return text.length > 120 ? `${text.slice(0, 117)}…` : text;
+}
+
+/** A page's title and its content. */
+export function Page({ title, actions, children }: { title: string; actions?: ComponentChildren; children: ComponentChildren }) {
+  useEffect(() => {
+    document.title = `${title} · gov console`;
+  }, [title]);
+  return (
+    <section class="page" aria-labelledby="page-title">
+      <header class="page-header">
+        <h1 id="page-title" tabIndex={-1}>
+          {title}
+        </h1>
+        {actions}
+      </header>
+      {children}
+    </section>
+  );
+}
