@@ -1,0 +1,172 @@
+// Verifying a packet the way `gov packet verify` does online (src/cli/commands/packet-verify.ts):
+// the packet as it is to POST /v1/signatures/verify in the packet's own scope, then the packet_id's
+// latest issue, since a revoked packet is never current even when its integrity verifies.
+import { useState } from 'preact/hooks';
+import type { GovClient } from '../../api.ts';
+import { ErrorBox, Failure, failureOf, useConsole } from '../../ui.tsx';
+
+type Check = { status: 'pass' | 'fail' | 'skipped'; code?: string; detail: string };
+export type Verification = {
+  ok: boolean;
+  checks: Record<string, Check>;
+  non_claims: string[];
+  status: string | null;
+  /** The preview's latest issue of the packet_id: undefined when not asked, null when it has none. */
+  latest: { packet_status: string | null; packet_sha256: string | null } | null;
+};
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+export async function verifyPacket(client: GovClient, packet: unknown): Promise<Verification | Failure> {
+  if (!isRecord(packet)) return new Failure(null, 'Not a packet', 'The JSON is not an object; give the JSON of one Proof Packet.');
+  const str = (k: string) => (typeof packet[k] === 'string' ? (packet[k] as string) : undefined);
+  const scope = { tenant_id: str('tenant_id'), workspace_id: str('workspace_id'), project_id: str('project_id') };
+  // The packet as it is: the API checks it against the packet schema (422 when it is not one).
+  const res = await client.forward('POST /v1/signatures/verify', { body: { packet }, scope });
+  if (res.status !== 200) return failureOf(res);
+  let latest: Verification['latest'] = null;
+  const id = str('packet_id');
+  if (id !== undefined) {
+    const issue = await client.call('GET /v1/proof-packets/{packet_id}', { params: { packet_id: id }, scope });
+    if (issue.status === 200) latest = { packet_status: issue.body.packet_status, packet_sha256: issue.body.integrity.packet_sha256 };
+    else if (issue.status !== 404) return failureOf(issue);
+  }
+  return { ...(res.body as Omit<Verification, 'status' | 'latest'>), status: str('packet_status') ?? null, latest };
+}
+
+/** Every check with its name, pass / fail / skipped and detail, then the status and the non-claims. */
+export function VerificationView({ result, titleId }: { result: Verification; titleId: string }) {
+  const revoked = result.status === 'revoked' || result.latest?.packet_status === 'revoked';
+  return (
+    <div class="verification">
+      <p role="status" class={result.ok && !revoked ? 'pass' : 'fail'}>
+        {result.ok ? (revoked ? 'Integrity verified, but the packet is revoked: not current' : 'Packet verified: every check passed') : 'Packet verification FAILED'}
+      </p>
+      <ul class="checks" aria-labelledby={titleId}>
+        {Object.entries(result.checks).map(([name, check]) => (
+          <li key={name} class={`check check-${check.status}`} data-check={name}>
+            <span class="check-name mono">{name}</span>
+            <span class={`check-status ${check.status === 'pass' ? 'pass' : check.status === 'fail' ? 'fail' : 'note'}`}>{check.status}</span>
+            <span class="check-detail">
+              {check.code ? <code>{check.code}</code> : null} {check.detail}
+            </span>
+          </li>
+        ))}
+      </ul>
+      <p class="note">
+        Status in this copy: <strong>{result.status ?? 'unknown'}</strong>
+        {result.latest === null ? '; the preview has no issue of this packet_id' : `; latest issue at the preview: ${result.latest.packet_status ?? 'unknown'}`}
+        {result.latest && result.latest.packet_sha256 !== null ? ` (${result.latest.packet_sha256})` : ''}.
+      </p>
+      {revoked && (
+        <p class="fail" role="alert">
+          This packet is revoked: its integrity may verify, but it is not a current packet and must not be relied on.
+        </p>
+      )}
+      <ul class="note">
+        {result.non_claims.map((n) => (
+          <li key={n}>{n}</li>
+        ))}
+      </ul>
+    </div>
+  );
+}
+
+/** The problem body's per-member errors (a 422 names the JSON pointer of what is not a packet). */
+export function FailureDetail({ failure }: { failure: Failure }) {
+  const errors = isRecord(failure.body) && Array.isArray(failure.body.errors) ? (failure.body.errors as unknown[]) : [];
+  return (
+    <>
+      <ErrorBox failure={failure} />
+      {errors.length > 0 && (
+        <ul class="note">
+          {errors.slice(0, 20).map((e, i) => (
+            <li key={i}>{isRecord(e) ? `${String(e.pointer ?? '')}: ${String(e.detail ?? '')}` : String(e)}</li>
+          ))}
+        </ul>
+      )}
+    </>
+  );
+}
+
+type Run = { state: 'idle' } | { state: 'running' } | { state: 'done'; result: Verification } | { state: 'error'; failure: Failure };
+
+/** Runs a verification on demand; a 401 signs the console out like every other load. */
+export function useVerify(): [Run, (packet: unknown) => void] {
+  const { client, signedOut } = useConsole();
+  const [run, setRun] = useState<Run>({ state: 'idle' });
+  const start = (packet: unknown) => {
+    setRun({ state: 'running' });
+    verifyPacket(client, packet).then(
+      (r) => {
+        if (r instanceof Failure) {
+          if (r.status === 401) signedOut();
+          setRun({ state: 'error', failure: r });
+        } else setRun({ state: 'done', result: r });
+      },
+      (err: unknown) => setRun({ state: 'error', failure: new Failure(null, 'The server did not answer', err instanceof Error ? err.message : String(err)) }),
+    );
+  };
+  return [run, start];
+}
+
+export function RunView({ run, titleId }: { run: Run; titleId: string }) {
+  if (run.state === 'idle') return null;
+  if (run.state === 'running') return <p class="loading" role="status">Verifying…</p>;
+  if (run.state === 'error') return <FailureDetail failure={run.failure} />;
+  return <VerificationView result={run.result} titleId={titleId} />;
+}
+
+/** Verify a copy: paste or upload a packet JSON (a download, perhaps tampered) and verify it as it is. */
+export function VerifyCopyPanel() {
+  const [text, setText] = useState('');
+  const [parseError, setParseError] = useState<string | null>(null);
+  const [run, start] = useVerify();
+  const submit = (e: Event) => {
+    e.preventDefault();
+    let packet: unknown;
+    try {
+      packet = JSON.parse(text);
+    } catch (err) {
+      setParseError(`Not valid JSON: ${err instanceof Error ? err.message : String(err)}`);
+      return;
+    }
+    setParseError(null);
+    start(packet);
+  };
+  return (
+    <section aria-labelledby="verify-copy-title" class="pv-block">
+      <h2 id="verify-copy-title">Verify a copy</h2>
+      <p class="note">Paste a packet's JSON or choose its file — a download, or a copy someone changed — and it is verified exactly as it is.</p>
+      <form class="stack" onSubmit={submit}>
+        <label>
+          Packet file
+          <input
+            type="file"
+            accept="application/json,.json"
+            onChange={(e) => {
+              const file = e.currentTarget.files?.[0];
+              if (file) file.text().then(setText, () => setParseError('The file could not be read.'));
+            }}
+          />
+        </label>
+        <label>
+          Packet JSON
+          <textarea value={text} spellcheck={false} onInput={(e) => setText(e.currentTarget.value)} rows={8} />
+        </label>
+        <div>
+          <button type="submit" class="primary" disabled={text.trim() === '' || run.state === 'running'}>
+            Verify copy
+          </button>
+        </div>
+      </form>
+      {parseError !== null && (
+        <p class="error" role="alert">
+          {parseError}
+        </p>
+      )}
+      {run.state !== 'idle' && <h3 id="verify-copy-result">Checks of the copy</h3>}
+      <RunView run={run} titleId="verify-copy-result" />
+    </section>
+  );
+}
