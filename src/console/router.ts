@@ -27,3 +27,11 @@ export function href(...parts: string[]): string {
 export function navigate(...parts: string[]): void {
   location.hash = href(...parts);
 }
+
+/** The href of a view with a query: hrefWith({ status: 'open' }, 'tasks') → '#/tasks?status=open'; empty values are left out. */
+export function hrefWith(query: Record<string, string | number | null | undefined>, ...parts: string[]): string {
+  const params = new URLSearchParams();
+  for (const [name, value] of Object.entries(query)) if (value !== undefined && value !== null && value !== '') params.set(name, String(value));
+  const text = params.toString();
+  return text ? `${href(...parts)}?${text}` : href(...parts);
+}

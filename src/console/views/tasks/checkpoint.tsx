@@ -1,0 +1,133 @@
+// Checkpoints: the task.checkpoint.written events of the loaded timeline, and the form that writes
+// one (POST /v1/tasks/{task_id}/checkpoints, through the checkpoint.write.v1 gate).
+import { useRef, useState } from 'preact/hooks';
+import type { CheckpointRequest, Event } from '../../../domain/contract/schema-types.gen.ts';
+import { Field, focusFirstInvalid, isValidationBody, NO_PROMPTS, PromptSummary, promptsOf, type Prompts } from '../../components/fields.tsx';
+import { formatTime, linesOf } from '../../components/format.ts';
+import { ErrorBox, Failure, failureOf, useConsole } from '../../ui.tsx';
+
+export const CHECKPOINT_KIND = 'task.checkpoint.written';
+
+export function CheckpointList({ events }: { events: Event[] }) {
+  const checkpoints = events.filter((e) => e.kind === CHECKPOINT_KIND);
+  if (checkpoints.length === 0) return <p class="note">No checkpoint in the loaded timeline yet.</p>;
+  return (
+    <ol class="checkpoints" aria-label="Checkpoints">
+      {checkpoints.map((e) => {
+        const p = e.payload as { progress?: string; blockers?: string[]; next_actions?: string[]; context_lines?: string[] };
+        return (
+          <li key={e.seq} class="card">
+            <div class="note">
+              #{e.seq} · {formatTime(e.recorded_at)}
+            </div>
+            <p class="progress">{p.progress}</p>
+            <Items label="Next actions" items={p.next_actions} />
+            <Items label="Blockers" items={p.blockers} />
+            <Items label="Context lines" items={p.context_lines} />
+            {e.evidence_refs && e.evidence_refs.length > 0 && (
+              <Items label="Evidence" items={e.evidence_refs.map((r) => `${r.artifact_id} (${r.evidence_type}, ${r.confidence})`)} />
+            )}
+          </li>
+        );
+      })}
+    </ol>
+  );
+}
+
+function Items({ label, items }: { label: string; items: string[] | undefined }) {
+  if (!items || items.length === 0) return null;
+  return (
+    <div class="items">
+      <span class="note">{label}:</span>
+      <ul>
+        {items.map((item, i) => (
+          <li key={i}>{item}</li>
+        ))}
+      </ul>
+    </div>
+  );
+}
+
+const FIELDS = ['progress', 'next_actions', 'blockers', 'context_lines', 'session_id'] as const;
+const EMPTY = { progress: '', next_actions: '', blockers: '', context_lines: '' };
+
+export function CheckpointForm({ taskId, onWritten }: { taskId: string; onWritten: (event: Event) => void }) {
+  const { client, signedOut } = useConsole();
+  const [draft, setDraft] = useState(EMPTY);
+  const [prompts, setPrompts] = useState<Prompts | null>(null);
+  const [failure, setFailure] = useState<Failure | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [written, setWritten] = useState<number | null>(null);
+  const form = useRef<HTMLFormElement>(null);
+  const set = (name: keyof typeof EMPTY) => (e: { currentTarget: HTMLTextAreaElement }) => setDraft({ ...draft, [name]: e.currentTarget.value });
+
+  async function submit() {
+    const body: CheckpointRequest = { progress: draft.progress };
+    for (const name of ['next_actions', 'blockers', 'context_lines'] as const) {
+      const lines = linesOf(draft[name]);
+      if (lines.length > 0) body[name] = lines;
+    }
+    setBusy(true);
+    setFailure(null);
+    setWritten(null);
+    try {
+      const res = await client.writeCheckpoint(taskId, body);
+      if (res.status === 201 || res.status === 200) {
+        setPrompts(null);
+        setDraft(EMPTY);
+        setWritten(res.body.event.seq);
+        onWritten(res.body.event);
+      } else if (res.status === 422 && isValidationBody(res.body)) {
+        setPrompts(promptsOf(res.body, FIELDS));
+        requestAnimationFrame(() => focusFirstInvalid(form.current));
+      } else {
+        if (res.status === 401) signedOut();
+        setPrompts(null);
+        setFailure(failureOf(res));
+      }
+    } catch (err) {
+      setFailure(new Failure(null, 'The server did not answer', err instanceof Error ? err.message : String(err)));
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  const p = prompts ?? NO_PROMPTS;
+  return (
+    <form
+      ref={form}
+      class="stack"
+      aria-labelledby="checkpoint-form-title"
+      onSubmit={(e) => {
+        e.preventDefault();
+        void submit();
+      }}
+    >
+      <h3 id="checkpoint-form-title">Write a checkpoint</h3>
+      {prompts && <PromptSummary prompts={prompts} what="The checkpoint" />}
+      {failure && <ErrorBox failure={failure} />}
+      {written !== null && (
+        <p class="pass" role="status">
+          Checkpoint written as event #{written}.
+        </p>
+      )}
+      <Field form="checkpoint" name="progress" label="Progress" hint="What changed since the last checkpoint." prompts={p}>
+        {(c) => <textarea {...c} value={draft.progress} required onInput={set('progress')} />}
+      </Field>
+      <Field form="checkpoint" name="next_actions" label="Next actions" hint="One per line; leave empty when there are none." prompts={p}>
+        {(c) => <textarea {...c} value={draft.next_actions} onInput={set('next_actions')} />}
+      </Field>
+      <Field form="checkpoint" name="blockers" label="Blockers" hint="One per line; leave empty when there are none." prompts={p}>
+        {(c) => <textarea {...c} value={draft.blockers} onInput={set('blockers')} />}
+      </Field>
+      <Field form="checkpoint" name="context_lines" label="Context lines" hint="Facts the next agent needs, one per line." prompts={p}>
+        {(c) => <textarea {...c} value={draft.context_lines} onInput={set('context_lines')} />}
+      </Field>
+      <div class="buttons">
+        <button type="submit" class="primary" disabled={busy}>
+          {busy ? 'Writing…' : 'Write checkpoint'}
+        </button>
+      </div>
+    </form>
+  );
+}
