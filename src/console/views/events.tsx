@@ -1,11 +1,188 @@
-// The events view (placeholder until its helper lands it).
-import type { Route } from '../router.ts';
-import { Page } from '../ui.tsx';
+// Live events (#/events): the scope's events as they are written, over GET /v1/events/stream (SSE)
+// through streamEvents, newest on top. It starts a little before the log's end (the last 200 events
+// when the health detail says where the end is) so the page is not empty, keeps the newest 1,000
+// rows, and batches what arrives into one render per frame, so a long backlog does not render once
+// per event. Pause closes the stream; Resume opens it again after the last seq shown, so nothing is
+// missed or shown twice.
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { streamEvents, type StreamedEvent } from '../../client/event-stream.ts';
+import { consoleFetch } from '../api.ts';
+import { actorLabel, formatTime, type ActorLike } from '../components/format.ts';
+import { href, type Route } from '../router.ts';
+import { ErrorBox, failureOf, Page, useConsole, type Failure } from '../ui.tsx';
 
-export function EventsView(_props: { route: Route }) {
+const KEEP = 1000;
+const BACKLOG = 200;
+
+type Row = { seq: number; kind: string; actor: ActorLike; task_id: string | null; recorded_at: string | null };
+type Connection =
+  | { state: 'starting' }
+  | { state: 'connecting' }
+  | { state: 'live' }
+  | { state: 'retrying'; why: string; inMs: number }
+  | { state: 'paused' }
+  | { state: 'refused'; failure: Failure };
+
+function rowOf({ seq, kind, event }: StreamedEvent): Row {
+  return {
+    seq,
+    kind,
+    actor: event.actor as ActorLike,
+    task_id: typeof event.task_id === 'string' ? event.task_id : null,
+    recorded_at: typeof event.recorded_at === 'string' ? event.recorded_at : null,
+  };
+}
+
+export function EventsView({ route }: { route: Route }) {
+  const { client, scope, signedOut } = useConsole();
+  const [rows, setRows] = useState<Row[]>([]);
+  const [paused, setPaused] = useState(false);
+  const [conn, setConn] = useState<Connection>({ state: 'starting' });
+  /** Where the stream starts: ?after_seq= in the hash, else found from /health. */
+  const [start, setStart] = useState<number | null>(() => {
+    const n = Number(route.query.get('after_seq') ?? 'NaN');
+    return Number.isSafeInteger(n) && n >= 0 ? n : null;
+  });
+  const lastSeq = useRef<number | null>(null);
+
+  useEffect(() => {
+    if (start !== null) return;
+    let live = true;
+    client.health().then(
+      (res) => {
+        if (!live) return;
+        const last = res.status === 200 ? res.body.detail?.last_seq : undefined;
+        setStart(last === undefined ? 0 : Math.max(0, last - BACKLOG));
+      },
+      () => live && setStart(0),
+    );
+    return () => {
+      live = false;
+    };
+  }, [client]);
+
+  useEffect(() => {
+    if (start === null || paused) return;
+    const controller = new AbortController();
+    let pending: Row[] = [];
+    let frame = 0;
+    const flush = () => {
+      frame = 0;
+      const fresh = pending.reverse();
+      pending = [];
+      setRows((prev) => [...fresh, ...prev].slice(0, KEEP));
+    };
+    setConn({ state: 'connecting' });
+    // The stream says it is open when its answer arrives: wrap fetch to see that moment.
+    const watched: typeof fetch = async (input, init) => {
+      const res = await consoleFetch(input, init);
+      if (res.status === 200 && !controller.signal.aborted) setConn({ state: 'live' });
+      return res;
+    };
+    void streamEvents({
+      baseUrl: location.origin,
+      token: null,
+      scope,
+      afterSeq: lastSeq.current ?? start,
+      fetch: watched,
+      signal: controller.signal,
+      onEvent: (event) => {
+        lastSeq.current = event.seq;
+        pending.push(rowOf(event));
+        if (frame === 0) frame = requestAnimationFrame(flush);
+      },
+      onError: (error, retry) => {
+        if (!controller.signal.aborted) setConn({ state: 'retrying', why: error instanceof Error ? error.message : String(error), inMs: retry.delayMs });
+      },
+    }).then((end) => {
+      if (end.reason !== 'refused') return;
+      if (end.status === 401) signedOut();
+      setConn({ state: 'refused', failure: failureOf({ status: end.status, body: end.body }) });
+    });
+    return () => {
+      controller.abort();
+      if (frame !== 0) cancelAnimationFrame(frame);
+      if (pending.length > 0) flush();
+    };
+  }, [client, scope, start, paused]);
+
+  useEffect(() => {
+    if (paused) setConn({ state: 'paused' });
+  }, [paused]);
+
   return (
-    <Page title="Events">
-      <p>Not built yet.</p>
+    <Page
+      title="Live events"
+      actions={
+        <div class="buttons">
+          <ConnectionState conn={conn} />
+          <button type="button" onClick={() => setPaused(!paused)} disabled={start === null || conn.state === 'refused'}>
+            {paused ? 'Resume' : 'Pause'}
+          </button>
+        </div>
+      }
+    >
+      <p class="note">
+        The events of this scope, newest on top, as they are written{start !== null && start > 0 ? ` (from seq ${start + 1})` : ''}. The newest {KEEP} stay on the page. Paused,
+        nothing new is shown; resumed, the events written meanwhile arrive first.
+      </p>
+      {conn.state === 'refused' && <ErrorBox failure={conn.failure} />}
+      {conn.state === 'retrying' && (
+        <p class="error" role="status">
+          The stream dropped ({conn.why}); trying again in {Math.round(conn.inMs / 1000)} s.
+        </p>
+      )}
+      <div class="table-wrap">
+        <table class="cards-sm" aria-label="Live events">
+          <thead>
+            <tr>
+              <th scope="col">Seq</th>
+              <th scope="col">Kind</th>
+              <th scope="col">Actor</th>
+              <th scope="col">Task</th>
+              <th scope="col">Recorded</th>
+            </tr>
+          </thead>
+          <tbody aria-live={paused ? 'off' : 'polite'} aria-relevant="additions">
+            {rows.map((row) => (
+              <tr key={row.seq} class="fresh">
+                <td data-label="Seq" class="mono">
+                  {row.seq}
+                </td>
+                <td data-label="Kind" class="mono">
+                  {row.kind}
+                </td>
+                <td data-label="Actor">{actorLabel(row.actor)}</td>
+                <td data-label="Task">{row.task_id !== null ? <a href={href('tasks', row.task_id)}>{row.task_id}</a> : '—'}</td>
+                <td data-label="Recorded">{row.recorded_at ? <time dateTime={row.recorded_at}>{formatTime(row.recorded_at)}</time> : '—'}</td>
+              </tr>
+            ))}
+            {rows.length === 0 && (
+              <tr>
+                <td colSpan={5}>{conn.state === 'live' ? 'Waiting for the next event…' : 'No events yet.'}</td>
+              </tr>
+            )}
+          </tbody>
+        </table>
+      </div>
     </Page>
+  );
+}
+
+const LABEL: Record<Connection['state'], string> = {
+  starting: 'Starting',
+  connecting: 'Connecting',
+  live: 'Live',
+  retrying: 'Reconnecting',
+  paused: 'Paused',
+  refused: 'Refused',
+};
+
+function ConnectionState({ conn }: { conn: Connection }) {
+  const cls = conn.state === 'live' ? 'live' : conn.state === 'refused' || conn.state === 'retrying' ? 'error' : conn.state === 'paused' ? '' : 'connecting';
+  return (
+    <span class={`conn ${cls}`} role="status" data-testid="connection-state">
+      Connection: {LABEL[conn.state]}
+    </span>
   );
 }

@@ -87,7 +87,7 @@ function TaskTable({ status }: { status: string }) {
     <>
       {tasks.length > 0 || state === 'ready' ? (
         <div class="table-wrap">
-          <table aria-label="Tasks">
+          <table class="cards-sm" aria-label="Tasks">
             <thead>
               <tr>
                 <th scope="col">Task</th>
@@ -104,12 +104,12 @@ function TaskTable({ status }: { status: string }) {
                     <a href={href('tasks', t.task_id)}>{t.title}</a>
                     <div class="note mono">{t.task_id}</div>
                   </td>
-                  <td>
+                  <td data-label="Status">
                     <StatusBadge status={t.status} />
                   </td>
-                  <td>{t.outcome ? <OutcomeBadge outcome={t.outcome} /> : '—'}</td>
-                  <td>{formatTime(t.created_at)}</td>
-                  <td>{formatTime(t.closed_at)}</td>
+                  <td data-label="Outcome">{t.outcome ? <OutcomeBadge outcome={t.outcome} /> : '—'}</td>
+                  <td data-label="Created">{formatTime(t.created_at)}</td>
+                  <td data-label="Closed">{formatTime(t.closed_at)}</td>
                 </tr>
               ))}
               {tasks.length === 0 && (
