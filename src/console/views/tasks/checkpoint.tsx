@@ -8,29 +8,44 @@ import { ErrorBox, Failure, failureOf, useConsole } from '../../ui.tsx';
 
 export const CHECKPOINT_KIND = 'task.checkpoint.written';
 
+/** Checkpoints shown before "Show all": the latest few are what a reader needs first. */
+const LATEST = 10;
+
 export function CheckpointList({ events }: { events: Event[] }) {
+  const [all, setAll] = useState(false);
   const checkpoints = events.filter((e) => e.kind === CHECKPOINT_KIND);
   if (checkpoints.length === 0) return <p class="note">No checkpoint in the loaded timeline yet.</p>;
+  const shown = all ? checkpoints : checkpoints.slice(-LATEST);
   return (
-    <ol class="checkpoints" aria-label="Checkpoints">
-      {checkpoints.map((e) => {
-        const p = e.payload as { progress?: string; blockers?: string[]; next_actions?: string[]; context_lines?: string[] };
-        return (
-          <li key={e.seq} class="card">
-            <div class="note">
-              #{e.seq} · {formatTime(e.recorded_at)}
-            </div>
-            <p class="progress">{p.progress}</p>
-            <Items label="Next actions" items={p.next_actions} />
-            <Items label="Blockers" items={p.blockers} />
-            <Items label="Context lines" items={p.context_lines} />
-            {e.evidence_refs && e.evidence_refs.length > 0 && (
-              <Items label="Evidence" items={e.evidence_refs.map((r) => `${r.artifact_id} (${r.evidence_type}, ${r.confidence})`)} />
-            )}
-          </li>
-        );
-      })}
-    </ol>
+    <>
+      {shown.length < checkpoints.length && (
+        <p class="note">
+          The latest {shown.length} of {checkpoints.length} checkpoints in the loaded timeline.{' '}
+          <button type="button" class="link" onClick={() => setAll(true)}>
+            Show all {checkpoints.length}
+          </button>
+        </p>
+      )}
+      <ol class="checkpoints" aria-label="Checkpoints">
+        {shown.map((e) => {
+          const p = e.payload as { progress?: string; blockers?: string[]; next_actions?: string[]; context_lines?: string[] };
+          return (
+            <li key={e.seq} class="card">
+              <div class="note">
+                #{e.seq} · {formatTime(e.recorded_at)}
+              </div>
+              <p class="progress">{p.progress}</p>
+              <Items label="Next actions" items={p.next_actions} />
+              <Items label="Blockers" items={p.blockers} />
+              <Items label="Context lines" items={p.context_lines} />
+              {e.evidence_refs && e.evidence_refs.length > 0 && (
+                <Items label="Evidence" items={e.evidence_refs.map((r) => `${r.artifact_id} (${r.evidence_type}, ${r.confidence})`)} />
+              )}
+            </li>
+          );
+        })}
+      </ol>
+    </>
   );
 }
 
