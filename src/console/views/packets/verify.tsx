@@ -20,7 +20,9 @@ const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 export async function verifyPacket(client: GovClient, packet: unknown): Promise<Verification | Failure> {
   if (!isRecord(packet)) return new Failure(null, 'Not a packet', 'The JSON is not an object; give the JSON of one Proof Packet.');
   const str = (k: string) => (typeof packet[k] === 'string' ? (packet[k] as string) : undefined);
-  const scope = { tenant_id: str('tenant_id'), workspace_id: str('workspace_id'), project_id: str('project_id') };
+  // The packet's own scope where it names one; a member it lacks stays the console's (undefined would erase it).
+  const scope: Record<string, string> = {};
+  for (const k of ['tenant_id', 'workspace_id', 'project_id']) if (str(k) !== undefined) scope[k] = str(k)!;
   // The packet as it is: the API checks it against the packet schema (422 when it is not one).
   const res = await client.forward('POST /v1/signatures/verify', { body: { packet }, scope });
   if (res.status !== 200) return failureOf(res);
