@@ -69,7 +69,7 @@ function Enabled({ model, selected, defaultTotal, setDefaultTotal }: EnabledProp
           <p class="note">No quota groups. Owners fall back to the default groups of the configuration, or the built-in group.</p>
         ) : (
           <div class="table-wrap">
-            <table aria-labelledby="groups-title">
+            <table class="pv-wide" aria-labelledby="groups-title">
               <thead>
                 <tr>
                   <th scope="col">Group</th>
@@ -101,7 +101,7 @@ function Enabled({ model, selected, defaultTotal, setDefaultTotal }: EnabledProp
       <section aria-labelledby="rules-title" class="pv-block">
         <h2 id="rules-title">Rules</h2>
         <div class="table-wrap">
-          <table aria-labelledby="rules-title">
+          <table class="pv-wide" aria-labelledby="rules-title">
             <thead>
               <tr>
                 <th scope="col">Rule</th>
@@ -155,7 +155,7 @@ function Enabled({ model, selected, defaultTotal, setDefaultTotal }: EnabledProp
           </form>
         )}
         <div class="table-wrap">
-          <table aria-labelledby="standing-title">
+          <table class="pv-wide" aria-labelledby="standing-title">
             <thead>
               <tr>
                 <th scope="col">Owner</th>
@@ -305,7 +305,7 @@ function Explain({ owner, defaultTotal }: { owner: Owner; defaultTotal: number }
         Decisions for {owner.login} <span class="note">— groups: {groupListOf(owner, defaultTotal).map((g) => g.name).join(', ')} [{SOURCE_LABEL[owner.source]}]</span>
       </h3>
       <div class="table-wrap">
-        <table aria-labelledby="decisions-title" class="pv-decisions">
+        <table aria-labelledby="decisions-title" class="pv-wide pv-decisions">
           <thead>
             <tr>
               <th scope="col">Subject</th>
@@ -357,7 +357,7 @@ function Explain({ owner, defaultTotal }: { owner: Owner; defaultTotal: number }
         {subject === 'overall' ? ' — a group stands when all its rules stand.' : ' — only rules on this subject or an ancestor count; a group stands when it has one and all of them stand.'}
       </p>
       <div class="table-wrap">
-        <table aria-labelledby="rules-for-title">
+        <table class="pv-wide" aria-labelledby="rules-for-title">
           <thead>
             <tr>
               <th scope="col">Group</th>

@@ -110,7 +110,7 @@ export function Dashboard() {
           )}
           <h2 id="dash-posture">Posture per profile</h2>
           <div class="table-wrap">
-            <table aria-labelledby="dash-posture">
+            <table class="pv-wide" aria-labelledby="dash-posture">
               <thead>
                 <tr>
                   <th scope="col">Profile</th>
@@ -152,7 +152,7 @@ function AssetRows({ assets }: { assets: Asset[] }) {
   if (assets.length === 0) return <Empty>No assets.</Empty>;
   return (
     <div class="table-wrap">
-      <table aria-label="Assets">
+      <table class="pv-wide" aria-label="Assets">
         <thead>
           <tr>
             <th scope="col">Asset</th>
@@ -304,7 +304,7 @@ function ApprovalList({ query, labelledBy }: { query: URLSearchParams; labelledB
         ) : (
           <>
             <div class="table-wrap">
-              <table aria-labelledby={labelledBy} aria-label={labelledBy ? undefined : 'Approvals'}>
+              <table class="pv-wide" aria-labelledby={labelledBy} aria-label={labelledBy ? undefined : 'Approvals'}>
                 <thead>
                   <tr>
                     <th scope="col">Approval</th>
@@ -393,7 +393,7 @@ export function ApprovalDetail({ id }: { id: string }) {
           </dl>
           <h3 id="approval-steps">Steps and decisions</h3>
           <div class="table-wrap">
-            <table aria-labelledby="approval-steps">
+            <table class="pv-wide" aria-labelledby="approval-steps">
               <thead>
                 <tr>
                   <th scope="col">Step</th>
@@ -459,7 +459,7 @@ function IncidentList({ query, labelledBy }: { query: URLSearchParams; labelledB
         ) : (
           <>
             <div class="table-wrap">
-              <table aria-labelledby={labelledBy} aria-label={labelledBy ? undefined : 'Incidents'}>
+              <table class="pv-wide" aria-labelledby={labelledBy} aria-label={labelledBy ? undefined : 'Incidents'}>
                 <thead>
                   <tr>
                     <th scope="col">Incident</th>
@@ -633,7 +633,7 @@ function PostureTable({ profileId }: { profileId: string }) {
           </div>
           <h2 id="posture-items">{p.title}</h2>
           <div class="table-wrap">
-            <table aria-labelledby="posture-items">
+            <table class="pv-wide" aria-labelledby="posture-items">
               <thead>
                 <tr>
                   <th scope="col">Requirement</th>
