@@ -49,6 +49,36 @@ export function CheckpointList({ events }: { events: Event[] }) {
   );
 }
 
+/** A closed task's closeout, from the task.closed event of the loaded timeline. */
+export function CloseoutSummary({ events }: { events: Event[] }) {
+  const closed = events.filter((e) => e.kind === 'task.closed').at(-1);
+  if (closed === undefined) return null;
+  const p = closed.payload as Partial<Record<'verification' | 'context_lines' | 'future_agent_traps' | 'blockers' | 'gaps' | 'next_actions', string[]>> & {
+    summary?: string;
+    outcome?: string;
+  };
+  return (
+    <section aria-labelledby="closeout-summary-title">
+      <h2 id="closeout-summary-title">Closeout</h2>
+      <div class="card">
+        <div class="note">
+          #{closed.seq} · {formatTime(closed.recorded_at)} · {p.outcome}
+        </div>
+        <p class="progress">{p.summary}</p>
+        <Items label="Verification" items={p.verification} />
+        <Items label="Blockers" items={p.blockers} />
+        <Items label="Gaps" items={p.gaps} />
+        <Items label="Next actions" items={p.next_actions} />
+        <Items label="Context lines" items={p.context_lines} />
+        <Items label="Future agent traps" items={p.future_agent_traps} />
+        {closed.evidence_refs && closed.evidence_refs.length > 0 && (
+          <Items label="Evidence" items={closed.evidence_refs.map((r) => `${r.artifact_id} (${r.evidence_type}, ${r.confidence}) ${r.uri}`)} />
+        )}
+      </div>
+    </section>
+  );
+}
+
 function Items({ label, items }: { label: string; items: string[] | undefined }) {
   if (!items || items.length === 0) return null;
   return (

@@ -174,6 +174,8 @@ function NewTaskForm({ onCancel }: { onCancel: () => void }) {
   const [failure, setFailure] = useState<Failure | null>(null);
   const [busy, setBusy] = useState(false);
   const form = useRef<HTMLFormElement>(null);
+  // Opened from the "New task" button: the keyboard lands in its first field.
+  useEffect(() => form.current?.querySelector<HTMLInputElement>('input')?.focus(), []);
   const set = (name: keyof typeof draft) => (e: { currentTarget: HTMLInputElement | HTMLTextAreaElement }) => setDraft({ ...draft, [name]: e.currentTarget.value });
 
   async function submit() {
@@ -214,13 +216,13 @@ function NewTaskForm({ onCancel }: { onCancel: () => void }) {
       id="new-task"
       ref={form}
       class="stack panel"
-      aria-labelledby="new-task-title"
+      aria-labelledby="new-task-heading"
       onSubmit={(e) => {
         e.preventDefault();
         void submit();
       }}
     >
-      <h2 id="new-task-title">New task</h2>
+      <h2 id="new-task-heading">New task</h2>
       {prompts && <PromptSummary prompts={prompts} what="The task" />}
       {failure && <ErrorBox failure={failure} />}
       <Field form="new-task" name="title" label="Title" prompts={p}>

@@ -6,7 +6,7 @@ import type { Task } from '../../../domain/contract/schema-types.gen.ts';
 import { formatTime } from '../../components/format.ts';
 import { href, type Route } from '../../router.ts';
 import { failureOf, Loaded, Page, useConsole, useLoad } from '../../ui.tsx';
-import { CheckpointForm, CheckpointList } from './checkpoint.tsx';
+import { CheckpointForm, CheckpointList, CloseoutSummary } from './checkpoint.tsx';
 import { CloseoutForm } from './closeout.tsx';
 import { OutcomeBadge, StatusBadge } from './list.tsx';
 import { TimelineList, useTimeline } from './timeline.tsx';
@@ -85,6 +85,8 @@ export function TaskView({ taskId, route }: { taskId: string; route: Route }) {
           </dl>
         </>
       )}
+
+      {task?.status === 'closed' && <CloseoutSummary events={timeline.events} />}
 
       <section aria-labelledby="timeline-title">
         <h2 id="timeline-title">Timeline</h2>
