@@ -15,6 +15,7 @@ import { AppError } from './errors.ts';
 import { loadSchemaRegistry, type SchemaRegistry } from './schema-registry.ts';
 import { createApp, type AppDeps } from './server/create-app.ts';
 import { tokenCheck, type Tokens } from './server/middleware/auth.ts';
+import { createConsoleSessions } from './server/console-sessions.ts';
 import { createNodeServer } from './server/node-server.ts';
 import type { ServiceDeps } from './service/deps.ts';
 import { ensureForgeData, readForgeDataFile } from './service/quota/forge-data.ts';
@@ -172,6 +173,7 @@ export function appDepsOf(service: ServiceDeps, extra: AppDepsExtra): AppDeps {
     access: extra.access ?? (() => {}),
     logError: extra.logError ?? ((line) => process.stderr.write(`${line}\n`)),
     consoleDir: extra.consoleDir ?? join(PROJECT_ROOT, 'dist', 'console'),
+    consoleSessions: createConsoleSessions(service.clock),
   };
 }
 

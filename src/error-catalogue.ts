@@ -50,6 +50,7 @@ export const ERRORS = {
     mcp: 'The token of gov mcp is not accepted (a restarted preview has new tokens): restart gov mcp with the current token (--token-file <data-dir>/run.json, or GOV_TOKEN).',
   },
   forge_unauthorized: { http: [401, 'Unauthorized'], exit: 3 },
+  login_code_invalid: { http: [401, 'Login code invalid'], exit: 3 },
 
   // 403: who or where the caller is.
   operator_transport_rejected: {
@@ -60,6 +61,8 @@ export const ERRORS = {
   scope_mismatch: { http: [403, 'Scope mismatch'], exit: 3, mcp: 'The scope members given disagree with each other; send one scope.' },
   host_not_allowed: { http: [403, 'Host not allowed'], exit: 3 },
   origin_not_allowed: { http: [403, 'Origin not allowed'], exit: 3 },
+  csrf_token_invalid: { http: [403, 'CSRF token invalid'], exit: 3 },
+  operator_token_required: { http: [403, 'Operator token required'], exit: 3 },
   forge_admin_required: { http: [403, 'Site admin required'], exit: 3 },
   sudo_required: { http: [403, 'Sudo required'], exit: 3 },
   sudo_not_allowed: { http: [403, 'Sudo not allowed'], exit: 3 },

@@ -65,6 +65,15 @@ export function createProgram(io: CliIo, state: ProgramState): Command {
     .action(async (opts) => finish(await (await preview()).previewStop(opts, io), opts.json));
 
   program
+    .command('console')
+    .description('open the running preview\'s console in the browser, signed in by a one-time link (one use, 60 s; it holds no token)')
+    .option('--data-dir <dir>', 'data dir of the running preview (default .gov-preview/ or $GOV_DATA_DIR)')
+    .option('--no-open', 'print the link without opening a browser')
+    .option('--json', 'print {url, expires_at}')
+    .addHelpText('after', examples('npx gov console', 'gov console --no-open', 'gov console --data-dir /tmp/gov --json --no-open'))
+    .action(async (opts) => finish(await (await import('./commands/console.ts')).consoleCommand(opts, io), opts.json));
+
+  program
     .command('events')
     .description('event log tools')
     .command('verify')

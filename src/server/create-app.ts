@@ -38,8 +38,10 @@ export function createApp(deps: AppDeps, routes: readonly Route[] = ROUTES): Hon
   const specs = routes === ROUTES ? routeTable() : routes.map(({ handler: _handler, ...spec }) => spec);
   let openApi: OpenApiDocument | null = null;
   const routeDeps: RouteDeps = { ...deps, routes: specs, openApi: () => (openApi ??= buildOpenApi(specs, deps.registry)) };
+  const cookies = { sessions: deps.consoleSessions, port: deps.port };
   const forge: ForgeAuth = {
     transportOf: deps.transportOf,
+    cookies,
     quotaEnabled: () => deps.quota.config.enabled,
     user: (login) => {
       const owner = deps.quota.forge().owner(login);
@@ -75,7 +77,7 @@ export function createApp(deps: AppDeps, routes: readonly Route[] = ROUTES): Hon
   app.use('*', requestContext(deps.newRequestId, deps.access));
   app.use('*', loopbackGuard(deps.port));
   for (const route of routes) if (route.access === 'public') mount(route);
-  app.use('/v1/*', requireAuth(deps.transportOf));
+  app.use('/v1/*', requireAuth(deps.transportOf, cookies));
   for (const route of routes) if (route.access !== 'public') mount(route);
 
   app.notFound((c) => problemResponse(c, new AppError('route_not_found', `There is no route ${c.req.method} ${c.req.path}; GET /health lists every route.`)));

@@ -8,6 +8,8 @@ export type AppEnv = {
   Variables: {
     requestId: string;
     transport: Transport | null;
+    /** The request authenticated by a console session cookie, not a bearer token (docs/console.md). */
+    cookieSession: boolean;
     /** The request's scope headers, read by the scope middleware of a scoped route. */
     scope: Scope;
     /** The parsed JSON body, read by the body middleware of a route that declares a request. */

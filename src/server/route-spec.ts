@@ -6,6 +6,7 @@ import type { Context } from 'hono';
 import type { ServiceDeps } from '../service/deps.ts';
 import type { QuotaContext } from '../service/quota/quota-context.ts';
 import type { AppEnv } from './env.ts';
+import type { ConsoleSessions } from './console-sessions.ts';
 import type { OpenApiDocument } from './openapi.ts';
 import type { TransportOf } from './middleware/auth.ts';
 import type { QuerySpec } from './query-params.ts';
@@ -81,6 +82,8 @@ export type AppDeps = ServiceDeps & {
   logError: (line: string) => void;
   /** The built console (index.html and assets/, scripts/bundle-console.mjs) served at /console. */
   consoleDir: string;
+  /** The console's login codes and cookie sessions (memory only: they die with the run). */
+  consoleSessions: ConsoleSessions;
 };
 
 export type RouteDeps = AppDeps & {

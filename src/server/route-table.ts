@@ -4,6 +4,7 @@
 // coverage test all follow.
 import type { Route, RouteSpec } from './route-spec.ts';
 import { CONSOLE_ROUTES } from './routes/console.ts';
+import { CONSOLE_AUTH_ROUTES } from './routes/console-auth.ts';
 import { EVENT_ROUTES } from './routes/events.ts';
 import { EVIDENCE_ROUTES, REGISTRY_ROUTES, TEAM_ROUTES } from './routes/governance.ts';
 import { DASHBOARD_ROUTES } from './routes/dashboard.ts';
@@ -25,6 +26,7 @@ export type { RouteAccess, RouteClass, RouteSpec } from './route-spec.ts';
 export const GOVERNANCE_ROUTES: readonly Route[] = [
   ...PUBLIC_ROUTES,
   ...CONSOLE_ROUTES,
+  ...CONSOLE_AUTH_ROUTES,
   ...EVENT_ROUTES,
   ...TEMPLATE_ROUTES,
   ...TASK_ROUTES,

@@ -5,7 +5,7 @@ import type { MiddlewareHandler } from 'hono';
 import { AppError } from '../../errors.ts';
 import type { ForgeOwnerView } from '../../service/quota/forge-state.ts';
 import type { AppEnv } from '../env.ts';
-import type { TransportOf } from './auth.ts';
+import { cookieSession, type CookieAuth, type TransportOf } from './auth.ts';
 
 export type ForgeAuth = {
   transportOf: TransportOf;
@@ -13,6 +13,8 @@ export type ForgeAuth = {
   quotaEnabled: () => boolean;
   /** A forge user (not an organisation) by login, case-insensitively. */
   user: (login: string) => ForgeOwnerView | undefined;
+  /** The console's sessions: a session cookie reads the admin routes (GET only) as the operator. */
+  cookies?: CookieAuth;
 };
 
 /**
@@ -31,7 +33,13 @@ export type ForgeRouteOptions = { access: 'admin' | 'user'; quota: boolean };
  */
 export function forgeAuth(auth: ForgeAuth, options: ForgeRouteOptions): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    const transport = auth.transportOf(c.req.header('authorization'));
+    let transport = auth.transportOf(c.req.header('authorization'));
+    // The console shows quota groups, rules and users' quota read-only: a GET of an admin route is
+    // the one forge request its cookie may make; anything else still needs the operator token.
+    if (transport === null && auth.cookies !== undefined && options.access === 'admin' && c.req.method === 'GET' && cookieSession(c, auth.cookies) !== null) {
+      transport = 'operator';
+      c.set('cookieSession', true);
+    }
     if (transport === null) {
       throw new AppError('forge_unauthorized', 'token is required: send Authorization: Bearer <token> with a token from the run file (<data-dir>/run.json).');
     }
