@@ -1,5 +1,6 @@
 // The overview (#/): GET /health — status, release, the store's counters when the server answers its
 // detail, and every route it serves with its class (docs/contract.md §2).
+import { useState } from 'preact/hooks';
 import type { Health } from '../../domain/contract/schema-types.gen.ts';
 import type { Route } from '../router.ts';
 import { failureOf, Loaded, Page, useConsole, useLoad } from '../ui.tsx';
@@ -30,6 +31,9 @@ export function OverviewView(_props: { route: Route }) {
 function HealthView({ health }: { health: Health }) {
   const detail = health.detail as Detail | undefined;
   const classes = countClasses(health.routes);
+  const [filter, setFilter] = useState('');
+  const needle = filter.trim().toLowerCase();
+  const routes = needle === '' ? health.routes : health.routes.filter((r) => `${r.method} ${r.path} ${r.status}`.toLowerCase().includes(needle));
   return (
     <>
       <dl class="grid stats" aria-label="Server">
@@ -71,6 +75,17 @@ function HealthView({ health }: { health: Health }) {
         {health.routes.length} routes: {Object.entries(classes).map(([cls, n], i) => `${i > 0 ? ', ' : ''}${n} ${cls}`)}. <code>live</code> is on the hosted API,{' '}
         <code>preview</code> is served by this preview, <code>target</code> is not served yet.
       </p>
+      <form class="inline" role="search" aria-label="Route search" onSubmit={(e) => e.preventDefault()}>
+        <label>
+          Filter routes
+          <input type="search" value={filter} placeholder="/v1/tasks, POST, target…" onInput={(e) => setFilter(e.currentTarget.value)} />
+        </label>
+        {needle !== '' && (
+          <span class="note" role="status">
+            {routes.length} of {health.routes.length}
+          </span>
+        )}
+      </form>
       <div class="table-wrap">
         <table aria-labelledby="routes-title">
           <thead>
@@ -81,7 +96,7 @@ function HealthView({ health }: { health: Health }) {
             </tr>
           </thead>
           <tbody>
-            {health.routes.map((r) => (
+            {routes.map((r) => (
               <tr key={`${r.method} ${r.path}`}>
                 <td class="mono">{r.method}</td>
                 <td class="mono path">{r.path}</td>
