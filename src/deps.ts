@@ -160,6 +160,8 @@ export type AppDepsExtra = {
   logError?: (line: string) => void;
   /** The built console; dist/console of this checkout by default. */
   consoleDir?: string;
+  /** Aborted when the server starts to stop (never, by default). */
+  stopping?: AbortSignal;
 };
 
 export function appDepsOf(service: ServiceDeps, extra: AppDepsExtra): AppDeps {
@@ -169,6 +171,7 @@ export function appDepsOf(service: ServiceDeps, extra: AppDepsExtra): AppDeps {
     quota: extra.quota ?? quotaContext(service, (extra.config ?? withQuota()).quota),
     port: extra.port,
     startedAt: service.clock(),
+    stopping: extra.stopping ?? new AbortController().signal,
     newRequestId: () => `req_${nanoid(16)}`,
     access: extra.access ?? (() => {}),
     logError: extra.logError ?? ((line) => process.stderr.write(`${line}\n`)),
@@ -195,7 +198,7 @@ export type PreviewOptions = Omit<ServiceDepsOptions, 'dataDir'> & {
  */
 export async function openPreviewDeps(
   config: PreviewConfig & { dataDir: string; forgeData: ForgeDataChoice },
-  options: PreviewOptions & { tokens: Tokens; port: () => number },
+  options: PreviewOptions & { tokens: Tokens; port: () => number; stopping?: AbortSignal },
 ): Promise<AppDeps> {
   const service = await openServiceDeps({ ...options, dataDir: config.dataDir });
   const quota = quotaContext(service, config.quota);
@@ -208,7 +211,7 @@ export async function openPreviewDeps(
     await service.store.close();
     throw err;
   }
-  return appDepsOf(service, { tokens: options.tokens, port: options.port, quota, access: options.access, logError: options.logError });
+  return appDepsOf(service, { tokens: options.tokens, port: options.port, quota, access: options.access, logError: options.logError, stopping: options.stopping });
 }
 
 export type PreviewHandle = {
@@ -232,7 +235,9 @@ export type PreviewHandle = {
 export async function startPreview(config: StartConfig, options: PreviewOptions = {}): Promise<PreviewHandle> {
   const tokens = options.tokens ?? newTokens();
   let boundPort = config.port;
-  const deps = await openPreviewDeps(config, { ...options, tokens, port: () => boundPort });
+  // Aborted first thing in stop(): open event streams end, so the server's close need not wait for them.
+  const shutdown = new AbortController();
+  const deps = await openPreviewDeps(config, { ...options, tokens, port: () => boundPort, stopping: shutdown.signal });
   const app = createApp(deps);
   const server = createNodeServer(options.wrapFetch ? options.wrapFetch((req) => app.fetch(req)) : app.fetch, deps);
   try {
@@ -257,6 +262,7 @@ export async function startPreview(config: StartConfig, options: PreviewOptions 
     deps,
     stop() {
       stopping ??= (async () => {
+        shutdown.abort();
         await new Promise<void>((resolve) => {
           server.close(() => resolve());
           server.closeIdleConnections();

@@ -76,6 +76,11 @@ export type AppDeps = ServiceDeps & {
   /** The port the server listens on (the Host check needs it; known once listening). */
   port: () => number;
   startedAt: Date;
+  /**
+   * Aborted when the server starts to stop: long-lived answers (the event stream) end then, so the
+   * stop does not wait for clients that would otherwise hold them open.
+   */
+  stopping: AbortSignal;
   newRequestId: () => string;
   access: (line: string) => void;
   /** Where the one structured line of each 5xx goes (stderr in the preview). */

@@ -6,6 +6,7 @@ import type { Route, RouteSpec } from './route-spec.ts';
 import { CONSOLE_ROUTES } from './routes/console.ts';
 import { CONSOLE_AUTH_ROUTES } from './routes/console-auth.ts';
 import { EVENT_ROUTES } from './routes/events.ts';
+import { EVENT_STREAM_ROUTES } from './routes/event-stream.ts';
 import { EVIDENCE_ROUTES, REGISTRY_ROUTES, TEAM_ROUTES } from './routes/governance.ts';
 import { DASHBOARD_ROUTES } from './routes/dashboard.ts';
 import { EXPORT_ROUTES } from './routes/exports.ts';
@@ -28,6 +29,7 @@ export const GOVERNANCE_ROUTES: readonly Route[] = [
   ...CONSOLE_ROUTES,
   ...CONSOLE_AUTH_ROUTES,
   ...EVENT_ROUTES,
+  ...EVENT_STREAM_ROUTES,
   ...TEMPLATE_ROUTES,
   ...TASK_ROUTES,
   ...PROOF_ROUTES,

@@ -1,11 +1,12 @@
 // The governed task lifecycle: create (task.created), checkpoint (task.checkpoint.written) and
-// closeout (task.closed). Each body first passes its template's gate, the one POST
-// /v1/templates/validate runs; a failed gate writes nothing. Whether the task exists and is open is
-// stated as an expectation the log checks when it seals the event, so a closeout racing other
-// writes to the task can never be followed by one of them.
+// closeout (task.closed), and the scope's task list. Each body first passes its template's gate,
+// the one POST /v1/templates/validate runs; a failed gate writes nothing. Whether the task exists
+// and is open is stated as an expectation the log checks when it seals the event, so a closeout
+// racing other writes to the task can never be followed by one of them.
 import type { CheckpointRequest, CloseoutRequest } from '../domain/contract/schema-types.gen.ts';
-import type { StoredEvent } from '../domain/event.ts';
+import type { Scope, StoredEvent } from '../domain/event.ts';
 import { foldTask, type Task } from '../domain/task.ts';
+import { AppError } from '../errors.ts';
 import type { AppendResult } from '../store/event-log.ts';
 import type { ServiceDeps } from './deps.ts';
 import { committedReplay } from './idempotency.ts';
@@ -88,4 +89,25 @@ function pick(source: { [key: string]: Json | undefined }, keys: string[]): { [k
     if (value !== undefined) out[key] = value;
   }
   return out;
+}
+
+/** `GET /v1/tasks`: one page of the scope's tasks, newest created first. */
+export type TaskListQuery = { status?: 'open' | 'closed'; limit: number; cursor?: string };
+
+/**
+ * The scope's task projections, newest created first, `limit` to a page. The cursor is the last
+ * task of the previous page (its task_id): the page goes on with the tasks created before it, so
+ * tasks created meanwhile never shift a page. A cursor naming no task of the scope is a 400.
+ */
+export function listTasks(deps: ServiceDeps, scope: Scope, q: TaskListQuery): { tasks: Task[]; next_cursor: string | null } {
+  let beforeSeq = Number.MAX_SAFE_INTEGER;
+  if (q.cursor !== undefined) {
+    const seq = deps.queries.taskCreatedSeq(scope, q.cursor);
+    if (seq === undefined) throw new AppError('invalid_query', 'cursor must be a next_cursor value from a previous page of this list.', { details: [{ pointer: '/query/cursor', detail: 'no task of this scope has this id' }] });
+    beforeSeq = seq;
+  }
+  // One row more than asked tells whether another page exists.
+  const rows = deps.queries.tasks(scope, { beforeSeq, status: q.status ?? null, limit: q.limit + 1 });
+  const page = rows.slice(0, q.limit).map((r) => r.task);
+  return { tasks: page, next_cursor: rows.length > q.limit ? page[page.length - 1]!.task_id : null };
 }

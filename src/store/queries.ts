@@ -45,7 +45,27 @@ export function createQueries(db: Database.Database) {
     const packet = db.prepare<[string, string], { seq: number }>('SELECT seq FROM packets WHERE scope = ? AND packet_id = ?');
     const bySeq = db.prepare<[number], { line: string }>('SELECT line FROM events WHERE seq = ?');
     const hashes = db.prepare<[number], { event_hash: string }>('SELECT event_hash FROM events WHERE seq <= ? ORDER BY seq');
-    return { task, timeline, taskEventsUpTo, bySeqRange, byEventId, idem, searchText, searchKind, sessionSeen, byKind, packet, bySeq, hashes };
+    // The scope's tasks, newest created first: the scope's task.created rows walked backwards on
+    // events_by_kind (bounded by the limit, a status filter aside), each joined to its projection.
+    // A task counts by its first task.created (the fold ignores any later one; `+p.kind` looks for
+    // an earlier one among the task's own events).
+    const taskPage = db.prepare<[string, number, string | null, string | null, number], { state: string; seq: number }>(
+      `SELECT t.state, e.seq FROM events e JOIN tasks t ON t.scope = e.scope AND t.task_id = e.task_id
+        WHERE e.scope = ? AND e.kind = 'task.created' AND e.seq < ?
+          AND (? IS NULL OR json_extract(t.state, '$.status') = ?)
+          AND NOT EXISTS (SELECT 1 FROM events p WHERE p.scope = e.scope AND p.task_id = e.task_id AND p.seq < e.seq AND +p.kind = 'task.created')
+        ORDER BY e.seq DESC LIMIT ?`,
+    );
+    // `+kind`: the task's own events (events_by_task), not every task.created of the scope.
+    const taskCreatedSeq = db.prepare<[string, string], { seq: number }>(
+      "SELECT seq FROM events WHERE scope = ? AND task_id = ? AND +kind = 'task.created' ORDER BY seq LIMIT 1",
+    );
+    // The scope's events in seq order: a walk of the table's rowid from the cursor (`+scope` keeps
+    // SQLite off the scope-prefixed indexes, which would sort the whole scope for every page).
+    const scopeLines = db.prepare<[number, string, number], { seq: number; kind: string; line: string }>(
+      'SELECT seq, kind, line FROM events WHERE seq > ? AND +scope = ? ORDER BY seq LIMIT ?',
+    );
+    return { task, timeline, taskEventsUpTo, bySeqRange, byEventId, idem, searchText, searchKind, sessionSeen, byKind, packet, bySeq, hashes, taskPage, taskCreatedSeq, scopeLines };
   });
   const parse = (rows: Array<{ line: string }>) => rows.map((r) => indexed<StoredEvent>(r.line));
 
@@ -53,6 +73,22 @@ export function createQueries(db: Database.Database) {
     task(scope: Scope, taskId: string): Task | undefined {
       const row = statements().task.get(scopeKey(scope), taskId);
       return row ? indexed<Task>(row.state) : undefined;
+    },
+    /**
+     * A page of the scope's task projections, newest created first: those created before the seq
+     * `beforeSeq` (the cursor; Number.MAX_SAFE_INTEGER for the first page), with `status` if given.
+     * `created_seq` is each task's cursor value.
+     */
+    tasks(scope: Scope, q: { beforeSeq: number; status: 'open' | 'closed' | null; limit: number }): Array<{ task: Task; created_seq: number }> {
+      return statements().taskPage.all(scopeKey(scope), q.beforeSeq, q.status, q.status, q.limit).map((r) => ({ task: indexed<Task>(r.state), created_seq: r.seq }));
+    },
+    /** The seq of the task's task.created event in the scope, if the task exists there. */
+    taskCreatedSeq(scope: Scope, taskId: string): number | undefined {
+      return statements().taskCreatedSeq.get(scopeKey(scope), taskId)?.seq;
+    },
+    /** The scope's stored lines after `afterSeq`, in seq order (the event stream's pages). */
+    scopeEventLines(scope: Scope, afterSeq: number, limit: number): Array<{ seq: number; kind: string; line: string }> {
+      return statements().scopeLines.all(afterSeq, scopeKey(scope), limit);
     },
     timeline(scope: Scope, taskId: string, afterSeq: number, limit: number): StoredEvent[] {
       return parse(statements().timeline.all(scopeKey(scope), taskId, afterSeq, limit));

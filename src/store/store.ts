@@ -41,6 +41,12 @@ export type Store = {
   settled(): Promise<void>;
   /** The last seq the index holds (a snapshot read from the index is complete up to it). */
   indexedSeq(): number;
+  /**
+   * Calls `listener` with the new indexed seq whenever the index advances (a batch applied, a
+   * rebuilt index swapped in), so a long-lived reader (the event stream) waits for new events
+   * without polling. Returns the unsubscribe. A listener must not throw; one that does is dropped.
+   */
+  onIndexed(listener: (seq: number) => void): () => void;
   /** How the index writer is doing (for /health). */
   indexStatus(): IndexStatus;
   /**
@@ -92,6 +98,17 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     try {
       const indexPath = indexPathOf(dataDir);
       const gate = createWriteGate(committedReads(index.db));
+      const indexedListeners = new Set<(seq: number) => void>();
+      const indexedTo = (seq: number): void => {
+        for (const listener of indexedListeners) {
+          try {
+            listener(seq);
+          } catch (err) {
+            indexedListeners.delete(listener);
+            warn(`An index listener failed and was dropped (${(err as Error)?.message ?? String(err)}).`);
+          }
+        }
+      };
       let log: EventLog | null = null;
       /** Callbacks of a writer count only while it is the current one (a retired writer's are ignored). */
       let generation = 0;
@@ -107,7 +124,9 @@ export async function openStore(options: StoreOptions): Promise<Store> {
             if (mine === generation) corrupt(message);
           },
           onIndexed: (seq) => {
-            if (mine === generation) gate.indexed(seq);
+            if (mine !== generation) return;
+            gate.indexed(seq);
+            indexedTo(seq);
           },
           onFailed: (error) => {
             if (mine !== generation) return;
@@ -185,6 +204,8 @@ export async function openStore(options: StoreOptions): Promise<Store> {
         const due = parked;
         parked = [];
         for (const batch of due) next.apply(batch);
+        // The new file holds everything up to upTo, some of it never announced by the old writer.
+        indexedTo(upTo.seq);
         try {
           rmSync(rebuildMarkerOf(dataDir), { force: true });
         } catch (err) {
@@ -219,6 +240,10 @@ export async function openStore(options: StoreOptions): Promise<Store> {
         append: (unit, expect) => opened().append(unit, expect),
         settled: () => (rebuild === null ? writer.settled(opened().tail().seq) : Promise.reject(rebuild.error)),
         indexedSeq: () => (rebuild === null ? writer.indexedSeq() : rebuild.indexedSeq),
+        onIndexed: (listener) => {
+          indexedListeners.add(listener);
+          return () => indexedListeners.delete(listener);
+        },
         indexStatus: () => (rebuild === null ? writer.status() : { state: 'unavailable', indexed_seq: rebuild.indexedSeq, last_error: rebuild.error.message }),
         markIndexCorrupt: (message) => {
           if (!refusals.includes(message)) corrupt(message);

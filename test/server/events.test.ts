@@ -3,9 +3,10 @@
 import t from 'tap';
 import { expectNewEvents, expectNoEvents, expectResponse, spec } from '../fixtures/api-spec.ts';
 import { assertSchema, rawEvent, SCOPE_A, testApp, TOKENS } from '../fixtures/test-app.ts';
+import { VERSION } from '../../src/version.ts';
 
 t.test('health is sanitized without a token and detailed with the operator token', async (t) => {
-  const { call } = await testApp(t);
+  const { call, deps } = await testApp(t);
   const open = await call('/health', { token: null, scope: null });
   t.equal(open.status, 200);
   assertSchema(t, 'api/health.json', open.json);
@@ -19,7 +20,9 @@ t.test('health is sanitized without a token and detailed with the operator token
 
   const operator = await call('/health', { token: 'operator', scope: null });
   assertSchema(t, 'api/health.json', operator.json);
-  t.same(Object.keys(operator.json.detail).sort(), ['event_count', 'index_seq', 'index_state', 'last_seq', 'pid', 'uptime_s']);
+  t.same(Object.keys(operator.json.detail).sort(), ['data_dir', 'event_count', 'index_seq', 'index_state', 'last_seq', 'pid', 'uptime_s', 'version']);
+  t.equal(operator.json.detail.data_dir, deps.store.dataDir, 'the data dir the preview serves');
+  t.equal(operator.json.detail.version, VERSION, "the package's version");
   t.equal(operator.json.detail.index_state, 'current');
   for (const secret of [TOKENS.customer, TOKENS.operator, 'BEGIN', 'PRIVATE', 'run.json', 'keys/']) {
     t.notOk(operator.text.includes(secret), `never shows ${secret}`);

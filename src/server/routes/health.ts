@@ -3,7 +3,7 @@
 // GET /openapi.json: the OpenAPI 3.1 document built from the same declarations and from schemas/.
 // Both are public (docs/contract.md §2).
 import type { Route } from '../route-spec.ts';
-import { RELEASE_LABEL } from '../../version.ts';
+import { RELEASE_LABEL, VERSION } from '../../version.ts';
 
 export const PUBLIC_ROUTES: Route[] = [
   {
@@ -29,6 +29,8 @@ export const PUBLIC_ROUTES: Route[] = [
           ...(index.last_error === null ? {} : { index_error: index.last_error }),
           uptime_s: Math.max(0, (deps.clock().getTime() - deps.startedAt.getTime()) / 1000),
           pid: process.pid,
+          data_dir: deps.store.dataDir,
+          version: VERSION,
         };
       }
       return c.json(body);

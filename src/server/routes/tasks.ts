@@ -1,8 +1,8 @@
-// Tasks: create, checkpoint, closeout, the projection and the timeline (event truth, cursor paging by
-// after_seq). A body its template's gate refuses answers 422 with the validation body (not a problem
+// Tasks: create, checkpoint, closeout, the scope's list, the projection and the timeline (event
+// truth, cursor paging by after_seq). A body its template's gate refuses answers 422 with the validation body (not a problem
 // body), as docs/contract.md §4 and §7 say, and writes nothing. Checkpoint and closeout take If-Match
 // (the task's ETag); every task write answers its new ETag.
-import { closeTask, createTask, writeCheckpoint } from '../../service/tasks-service.ts';
+import { closeTask, createTask, listTasks, writeCheckpoint } from '../../service/tasks-service.ts';
 import { findTask } from '../../service/write-checks.ts';
 import { readQuery, type QuerySpec } from '../query-params.ts';
 import { requirePathId } from '../request-input.ts';
@@ -14,6 +14,13 @@ import { etagOf, RawJson, writeContextOf, writeResponse } from '../write-context
 export const TIMELINE_QUERY = {
   after_seq: { schema: { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER, default: 0 }, description: 'Only events after this seq: the next_after_seq of the previous page (0, the default, starts at the first event).' },
   limit: { schema: { type: 'integer', minimum: 1, maximum: 1000, default: 100 }, description: 'Events per page.' },
+} as const satisfies QuerySpec;
+
+/** GET /v1/tasks: newest created first, cursor paging by the last task of the previous page. */
+export const TASK_LIST_QUERY = {
+  status: { schema: { type: 'string', enum: ['open', 'closed'] }, description: 'Only tasks with this status.' },
+  limit: { schema: { type: 'integer', minimum: 1, maximum: 100, default: 50 }, description: 'Tasks per page.' },
+  cursor: { schema: { $ref: 'common/types.json#/$defs/id' }, description: 'The next_cursor of the previous page.', refusal: { message: 'cursor must be a next_cursor value from a previous page.' } },
 } as const satisfies QuerySpec;
 
 export const TASK_ROUTES: Route[] = [
@@ -56,6 +63,16 @@ export const TASK_ROUTES: Route[] = [
       if (!outcome.ok) return c.json(outcome.validation, 422);
       const { replayed, task, event, line } = outcome.write;
       return writeResponse(c, replayed, { task, event: new RawJson(line) }, event.seq);
+    },
+  },
+  {
+    method: 'GET', path: '/v1/tasks', status: 'preview', access: 'read', scoped: true,
+    summary: "The scope's tasks, newest created first, by status (cursor paging): each the projection GET /v1/tasks/{task_id} answers.",
+    readme: '`?status=open|closed&limit=` (1–100, default 50) `&cursor=`',
+    query: TASK_LIST_QUERY, responses: { 200: 'api/task-list.json', 400: P },
+    handler: (c, deps) => {
+      const q = readQuery(c, TASK_LIST_QUERY, deps.registry);
+      return c.json(listTasks(deps, c.var.scope, { ...(q.status ? { status: q.status } : {}), ...(q.cursor ? { cursor: q.cursor } : {}), limit: q.limit }));
     },
   },
   {
