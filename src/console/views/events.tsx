@@ -126,6 +126,10 @@ export function EventsView({ route }: { route: Route }) {
         The events of this scope, newest on top, as they are written{start !== null && start > 0 ? ` (from seq ${start + 1})` : ''}. The newest {KEEP} stay on the page. Paused,
         nothing new is shown; resumed, the events written meanwhile arrive first.
       </p>
+      {/* One polite line for screen readers, not the table: a backlog would be read row by row. */}
+      <p class="note" aria-live="polite">
+        {rows.length === 0 ? '' : `${rows.length} event${rows.length === 1 ? '' : 's'} shown; the newest is #${rows[0]!.seq} ${rows[0]!.kind}.`}
+      </p>
       {conn.state === 'refused' && <ErrorBox failure={conn.failure} />}
       {conn.state === 'retrying' && (
         <p class="error" role="status">
@@ -143,7 +147,7 @@ export function EventsView({ route }: { route: Route }) {
               <th scope="col">Recorded</th>
             </tr>
           </thead>
-          <tbody aria-live={paused ? 'off' : 'polite'} aria-relevant="additions">
+          <tbody>
             {rows.map((row) => (
               <tr key={row.seq} class="fresh">
                 <td data-label="Seq" class="mono">
