@@ -88,16 +88,21 @@ export function TaskView({ taskId, route }: { taskId: string; route: Route }) {
 
       {task?.status === 'closed' && <CloseoutSummary events={timeline.events} />}
 
-      <section aria-labelledby="timeline-title">
-        <h2 id="timeline-title">Timeline</h2>
-        <TimelineList timeline={timeline} />
-      </section>
+      {/* A task that does not answer (404, another scope) has nothing more to show than its error. */}
+      {!(task === null && load.state === 'error') && (
+        <>
+          <section aria-labelledby="timeline-title">
+            <h2 id="timeline-title">Timeline</h2>
+            <TimelineList timeline={timeline} />
+          </section>
 
-      <section aria-labelledby="checkpoints-title">
-        <h2 id="checkpoints-title">Checkpoints</h2>
-        <CheckpointList events={timeline.events} />
-        {task?.status === 'open' && <CheckpointForm taskId={taskId} onWritten={reload} />}
-      </section>
+          <section aria-labelledby="checkpoints-title">
+            <h2 id="checkpoints-title">Checkpoints</h2>
+            <CheckpointList events={timeline.events} />
+            {task?.status === 'open' && <CheckpointForm taskId={taskId} onWritten={reload} />}
+          </section>
+        </>
+      )}
 
       {task?.status === 'open' && (
         <section class="closeout">
