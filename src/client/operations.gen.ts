@@ -18,6 +18,7 @@ import type {
   ClaimDecision,
   ClaimEvaluateRequest,
   CloseoutRequest,
+  ConsoleLoginCode,
   Dashboard,
   EventRequest,
   EventResponse,
@@ -74,6 +75,7 @@ import type {
   SignatureVerifyResponse,
   Task,
   TaskCreateRequest,
+  TaskList,
   TaskWriteResponse,
   Team,
   TeamInviteAcceptRequest,
@@ -504,6 +506,20 @@ export type Operations = {
     body: undefined;
     responses: { 200: string; 404: Problem; 503: Problem };
   };
+  /** Exchange a one-time login code for the console session cookie, then open the console. */
+  'GET /console/login': {
+    params: undefined;
+    query: { code: string };
+    body: undefined;
+    responses: { 303: null; 401: Problem | string };
+  };
+  /** End the console session: its cookie and X-CSRF-Token from the console page; clears both cookies. */
+  'POST /console/logout': {
+    params: undefined;
+    query: undefined;
+    body: undefined;
+    responses: { 204: null; 401: Problem; 403: Problem };
+  };
   /** Sanitized health; detail with the operator token. */
   'GET /health': {
     params: undefined;
@@ -703,6 +719,13 @@ export type Operations = {
     body: ClaimEvaluateRequest;
     responses: { 200: ClaimDecision; 404: Problem; 422: Problem };
   };
+  /** A one-time login code and sign-in link for the console (single use, 60 s); operator token only. */
+  'POST /v1/console/login-codes': {
+    params: undefined;
+    query: undefined;
+    body: undefined;
+    responses: { 201: ConsoleLoginCode; 401: Problem; 403: Problem };
+  };
   /** Adapter-only raw event write (Idempotency-Key required; If-Match with a task_id). */
   'POST /v1/events': {
     params: undefined;
@@ -728,6 +751,13 @@ export type Operations = {
     query: undefined;
     body: undefined;
     responses: { 204: null; 403: Problem };
+  };
+  /** The scope's events as Server-Sent Events: those after after_seq (or Last-Event-ID), then each new one as it is indexed. */
+  'GET /v1/events/stream': {
+    params: undefined;
+    query: { after_seq?: number };
+    body: undefined;
+    responses: { 200: string; 400: Problem };
   };
   /** Sanitize an attached artifact's raw bytes with gov.sanitizer 1.0.0: quarantined raw bytes, a delimited projection, evidence.sanitized in each task whose ref is bound to those bytes. */
   'POST /v1/evidence/sanitize': {
@@ -943,6 +973,13 @@ export type Operations = {
     query: undefined;
     body: SignatureVerifyRequest;
     responses: { 200: SignatureVerifyResponse; 404: Problem; 422: Problem };
+  };
+  /** The scope's tasks, newest created first, by status (cursor paging): each the projection GET /v1/tasks/{task_id} answers. */
+  'GET /v1/tasks': {
+    params: undefined;
+    query: { status?: 'open' | 'closed'; limit?: number; cursor?: string };
+    body: undefined;
+    responses: { 200: TaskList; 400: Problem };
   };
   /** Create a governed task (task.created). */
   'POST /v1/tasks': {

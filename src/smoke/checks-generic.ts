@@ -28,7 +28,9 @@ export function genericChecks(routes: ListedRoute[], doc: Record<string, any> | 
     out.push(negative(`${route}: a token the server never issued → 401`, route, async (ctx) => {
       ctx.expect(await ctx.call(route, { as: 'bogus', ...body }), 401, v1 ? { code: 'unauthorized' } : {});
     }));
-    if (v1 && method !== 'GET' && !COMPUTE_ONLY.has(route)) {
+    // An operator-only /v1 POST (the console's login codes) is no customer write.
+    const operatorOnly = Array.isArray(op?.security) && op.security.length > 0 && op.security.every((s: Record<string, unknown>) => 'operatorToken' in s);
+    if (v1 && method !== 'GET' && !COMPUTE_ONLY.has(route) && !operatorOnly) {
       out.push(negative(`${route}: the operator token on a customer write → 403`, route, async (ctx) => {
         ctx.expect(await ctx.call(route, { as: 'operator', ...body }), 403, { code: 'operator_transport_rejected' });
       }, { operator: true }));

@@ -8,6 +8,8 @@ import { checkReach, reachAllows, routeKey, SmokeFailure, summarize, type CheckO
 import { genericChecks, type ListedRoute } from './checks-generic.ts';
 import { governanceChecks } from './checks-governance.ts';
 import { proofChecks } from './checks-proofs.ts';
+import { apiConsoleChecks } from './checks-api-console.ts';
+import { consoleAuthChecks } from './checks-console-auth.ts';
 import { consoleChecks } from './checks-console.ts';
 import { publicChecks } from './checks-public.ts';
 import { readChecks } from './checks-reads.ts';
@@ -47,6 +49,7 @@ export function smokeSuite(routes: ListedRoute[], doc: Record<string, any> | nul
   return [
     ...family('public', publicChecks()),
     ...family('console', consoleChecks()),
+    ...family('console-auth', consoleAuthChecks()),
     ...family('templates', templateChecks()),
     ...family('reads', readChecks()),
     ...family('events', eventChecks()),
@@ -56,7 +59,7 @@ export function smokeSuite(routes: ListedRoute[], doc: Record<string, any> | nul
     ...family('sessions', sessionChecks()),
     ...family('exports', exportChecks()),
     ...family('dashboard', dashboardChecks()),
-    ...family('tasks', [...taskChecks(), ...taskReadChecks(), ...proofChecks()]),
+    ...family('tasks', [...taskChecks(), ...taskReadChecks(), ...proofChecks(), ...apiConsoleChecks()]),
     ...family('quota', [
       ...quota.setup, ...quotaAdminChecks(''), ...quotaAdminChecks(FORGE_PREFIX),
       ...quotaReadChecks(''), ...quotaReadChecks(FORGE_PREFIX), ...quota.teardown,

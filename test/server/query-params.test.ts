@@ -15,6 +15,10 @@ type Case = { value: string; status: 400 | 404 | 422; code?: string } | { value:
 const CASES: Record<string, Case[]> = {
   '/v1/tasks/{task_id}/timeline?after_seq': [{ value: '-1', status: 400 }, { value: 'x', status: 400 }, { value: '9007199254740992', status: 400 }, { value: '1.5', status: 400 }],
   '/v1/tasks/{task_id}/timeline?limit': [{ value: '0', status: 400 }, { value: '1001', status: 400 }, { value: '+5', status: 400 }],
+  '/v1/tasks?status': [{ value: 'done', status: 400 }, { value: '', status: 400 }],
+  '/v1/tasks?limit': [{ value: '0', status: 400 }, { value: '101', status: 400 }, { value: 'x', status: 400 }],
+  '/v1/tasks?cursor': [{ value: '!!', status: 400 }, { value: 'x', status: 400 }],
+  '/v1/events/stream?after_seq': [{ value: '-1', status: 400 }, { value: 'x', status: 400 }, { value: '1.5', status: 400 }],
   '/v1/search?q': [{ value: '', status: 400 }, { value: '   ', status: 400 }, { value: '!!!', status: 400 }, { value: 'x'.repeat(257), status: 400 }],
   '/v1/search?kind': [{ value: 'Task.created', status: 400 }, { value: '1x', status: 400 }, { value: '', status: 400 }],
   '/v1/search?task_id': [{ value: '-bad', status: 400 }, { value: 'x', status: 400 }],
@@ -89,12 +93,16 @@ function request(app: App, route: RouteSpec, query: Record<string, string>, sudo
 
 t.test('every declared query parameter at an invalid value gets the route\'s answer, nothing else', async (t) => {
   const app = await setUp(t);
-  const declared = routeTable().filter((r) => r.query !== undefined);
+  // GET /console/login's one parameter is a one-time code: no fixed value answers 200 (test/server/console-session.test.ts).
+  const declared = routeTable().filter((r) => r.query !== undefined && r.path !== '/console/login');
   t.ok(declared.length >= 20, `${declared.length} routes declare query parameters`);
   for (const route of declared) {
     const baseline = BASELINE[route.path.replace(FORGE_API_PREFIX, '')] ?? {};
-    const valid = await request(app, route, baseline);
-    t.equal(valid.status, 200, `${route.method} ${route.path}?${new URLSearchParams(baseline)} answers 200`);
+    // The event stream's 200 never ends (test/server/event-stream.test.ts reads it); its refusals come first.
+    if (route.path !== '/v1/events/stream') {
+      const valid = await request(app, route, baseline);
+      t.equal(valid.status, 200, `${route.method} ${route.path}?${new URLSearchParams(baseline)} answers 200`);
+    }
     for (const name of Object.keys(route.query!)) {
       const cases = casesOf(route, name);
       t.ok(cases, `${route.path}?${name} has cases here`);
@@ -144,7 +152,8 @@ t.test('every query parameter a route reads is declared', async (t) => {
     };
   }
   t.teardown(() => Object.assign(proto, original));
-  for (const route of routeTable()) {
+  // The event stream's 200 never ends; test/server/event-stream.test.ts covers its one parameter.
+  for (const route of routeTable().filter((r) => r.path !== '/v1/events/stream')) {
     reads.clear();
     const declared = Object.keys(route.query ?? {});
     // Every declared parameter sent (at a value the route accepts where one is needed), so that

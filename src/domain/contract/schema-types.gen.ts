@@ -378,6 +378,7 @@ export type SchemaTypes = {
   'api/claim-decision.json': ClaimDecision;
   'api/claim-evaluate-request.json': ClaimEvaluateRequest;
   'api/closeout-request.json': CloseoutRequest;
+  'api/console-login-code.json': ConsoleLoginCode;
   'api/dashboard.json': Dashboard;
   'api/event-request.json': EventRequest;
   'api/event-response.json': EventResponse;
@@ -417,6 +418,7 @@ export type SchemaTypes = {
   'api/signature-verify-request.json': SignatureVerifyRequest;
   'api/signature-verify-response.json': SignatureVerifyResponse;
   'api/task-create-request.json': TaskCreateRequest;
+  'api/task-list.json': TaskList;
   'api/task-write-response.json': TaskWriteResponse;
   'api/task.json': Task;
   'api/team-invite-accept-request.json': TeamInviteAcceptRequest;
@@ -1075,6 +1077,20 @@ export type CloseoutRequest = {
   actor?: Actor;
 };
 /**
+ * Answer of POST /v1/console/login-codes: a one-time code that signs a browser in to the console (docs/console.md)
+ */
+export type ConsoleLoginCode = {
+  /**
+   * 32 random bytes, base64url. Good for one use until expires_at (60 s); it is not the token and never gives it away.
+   */
+  code: string;
+  /**
+   * The console's sign-in link on this server's origin, holding the code: http://<host>:<port>/console/login?code=<code>.
+   */
+  url: string;
+  expires_at: DateTime;
+};
+/**
  * Answer of GET /v1/governance/dashboard: the scope's governance counts as of one index position
  *
  * Every part is read from one snapshot of the index (as_of_seq: the index position read) and time-dependent statuses at as_of (the server's clock). Assets, approvals and open reviews are counted from their projections; incidents, posture and the evidence pool are folded from the scope's events of their kinds. Counts describe what was recorded, not the real-world state.
@@ -1513,6 +1529,14 @@ export type Health = {
     index_error?: string;
     uptime_s: number;
     pid: number;
+    /**
+     * The data dir the preview serves (its events.jsonl, index.sqlite and run.json).
+     */
+    data_dir: string;
+    /**
+     * The gov package's version (package.json), as gov --version prints it.
+     */
+    version: string;
   };
 };
 /**
@@ -2664,11 +2688,14 @@ export type TaskCreateRequest = {
   actor?: Actor;
 };
 /**
- * Answer of POST /v1/tasks and of a passed closeout: the task as it stands after the event, and the event
+ * Answer of GET /v1/tasks: one page of the scope's tasks, newest created first
  */
-export type TaskWriteResponse = {
-  task: Task;
-  event: Event;
+export type TaskList = {
+  tasks: Task[];
+  /**
+   * Send as cursor for the next page; null on the last page.
+   */
+  next_cursor: Id | null;
 };
 /**
  * The task projection (docs/contract.md §6)
@@ -2682,6 +2709,13 @@ export type Task = {
   created_at: DateTime;
   closed_at?: DateTime;
   last_seq: number;
+};
+/**
+ * Answer of POST /v1/tasks and of a passed closeout: the task as it stands after the event, and the event
+ */
+export type TaskWriteResponse = {
+  task: Task;
+  event: Event;
 };
 /**
  * POST /v1/team/invites/{invite_id}/accept request body: the invite's token and the user who joins
