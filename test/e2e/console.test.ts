@@ -1,19 +1,21 @@
 // The console's sign-in in Debian's Chromium (issue 16): `gov console` mints a one-time login URL
 // that the browser exchanges for an HttpOnly session cookie; a used or expired code is 401 and sets
-// no cookie; a cookie write from another origin is 403 and writes nothing; the run's tokens appear
-// in no page, script, stylesheet, cookie, URL, header or console message. Screenshots of the
-// overview (1280 and 390 px wide) and of every view reached from the navigation under
-// .tap/screenshots/e2e-console/.
+// no cookie; a cookie write from another origin is 403 and writes nothing; the session dies with the
+// run (the next preview answers the old cookie 401 and the console says it is signed out); the
+// run's tokens appear in no page, script, stylesheet, cookie, URL, header or console message.
+// Screenshots of the overview (1280 and 390 px wide) and of every view reached from the navigation
+// under .tap/screenshots/e2e-console/.
 import t from 'tap';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { openConsole, openView, requireBrowser, screenshot, signIn } from '../fixtures/browser.ts';
+import { consolePreview, openConsole, openView, requireBrowser, screenshot, signIn } from '../fixtures/browser.ts';
 import { runGov } from '../fixtures/spawn-preview.ts';
 
 const browser = await requireBrowser(t);
 
 if (browser !== null) {
-  const { preview, context, page, watch, shots } = await openConsole(t, browser, import.meta.url, { signIn: false });
+  const { build, preview, context, page, watch, shots } = await openConsole(t, browser, import.meta.url, { signIn: false });
+  const secrets: Record<string, string> = { ...preview.tokens };
   const loginPath = `${preview.baseUrl}/console/login?code=`;
   let usedUrl = '';
 
@@ -170,9 +172,25 @@ if (browser !== null) {
     }
   });
 
+  await t.test('the session dies with the run: the next preview refuses the cookie and the console says so', async (t) => {
+    // Cookies are per host, not per port: the browser sends this run's cookie to the next preview too.
+    const next = await consolePreview(t, build.dir);
+    secrets['next run customer'] = next.tokens.customer;
+    secrets['next run operator'] = next.tokens.operator;
+    await page.goto(`${next.baseUrl}/console#/tasks`);
+    await page.getByRole('heading', { level: 1, name: 'Signed out' }).waitFor();
+    t.match(await page.getByRole('alert').filter({ hasText: 'Signed out' }).innerText(), /npx gov console/, 'the console says how to sign in again');
+    const refused = next.received.filter((r) => r.path.startsWith('/v1/'));
+    t.ok(refused.length > 0 && refused.every((r) => r.session && r.status === 401), `the next run answers the old cookie 401 (${refused.map((r) => `${r.method} ${r.path} ${r.status}`).join(', ')})`);
+    await watch.snapshot(page, 'signed out');
+    await screenshot(page, shots, 'signed-out');
+    await page.goto(`${preview.baseUrl}/console`);
+    await openView(page, '', 'Overview');
+  });
+
   await t.test('the run tokens appear in no page, script, stylesheet, cookie, URL, header or console message', async (t) => {
     await openView(page, '', 'Overview');
     await watch.snapshot(page, 'overview, last');
-    await watch.assertNoSecret(t, preview.tokens);
+    await watch.assertNoSecret(t, secrets);
   });
 }
