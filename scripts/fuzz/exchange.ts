@@ -64,6 +64,11 @@ export async function send(target: Target, req: FuzzRequest): Promise<Answer> {
       redirect: 'manual',
       signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
     });
+    // An event stream (GET /v1/events/stream) that opened never ends: its answer is the opening.
+    if (res.ok && (res.headers.get('content-type') ?? '').startsWith('text/event-stream')) {
+      await res.body?.cancel();
+      return { status: res.status, headers: res.headers, text: '', ms: performance.now() - started };
+    }
     const text = await res.text();
     return { status: res.status, headers: res.headers, text, ms: performance.now() - started };
   } catch (err) {

