@@ -75,6 +75,8 @@ if (browser !== null) {
       t.equal(await form.locator(`#closeout-${field}`).getAttribute('aria-invalid'), 'true', `${field} is marked invalid`);
     }
     t.match(await form.locator('#closeout-evidence_refs-prompt, ul.prompt[data-field="evidence_refs"]').first().innerText(), /evidence_refs/, 'and the evidence prompt at the evidence rows');
+    await page.waitForFunction(() => document.activeElement?.getAttribute('aria-invalid') === 'true');
+    t.equal(await page.evaluate(() => document.activeElement?.id), await form.locator('[aria-invalid="true"]').first().getAttribute('id'), 'the keyboard focus lands on the first field to fix');
     t.equal(preview.eventLines().length, before, 'the refused closeout wrote nothing');
     t.match((await preview.api(`/v1/tasks/${TASK}`)).json, { task_id: TASK, status: 'open' }, 'the task is still open');
     await watch.snapshot(page, 'closeout refused');

@@ -158,8 +158,9 @@ if (browser !== null) {
     t.equal(preview.eventLines().length, before + 1, 'and written');
   });
 
-  await t.test('every view opens from the navigation (screenshots at 1280 px)', async (t) => {
+  await t.test('every view opens from the navigation, loading nothing from elsewhere (screenshots at 1280 px)', async (t) => {
     const nav = page.getByRole('navigation', { name: 'Views' });
+    const firstUrl = watch.urls.length;
     const views: Array<[string, string]> = [['Overview', 'overview'], ['Tasks', 'tasks'], ['Proof Packets', 'packets'], ['Search', 'search'], ['Quota', 'quota'], ['Governance', 'governance'], ['Live events', 'events']];
     for (const [label, file] of views) {
       await nav.getByRole('link', { name: label, exact: true }).click();
@@ -170,6 +171,21 @@ if (browser !== null) {
       await watch.snapshot(page, label);
       await screenshot(page, shots, `view-${file}`);
     }
+    // No external fonts, scripts or CDNs: the console works offline.
+    const elsewhere = watch.urls.slice(firstUrl).filter((u) => !u.startsWith(`${preview.baseUrl}/`) && !/^(about|blob|data):/.test(u));
+    t.same(elsewhere, [], `every one of the ${watch.urls.length - firstUrl} URLs the views loaded is on the preview's origin`);
+  });
+
+  await t.test('the colours follow the system setting: dark and light', async (t) => {
+    await openView(page, '', 'Overview');
+    const background = () => page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+    await page.emulateMedia({ colorScheme: 'light' });
+    const light = await background();
+    await page.emulateMedia({ colorScheme: 'dark' });
+    const dark = await background();
+    t.not(dark, light, `the page background changes with prefers-color-scheme (${light} → ${dark})`);
+    await screenshot(page, shots, 'overview-dark');
+    await page.emulateMedia({ colorScheme: 'light' });
   });
 
   await t.test('the session dies with the run: the next preview refuses the cookie and the console says so', async (t) => {
