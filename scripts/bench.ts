@@ -14,6 +14,7 @@ import { renderTable, rowsForJson, summarize, writeResults, type SectionResult }
 import { createContext, type Section } from './bench/section.ts';
 import { appendsSection } from './bench/sections/appends.ts';
 import { coldStartSection } from './bench/sections/cold-start.ts';
+import { consoleSection } from './bench/sections/console.ts';
 import { dashboardSection } from './bench/sections/dashboard.ts';
 import { packetsSection } from './bench/sections/packets.ts';
 import { quotaSection } from './bench/sections/quota.ts';
@@ -24,7 +25,7 @@ import { sanitizerSection } from './bench/sections/sanitizer.ts';
 import { searchSection } from './bench/sections/search.ts';
 import { timelineSection } from './bench/sections/timeline.ts';
 
-const SECTIONS: Section[] = [appendsSection, riskSection, timelineSection, searchSection, registrySection, rebuildSection, coldStartSection, packetsSection, quotaSection, sanitizerSection, dashboardSection];
+const SECTIONS: Section[] = [appendsSection, riskSection, timelineSection, searchSection, registrySection, rebuildSection, coldStartSection, packetsSection, quotaSection, sanitizerSection, dashboardSection, consoleSection];
 
 // Durability figures on a RAM disk would measure nothing: refuse tmpfs and ramfs (statfs magic numbers).
 const RAM_FILESYSTEMS = new Map([[0x01021994, 'tmpfs'], [0x858458f6, 'ramfs']]);
