@@ -66,10 +66,16 @@ export function emptySummary(): ClaimSummary {
 }
 
 export function evaluateClaimBoundary(input: EvaluateClaimBoundaryInput): ClaimDecision {
+  const { events, ...rest } = input;
+  return evaluateClaimsOnPool({ ...rest, pool: buildTrustPool(events) });
+}
+
+/** The same, against a pool already built (the index keeps a scope's: projections/governance.ts). */
+export function evaluateClaimsOnPool(input: Omit<EvaluateClaimBoundaryInput, 'events'> & { pool: Map<string, PoolEntry> }): ClaimDecision {
   const { claims } = input;
   const asOfMs = parseDateTime(input.asOf, 'as_of');
   const staleAfterDays = input.staleAfterDays ?? DEFAULT_STALE_AFTER_DAYS;
-  const ctx: Ctx = { pool: buildTrustPool(input.events), asOfMs, staleAfterDays, results: new Array(claims.length) };
+  const ctx: Ctx = { pool: input.pool, asOfMs, staleAfterDays, results: new Array(claims.length) };
 
   // Dependencies may point forward, so claims are classified in dependency order (Kahn). Whatever is
   // left once no claim is ready sits on or behind a cycle, which can lend no support.

@@ -70,38 +70,50 @@ export function buildTrustPool(events: readonly StoredEvent[]): Map<string, Pool
       throw new AppError('events_out_of_order', `Events must be in increasing seq order; seq ${event.seq} follows ${lastSeq}.`);
     }
     lastSeq = event.seq;
-    for (const ref of event.evidence_refs ?? []) {
-      const asserted = { content_trust: ref.content_trust, confidence: ref.confidence };
-      pool.set(ref.artifact_id, { ref: { ...ref, content_trust: capTrust(ref.content_trust), confidence: capConfidence(ref.confidence) }, asserted, basis: 'asserted' });
-    }
-    if (event.kind === EVIDENCE_SANITIZED_KIND) {
-      const facts = event.payload as Partial<EvidenceSanitizedFacts>;
-      const current = typeof facts.artifact_id === 'string' ? pool.get(facts.artifact_id) : undefined;
-      if (current && current.basis === 'asserted' && typeof facts.raw_sha256 === 'string' && refSha256(current.ref) === sha256Hex(facts.raw_sha256)) {
-        pool.set(current.ref.artifact_id, {
-          ...current,
-          ref: { ...current.ref, content_trust: 'sanitized_projection', confidence: current.asserted.confidence },
-          basis: 'sanitized',
-          basis_event_id: event.event_id,
-        });
-      }
-    } else if (event.kind === EVIDENCE_REVIEWED_KIND) {
-      const facts = event.payload as Partial<EvidenceReviewedFacts>;
-      const current = typeof facts.artifact_id === 'string' ? pool.get(facts.artifact_id) : undefined;
-      if (!current) continue;
-      if (facts.decision === 'accept' && (facts.content_trust === 'trusted_internal' || facts.content_trust === 'untrusted_external')) {
-        pool.set(current.ref.artifact_id, { ...current, ref: { ...current.ref, content_trust: facts.content_trust, confidence: current.asserted.confidence }, basis: 'reviewed', basis_event_id: event.event_id });
-      } else if (facts.decision === 'reject') {
-        pool.set(current.ref.artifact_id, {
-          ...current,
-          ref: { ...current.ref, content_trust: capTrust(current.asserted.content_trust), confidence: capConfidence(current.asserted.confidence) },
-          basis: 'review_rejected',
-          basis_event_id: event.event_id,
-        });
-      }
-    }
+    applyTrustEvent(pool, event);
   }
   return pool;
+}
+
+/** Where applyTrustEvent reads and writes entries: a Map, or the index's projection of a scope's pool. */
+export type TrustPoolStore = { get(artifactId: string): PoolEntry | undefined; set(artifactId: string, entry: PoolEntry): unknown };
+
+/**
+ * One event's effect on a pool (buildTrustPool's step, for a caller that keeps the pool elsewhere
+ * and feeds it events in increasing seq order): its evidence refs replace their entries, then a
+ * raising event raises (or a rejection keeps capped) the entry current at that point.
+ */
+export function applyTrustEvent(pool: TrustPoolStore, event: StoredEvent): void {
+  for (const ref of event.evidence_refs ?? []) {
+    const asserted = { content_trust: ref.content_trust, confidence: ref.confidence };
+    pool.set(ref.artifact_id, { ref: { ...ref, content_trust: capTrust(ref.content_trust), confidence: capConfidence(ref.confidence) }, asserted, basis: 'asserted' });
+  }
+  if (event.kind === EVIDENCE_SANITIZED_KIND) {
+    const facts = event.payload as Partial<EvidenceSanitizedFacts>;
+    const current = typeof facts.artifact_id === 'string' ? pool.get(facts.artifact_id) : undefined;
+    if (current && current.basis === 'asserted' && typeof facts.raw_sha256 === 'string' && refSha256(current.ref) === sha256Hex(facts.raw_sha256)) {
+      pool.set(current.ref.artifact_id, {
+        ...current,
+        ref: { ...current.ref, content_trust: 'sanitized_projection', confidence: current.asserted.confidence },
+        basis: 'sanitized',
+        basis_event_id: event.event_id,
+      });
+    }
+  } else if (event.kind === EVIDENCE_REVIEWED_KIND) {
+    const facts = event.payload as Partial<EvidenceReviewedFacts>;
+    const current = typeof facts.artifact_id === 'string' ? pool.get(facts.artifact_id) : undefined;
+    if (!current) return;
+    if (facts.decision === 'accept' && (facts.content_trust === 'trusted_internal' || facts.content_trust === 'untrusted_external')) {
+      pool.set(current.ref.artifact_id, { ...current, ref: { ...current.ref, content_trust: facts.content_trust, confidence: current.asserted.confidence }, basis: 'reviewed', basis_event_id: event.event_id });
+    } else if (facts.decision === 'reject') {
+      pool.set(current.ref.artifact_id, {
+        ...current,
+        ref: { ...current.ref, content_trust: capTrust(current.asserted.content_trust), confidence: capConfidence(current.asserted.confidence) },
+        basis: 'review_rejected',
+        basis_event_id: event.event_id,
+      });
+    }
+  }
 }
 
 /** The pool's refs with their effective trust and confidence (what packets list and claims cite). */

@@ -1,31 +1,31 @@
 // The dashboard (docs/governance/dashboard.md): the scope's governance as of one index position,
-// read in one read transaction of the index so that every count is of the same cut. What a
-// projection holds is counted in SQL (assets by tier and status, approvals by status and role, open
-// reviews by their stored due date: src/store/dashboard-queries.ts); what has no projection is
-// folded from its events of the scope only (incidents, posture through the regulatory service's
-// summary, the evidence pool of the tasks that cite evidence), and reviews are folded only for the
-// assets an external trigger (a sev1/sev2 incident, an expired vendor assessment) may bring
-// forward. Reading the dashboard is not access-logged (GOVERNANCE J).
+// read in one read transaction of the index so that every count is of the same cut. It folds no
+// events: what the projections hold is counted in SQL (assets by tier and status, approvals by
+// status and role, open reviews by their stored due date, incidents by status and severity, the
+// evidence pool by effective trust: src/store/dashboard-queries.ts), and the few rows whose answer
+// moves with time alone are read whole and judged at `now` (serious open incidents' Art. 73 clocks,
+// vendors' expiry, the assets an external trigger — a sev1/sev2 incident, an expired vendor
+// assessment — may bring forward). Posture is the regulatory service's summary over the projected
+// items and the projected pool. Reading the dashboard is not access-logged (GOVERNANCE J).
 import type { Scope } from '../../domain/event.ts';
-import { buildTrustPool, type TrustBasis } from '../../domain/evidence-pool.ts';
+import type { TrustBasis } from '../../domain/evidence-pool.ts';
 import { formatDateTime } from '../../domain/date-time.ts';
 import type { ApprovalStatus } from '../../domain/governance/approvals.ts';
 import type { AssetStatus } from '../../domain/governance/assets.ts';
-import {
-  CLOCK_NON_CLAIM, foldIncidents, INCIDENT_LOGGED, INCIDENT_STATUSES, INCIDENT_UPDATED, incidentClocks, SEVERITIES, type Incident,
-} from '../../domain/governance/incidents.ts';
-import { POSTURE_NON_CLAIM } from '../../domain/governance/regulatory.ts';
+import { CLOCK_NON_CLAIM, INCIDENT_STATUSES, incidentClocks, SEVERITIES, type Incident } from '../../domain/governance/incidents.ts';
+import type { RegulatoryProfile } from '../../domain/governance/regulatory-profile.ts';
+import { POSTURE_NON_CLAIM, postureSummary, type PostureItem, type PostureSummary } from '../../domain/governance/regulatory.ts';
 import { DUE_WINDOW_DAYS, incidentTrigger, reviewSchedule, reviewStatus, vendorExpiryTrigger, type ReviewStatus, type ReviewTrigger } from '../../domain/governance/reviews.ts';
 import { TEAM_ROLES } from '../../domain/governance/team.ts';
 import { addDays } from '../../domain/governance/types.ts';
 import { vendorExpired, type VendorState } from '../../domain/governance/vendors.ts';
 import {
-  approvalsByStatusAndRole, assetsByStatus, assetsByTier, indexPosition, reviewAssetsByIds, reviewAssetsUsingVendors, reviewsByStoredStatus, scopeVendors, type Count,
+  approvalsByStatusAndRole, assetCounts, evidenceCounts, evidenceEntries, foreignRaises, incidentsByStatus, indexPosition, openIncidentsBySeverity,
+  reviewAssetsByIds, reviewAssetsUsingVendors, scopePostureItems, scopeVendors, seriousOpenIncidents, triggeringIncidents, type AssetCount, type Count,
 } from '../../store/dashboard-queries.ts';
-import { evidenceTasks } from '../../store/export-queries.ts';
 import type { ServiceDeps } from '../deps.ts';
 import type { WriteContext } from '../write-context.ts';
-import { readPosture } from './regulatory-service.ts';
+import { confidenceFromPool, readPosture } from './regulatory-service.ts';
 
 
 const TIERS = ['unevaluated', 'minimal', 'limited', 'high', 'prohibited'] as const;
@@ -55,12 +55,14 @@ const plus = (record: Record<string, number>, key: string, n = 1) => {
   record[key] = (record[key] ?? 0) + n;
 };
 
-function incidentsPart(incidents: readonly Incident[], now: Date) {
-  const open = incidents.filter((i) => i.status !== 'closed');
+/** Incidents by status and open ones by severity (counted in SQL), and the serious open ones with their clocks at `now`. */
+function incidentsPart(byStatusRows: Count[], openBySeverity: Count[], seriousOpen: readonly Incident[], now: Date) {
+  const byStatus = tally(INCIDENT_STATUSES, byStatusRows);
+  const total = byStatusRows.reduce((s, c) => s + c.n, 0);
   const clocks = { running: 0, overdue: 0, answered: 0 };
   const soon = now.getTime() + CLOCK_SOON_DAYS * 86_400_000;
   let dueSoon = 0;
-  const serious = open.filter((i) => i.serious.is_serious).sort((a, b) => (a.incident_id < b.incident_id ? -1 : a.incident_id > b.incident_id ? 1 : 0)).map((i) => {
+  const serious = [...seriousOpen].sort((a, b) => (a.incident_id < b.incident_id ? -1 : a.incident_id > b.incident_id ? 1 : 0)).map((i) => {
     const own = incidentClocks(i, now);
     for (const c of own) {
       clocks[c.status] += 1;
@@ -69,10 +71,10 @@ function incidentsPart(incidents: readonly Incident[], now: Date) {
     return { incident_id: i.incident_id, severity: i.severity, status: i.status, aware_at: i.aware_at, basis: i.serious.basis, clocks: own };
   });
   return {
-    total: incidents.length,
-    open: open.length,
-    by_status: tally(INCIDENT_STATUSES, incidents.map((i) => ({ key: i.status, n: 1 }))),
-    open_by_severity: tally(SEVERITIES, open.map((i) => ({ key: i.severity, n: 1 }))),
+    total,
+    open: total - byStatus.closed,
+    by_status: byStatus,
+    open_by_severity: tally(SEVERITIES, openBySeverity),
     serious_open: serious.length,
     clocks,
     clocks_due_7d: dueSoon,
@@ -100,10 +102,10 @@ function vendorsPart(vendors: readonly VendorState[], now: Date) {
  * counted in SQL; an incident or an expired vendor assessment can only bring a review forward, so
  * only the assets such a trigger names are folded again with their triggers, and moved.
  */
-function reviewsPart(deps: ServiceDeps, scope: Scope, now: Date, incidents: readonly Incident[], vendors: readonly VendorState[]) {
+function reviewsPart(deps: ServiceDeps, scope: Scope, now: Date, assets: readonly AssetCount[], incidents: readonly Incident[], vendors: readonly VendorState[]) {
+  // `incidents`: those that ever raised a trigger; the others have none to add.
   const db = deps.store.index.db;
-  const at = formatDateTime(now.getTime());
-  const counts = tally<ReviewStatus>(['upcoming', 'due', 'overdue'], reviewsByStoredStatus(db, scope, at, addDays(now, DUE_WINDOW_DAYS)));
+  const counts = tally<ReviewStatus>(['upcoming', 'due', 'overdue'], assets.flatMap((c) => (c.review === null ? [] : [{ key: c.review, n: c.n }])));
   const incidentTriggers = new Map<string, ReviewTrigger[]>();
   for (const incident of incidents) {
     for (const t of incident.review_triggers) {
@@ -127,20 +129,43 @@ function reviewsPart(deps: ServiceDeps, scope: Scope, now: Date, incidents: read
   return { open: counts.upcoming + counts.due + counts.overdue, ...counts };
 }
 
-/** Each artifact the scope's tasks cite, by its effective trust (the pool of the exports' evidence manifest). */
-function evidencePart(deps: ServiceDeps, scope: Scope, readAt: number) {
-  const events = evidenceTasks(deps.store.index.db, scope).flatMap((taskId) => deps.queries.taskEventsUpTo(scope, taskId, readAt)).sort((a, b) => a.seq - b.seq);
-  const pool = [...buildTrustPool(events).values()];
+/** Each artifact the scope's tasks cite, by its effective trust (the pool of the exports' evidence manifest, kept by the index writer). */
+function evidencePart(deps: ServiceDeps, scope: Scope) {
+  const { byTrust, byBasis, verified } = evidenceCounts(deps.store.index.db, scope);
   return {
-    artifacts: pool.length,
-    by_content_trust: tally(CONTENT_TRUSTS, pool.map((e) => ({ key: e.ref.content_trust, n: 1 }))),
-    by_basis: tally(TRUST_BASES, pool.map((e) => ({ key: e.basis, n: 1 }))),
-    verified: pool.filter((e) => e.ref.confidence === 'verified').length,
+    artifacts: byTrust.reduce((s, c) => s + c.n, 0),
+    by_content_trust: tally(CONTENT_TRUSTS, byTrust),
+    by_basis: tally(TRUST_BASES, byBasis),
+    verified,
   };
 }
 
-function assetsPart(byTier: Count[], byStatus: Count[]) {
-  return { total: byTier.reduce((s, c) => s + c.n, 0), by_tier: tally(TIERS, byTier), by_status: tally(ASSET_STATUSES, byStatus) };
+/**
+ * One profile's posture summary for the scope, as readPosture answers it, from the projected items
+ * and the projected pool: the pool of the scope's evidence tasks holds each cited artifact as the
+ * tasks that cite it left it, unless a raising event for it sits in a task that does not cite it
+ * (never through the API), and then the regulatory service folds it from the holders' events.
+ */
+function posturePart(deps: ServiceDeps, ctx: WriteContext, profile: RegulatoryProfile, items: ReadonlyMap<string, PostureItem>, now: Date): Promise<PostureSummary> {
+  const db = deps.store.index.db;
+  const requirements = [...profile.requirements.values()];
+  const evidence = requirements.map((r) => ({ key: r.requirement_id, requirement_id: r.requirement_id, evidence_refs: items.get(r.requirement_id)?.evidence_refs ?? [] }));
+  const cited = [...new Set(evidence.flatMap((e) => e.evidence_refs))];
+  if (foreignRaises(db, ctx.scope, cited)) {
+    // readPosture runs to completion synchronously (no asset to look up): its reads are of this cut.
+    return readPosture({ ...deps, clock: () => now }, ctx, { profile_id: profile.id }).then((p) => p.summary);
+  }
+  const confidence = confidenceFromPool(evidence, evidenceEntries(db, ctx.scope, cited), now);
+  const own = [...items.values()].filter((item) => item.profile_id === profile.id);
+  return Promise.resolve(postureSummary(profile, own, new Map([...confidence].map(([id, c]) => [id, c.evidence_confidence]))));
+}
+
+function assetsPart(counts: readonly AssetCount[]) {
+  return {
+    total: counts.reduce((s, c) => s + c.n, 0),
+    by_tier: tally(TIERS, counts.map((c) => ({ key: c.tier, n: c.n }))),
+    by_status: tally(ASSET_STATUSES, counts.map((c) => ({ key: c.status, n: c.n }))),
+  };
 }
 
 function approvalsPart(rows: { status: string; role: string | null; n: number }[]) {
@@ -156,30 +181,29 @@ function approvalsPart(rows: { status: string; role: string | null; n: number }[
 export async function readDashboard(deps: ServiceDeps, ctx: WriteContext) {
   await deps.store.settled();
   const now = deps.clock();
-  const frozen: ServiceDeps = { ...deps, clock: () => now };
   const scope = ctx.scope;
   const db = deps.store.index.db;
   const at = formatDateTime(now.getTime());
   // One read transaction: the worker may append to the index meanwhile; this cut does not move.
   const read = db.transaction(() => {
     const readAt = indexPosition(db);
-    const incidents = [...foldIncidents([...deps.queries.eventsOfKind(scope, INCIDENT_LOGGED), ...deps.queries.eventsOfKind(scope, INCIDENT_UPDATED)]).values()];
     const vendors = scopeVendors(db, scope);
-    // readPosture runs to completion synchronously (no asset to look up): its reads are of this cut.
-    const posture = [...deps.regulatoryProfiles.keys()].sort().map((profileId) => readPosture(frozen, ctx, { profile_id: profileId }));
+    const items = scopePostureItems(db, scope);
+    const assets = assetCounts(db, scope, at, addDays(now, DUE_WINDOW_DAYS));
+    const posture = [...deps.regulatoryProfiles.keys()].sort().map((profileId) => posturePart(deps, ctx, deps.regulatoryProfiles.get(profileId)!, items, now));
     return {
       readAt,
-      assets: assetsPart(assetsByTier(db, scope), assetsByStatus(db, scope, at)),
+      assets: assetsPart(assets),
       approvals: approvalsPart(approvalsByStatusAndRole(db, scope, at)),
-      reviews: reviewsPart(deps, scope, now, incidents, vendors),
-      incidents: incidentsPart(incidents, now),
+      reviews: reviewsPart(deps, scope, now, assets, triggeringIncidents(db, scope), vendors),
+      incidents: incidentsPart(incidentsByStatus(db, scope), openIncidentsBySeverity(db, scope), seriousOpenIncidents(db, scope), now),
       posture,
       vendors: vendorsPart(vendors, now),
-      evidence: evidencePart(deps, scope, readAt),
+      evidence: evidencePart(deps, scope),
     };
   });
   const cut = read.deferred();
-  const posture = (await Promise.all(cut.posture)).map(({ summary: s }) => ({
+  const posture = (await Promise.all(cut.posture)).map((s) => ({
     profile_id: s.profile_id, requirements: s.requirements, applicable: s.applicable, met: s.counts.met, counts: s.counts,
     met_pct: s.met_pct, met_by_confidence: s.met_by_confidence, verified_pct: s.verified_pct,
   }));

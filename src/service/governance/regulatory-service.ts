@@ -4,7 +4,8 @@
 // this module reads what they need (the items folded from the log's regulatory.posture.updated
 // events, the scope's evidence pool), appends what they decide under the item's stream version, and
 // lets the claim engine (cb-2) say at read time how far each item's cited evidence is trusted.
-import { evaluateClaimBoundary, type ClaimResult } from '../../domain/claim-boundary.ts';
+import { evaluateClaimsOnPool, type ClaimResult } from '../../domain/claim-boundary.ts';
+import { buildTrustPool, type PoolEntry } from '../../domain/evidence-pool.ts';
 import type { Actor, Scope, StoredEvent } from '../../domain/event.ts';
 import { requirementOf, type ProfileRequirement, type RegulatoryProfile } from '../../domain/governance/regulatory-profile.ts';
 import {
@@ -66,18 +67,29 @@ function confidenceOfClass(result: ClaimResult): Confidence {
  * annual bias audit) is the team's to track, so no window applies here. An item citing nothing is
  * `none`.
  */
-function evidenceConfidence(deps: ServiceDeps, scope: Scope, items: ReadonlyArray<{ key: string; requirement_id: string; evidence_refs: readonly string[] }>, now: Date): Map<string, Confidence> {
+function evidenceConfidence(deps: ServiceDeps, scope: Scope, items: ReadonlyArray<PostureEvidence>, now: Date): Map<string, Confidence> {
+  const cited = items.filter((i) => i.evidence_refs.length > 0);
+  const taskIds = new Set(cited.flatMap((i) => i.evidence_refs).flatMap((ref) => deps.gov.artifactHolders(scope, ref).map((h) => h.task_id)));
+  // Each event belongs to one task, so the union has no duplicates; the pool wants it in seq order.
+  const events: StoredEvent[] = [...taskIds].flatMap((id) => deps.queries.taskEventsUpTo(scope, id, Number.MAX_SAFE_INTEGER)).sort((a, b) => a.seq - b.seq);
+  return confidenceFromPool(items, cited.length === 0 ? new Map() : buildTrustPool(events), now);
+}
+
+type PostureEvidence = { key: string; requirement_id: string; evidence_refs: readonly string[] };
+
+/**
+ * evidenceConfidence's judgement over a pool already built (the dashboard reads the scope's from the
+ * index): the pool need only hold the cited artifacts, as the tasks that hold them left them.
+ */
+export function confidenceFromPool(items: ReadonlyArray<PostureEvidence>, pool: Map<string, PoolEntry>, now: Date): Map<string, Confidence> {
   const out = new Map<string, Confidence>();
   const cited = items.filter((i) => i.evidence_refs.length > 0);
   for (const item of items) if (item.evidence_refs.length === 0) out.set(item.key, NO_EVIDENCE);
   if (cited.length === 0) return out;
-  const taskIds = new Set(cited.flatMap((i) => i.evidence_refs).flatMap((ref) => deps.gov.artifactHolders(scope, ref).map((h) => h.task_id)));
-  // Each event belongs to one task, so the union has no duplicates; the pool wants it in seq order.
-  const events: StoredEvent[] = [...taskIds].flatMap((id) => deps.queries.taskEventsUpTo(scope, id, Number.MAX_SAFE_INTEGER)).sort((a, b) => a.seq - b.seq);
   const at = now.toISOString();
-  const decision = evaluateClaimBoundary({
+  const decision = evaluateClaimsOnPool({
     claims: cited.map((i) => ({ claim: `Evidence cited for posture item ${i.requirement_id}`, evidence: [...i.evidence_refs] })),
-    events,
+    pool,
     asOf: at,
     staleAfterDays: Number.POSITIVE_INFINITY,
     decisionId: 'posture',

@@ -1,7 +1,9 @@
 // The governance projections: each asset (its registrations, evaluations, approvals and reviews),
 // each approval request, each vendor's assessments, and each tenant's team, as the pure folds of src/domain/governance/ leave
 // them, plus the columns the lists filter on. A row's status is the status as of its last event;
-// the read side derives what time alone changes (governance-queries.ts).
+// the read side derives what time alone changes (governance-queries.ts). For the dashboard, which
+// reads counts and must fold nothing: incidents' status, severity and seriousness as columns, each
+// posture item, and the scope's evidence pool (the trust of each artifact its tasks cite).
 import type Database from 'better-sqlite3';
 import { sha256Hex } from '../../domain/canonical-json.ts';
 import type { StoredEvent } from '../../domain/event.ts';
@@ -9,6 +11,8 @@ import { applyAssetEvent, assetIdOf, assetStatus, latestApproval, type AssetStat
 import { approvalStatus, currentStep } from '../../domain/governance/approvals.ts';
 import { reviewSchedule } from '../../domain/governance/reviews.ts';
 import { applyIncidentEvent, incidentIdOf, type Incident } from '../../domain/governance/incidents.ts';
+import { applyPostureEvent, postureItemKey, REGULATORY_POSTURE_UPDATED, type PostureItem, type PostureUpdatedPayload } from '../../domain/governance/regulatory.ts';
+import { applyTrustEvent, buildTrustPool, EVIDENCE_REVIEWED_KIND, EVIDENCE_SANITIZED_KIND, type PoolEntry } from '../../domain/evidence-pool.ts';
 import { applyTeamEvent, type Team } from '../../domain/governance/team.ts';
 import { applyVendorEvent, VENDOR_ASSESSED, type VendorState } from '../../domain/governance/vendors.ts';
 import { scopeKey, type Apply } from './core.ts';
@@ -37,7 +41,10 @@ export function governanceProjection(db: Database.Database): Apply {
   const getVendor = db.prepare<[string, string], { state: string }>('SELECT state FROM gov_vendors WHERE scope = ? AND vendor_id = ?');
   const putVendor = db.prepare('INSERT OR REPLACE INTO gov_vendors (scope, vendor_id, state) VALUES (?, ?, ?)');
   const getIncident = db.prepare<[string, string], { state: string }>('SELECT state FROM gov_incidents WHERE scope = ? AND incident_id = ?');
-  const putIncident = db.prepare('INSERT OR REPLACE INTO gov_incidents (scope, incident_id, state, seq) VALUES (?, ?, ?, ?)');
+  const putIncident = db.prepare('INSERT OR REPLACE INTO gov_incidents (scope, incident_id, state, seq, status, severity, serious) VALUES (?, ?, ?, ?, ?, ?, ?)');
+  const getPosture = db.prepare<[string, string], { state: string }>('SELECT state FROM gov_posture WHERE scope = ? AND item_key = ?');
+  const putPosture = db.prepare('INSERT OR REPLACE INTO gov_posture (scope, item_key, profile_id, asset_id, state) VALUES (?, ?, ?, ?, ?)');
+  const evidence = evidencePoolProjection(db);
   const putIncidentAsset = db.prepare('INSERT OR IGNORE INTO gov_incident_assets (scope, asset_id, incident_id) VALUES (?, ?, ?)');
   const getTeam = db.prepare<[string], { state: string }>('SELECT state FROM gov_team WHERE tenant_id = ?');
   const putTeam = db.prepare('INSERT OR REPLACE INTO gov_team (tenant_id, state) VALUES (?, ?)');
@@ -64,6 +71,8 @@ export function governanceProjection(db: Database.Database): Apply {
   };
 
   return (event) => {
+    // Any kind may cite evidence, so the pool sees every event before the kinds below claim theirs.
+    evidence(event);
     if (event.kind.startsWith('team.')) {
       const row = getTeam.get(event.tenant_id);
       const before = row ? (JSON.parse(row.state) as Team) : undefined;
@@ -77,8 +86,21 @@ export function governanceProjection(db: Database.Database): Apply {
       const row = getIncident.get(scope, incidentId);
       const after = applyIncidentEvent(row ? (JSON.parse(row.state) as Incident) : undefined, event);
       if (!after) return;
-      putIncident.run(scope, incidentId, JSON.stringify(after), event.seq);
+      putIncident.run(scope, incidentId, JSON.stringify(after), event.seq, after.status, after.severity, after.serious.is_serious ? 1 : 0);
       for (const trigger of after.review_triggers) putIncidentAsset.run(scope, trigger.asset_id, incidentId);
+      return;
+    }
+    if (event.kind === REGULATORY_POSTURE_UPDATED) {
+      // applyPostureEvent over the scope's items, one item at a time: an item reads only its own past.
+      const p = event.payload as unknown as PostureUpdatedPayload;
+      // The route writes both ids (the kind is reserved); an item without them is in no profile's summary.
+      if (typeof p.profile_id !== 'string' || typeof p.requirement_id !== 'string') return;
+      const scope = scopeKey(event);
+      const key = postureItemKey(p.requirement_id, p.asset_id);
+      const row = getPosture.get(scope, key);
+      const before = row ? { items: { [key]: JSON.parse(row.state) as PostureItem }, last_seq: 0 } : undefined;
+      const item = applyPostureEvent(before, event)?.items[key];
+      if (item) putPosture.run(scope, key, item.profile_id, item.asset_id, JSON.stringify(item));
       return;
     }
     if (event.kind === VENDOR_ASSESSED) {
@@ -92,5 +114,61 @@ export function governanceProjection(db: Database.Database): Apply {
     }
     const assetId = assetIdOf(event);
     if (assetId !== undefined) applyAsset(event, assetId);
+  };
+}
+
+/**
+ * The scope's evidence pool as buildTrustPool leaves it over the events of the scope's evidence
+ * tasks (the tasks that cite at least one artifact: export-queries.ts evidenceTasks), in seq order:
+ * one row per artifact. An event without a task is in no task's timeline and counts for nothing.
+ * A raising event counts only once its task cites evidence; the service writes one only into the
+ * tasks that cite its artifact, but if one lands in a task that cites nothing yet and the task
+ * cites evidence later, the earlier event joins the pool's past, so the scope's pool is folded
+ * again from its events then (never, through the API). A raising event in a task that does not
+ * cite its artifact is noted in gov_evidence_foreign: a pool built from only the holders' events
+ * (the posture's) would not see it, so the dashboard then asks the regulatory service instead.
+ */
+function evidencePoolProjection(db: Database.Database): (event: StoredEvent) => void {
+  const getEntry = db.prepare<[string, string], { entry: string }>('SELECT entry FROM gov_evidence WHERE scope = ? AND artifact_id = ?');
+  const putEntry = db.prepare('INSERT OR REPLACE INTO gov_evidence (scope, artifact_id, entry, content_trust, basis, verified) VALUES (?, ?, ?, ?, ?, ?)');
+  const clearScope = db.prepare('DELETE FROM gov_evidence WHERE scope = ?');
+  const holds = db.prepare<[string, string, string], { one: number }>('SELECT 1 AS one FROM artifacts WHERE scope = ? AND artifact_id = ? AND task_id = ?');
+  const citesAny = db.prepare<[string, string], { one: number }>('SELECT 1 AS one FROM artifacts WHERE scope = ? AND task_id = ? LIMIT 1');
+  const putForeign = db.prepare('INSERT OR IGNORE INTO gov_evidence_foreign (scope, task_id, artifact_id) VALUES (?, ?, ?)');
+  const foreignOf = db.prepare<[string, string], { one: number }>('SELECT 1 AS one FROM gov_evidence_foreign WHERE scope = ? AND task_id = ? LIMIT 1');
+  const scopeEvents = db.prepare<[string, string], { line: string }>(
+    'SELECT line FROM events WHERE scope = ? AND task_id IN (SELECT DISTINCT task_id FROM artifacts WHERE scope = ?) ORDER BY seq',
+  );
+  const store = (scope: string) => ({
+    get: (artifactId: string) => {
+      const row = getEntry.get(scope, artifactId);
+      return row ? (JSON.parse(row.entry) as PoolEntry) : undefined;
+    },
+    set: (artifactId: string, entry: PoolEntry) => putEntry.run(scope, artifactId, JSON.stringify(entry), entry.ref.content_trust, entry.basis, entry.ref.confidence === 'verified' ? 1 : 0),
+  });
+
+  return (event) => {
+    const taskId = event.task_id;
+    if (taskId === undefined) return;
+    const scope = scopeKey(event);
+    const raising = event.kind === EVIDENCE_SANITIZED_KIND || event.kind === EVIDENCE_REVIEWED_KIND;
+    const refs = event.evidence_refs ?? [];
+    if (!raising && refs.length === 0) return;
+    if (raising) {
+      const artifactId = (event.payload as { artifact_id?: unknown }).artifact_id;
+      // The core projection has already recorded this event's own refs in artifacts.
+      if (typeof artifactId === 'string' && holds.get(scope, artifactId, taskId) === undefined) putForeign.run(scope, taskId, artifactId);
+      if (refs.length === 0 && citesAny.get(scope, taskId) === undefined) return;
+    }
+    if (refs.length > 0 && foreignOf.get(scope, taskId) !== undefined) {
+      // The task may have become an evidence task with this event, bringing raising events of its
+      // past into the pool: fold the scope's pool again from its evidence tasks (this one included).
+      clearScope.run(scope);
+      const pool = buildTrustPool(scopeEvents.all(scope, scope).map((r) => JSON.parse(r.line) as StoredEvent));
+      const put = store(scope);
+      for (const [artifactId, entry] of pool) put.set(artifactId, entry);
+      return;
+    }
+    applyTrustEvent(store(scope), event);
   };
 }
