@@ -1,12 +1,13 @@
 // The access log and the exports (docs/governance/exports.md): the scope's access.logged entries,
 // filtered and paged by seq (reading them is itself logged), and one kind of governance records as
 // of an instant, as one RFC 8785 document with its export_sha256 (json) or as a header line and one
-// canonical line per record (jsonl, written to the response as it is read). The rules live in
+// canonical line per record (jsonl); either is written to the response as the client reads it, a
+// chunk at a time, and a client that goes away stops the reading. The rules live in
 // src/service/governance/access-log-service.ts and exports-service.ts.
 import type { Context } from 'hono';
 import { transportPrincipal } from '../../domain/event.ts';
 import { ACCESS_LOG_PAGE, readAccessLog } from '../../service/governance/access-log-service.ts';
-import { EXPORT_KINDS, exportKind } from '../../service/governance/exports-service.ts';
+import { EXPORT_KINDS, exportKind, type JsonExport, type JsonlExport } from '../../service/governance/exports-service.ts';
 import { readContext } from '../../service/governance/refusals.ts';
 import type { AppEnv } from '../env.ts';
 import { readQuery, type QuerySpec } from '../query-params.ts';
@@ -39,6 +40,37 @@ function readCtx(c: Context<AppEnv>) {
 
 const encoder = new TextEncoder();
 
+/** About what one pull writes: far fewer writes than records, and a bounded piece of memory. */
+export const EXPORT_CHUNK_CHARS = 64 * 1024;
+
+/**
+ * An export's answer as a stream: each pull takes pieces (header, records) from the export until
+ * about `chunkChars` of text, and the export reads its next page only when a pull needs it, so
+ * what is held is a page and a chunk, however many records follow. A cancel (the client gone)
+ * ends the export's iteration, and with it the reading.
+ */
+export function exportStream(out: JsonExport | JsonlExport, chunkChars = EXPORT_CHUNK_CHARS): ReadableStream<Uint8Array> {
+  const pieces = out.chunks()[Symbol.iterator]();
+  return new ReadableStream<Uint8Array>({
+    pull(controller) {
+      let text = '';
+      while (text.length < chunkChars) {
+        const next = pieces.next();
+        if (next.done) {
+          if (text.length > 0) controller.enqueue(encoder.encode(text));
+          controller.close();
+          return;
+        }
+        text += next.value;
+      }
+      controller.enqueue(encoder.encode(text));
+    },
+    cancel() {
+      pieces.return?.();
+    },
+  }, { highWaterMark: 0 });
+}
+
 export const EXPORT_ROUTES: Route[] = [
   {
     method: 'GET', path: '/v1/access-log', status: 'preview', access: 'read', scoped: true,
@@ -59,20 +91,8 @@ export const EXPORT_ROUTES: Route[] = [
     handler: async (c, deps) => {
       const q = readQuery(c, EXPORT_QUERY, deps.registry);
       const out = await exportKind(deps, readCtx(c), c.req.param('kind') ?? '', { ...(q.as_of !== undefined ? { as_of: q.as_of } : {}), ...(q.format !== undefined ? { format: q.format } : {}) });
-      if (out.format === 'json') return c.body(out.body, 200, { 'Content-Type': 'application/json; charset=utf-8' });
-      // One line per pull: the records are serialised as the client reads, never as one string.
-      const lines = out.lines()[Symbol.iterator]();
-      const stream = new ReadableStream<Uint8Array>({
-        start(controller) {
-          controller.enqueue(encoder.encode(out.header));
-        },
-        pull(controller) {
-          const next = lines.next();
-          if (next.done) controller.close();
-          else controller.enqueue(encoder.encode(next.value));
-        },
-      });
-      return c.body(stream, 200, { 'Content-Type': 'application/x-ndjson; charset=utf-8' });
+      const type = out.format === 'json' ? 'application/json; charset=utf-8' : 'application/x-ndjson; charset=utf-8';
+      return c.body(exportStream(out), 200, { 'Content-Type': type });
     },
   },
 ];

@@ -5,19 +5,30 @@
 // was written since: the records are RFC 8785 canonical JSON and the envelope holds nothing of
 // the moment of the request. Each export appends an access.logged `exported` entry, under the
 // expectation that no event beyond what was read is recorded at or before as_of (else read again).
+//
+// Memory does not grow with the events where the records follow them one by one (risk, incidents,
+// the access log): the export_sha256 comes before the records (RFC 8785 orders it first in the
+// document; the jsonl header line carries it), so the records are read twice from the same cut, a
+// page at a time, once to hash their canonical lines and once as the answer is written. The rows
+// at or below the cut's index position never change, so both passes read the same records. The
+// other kinds fold events into one state per entity (an asset's tier needs its last evaluation,
+// an approval its decision, a review its asset and vendors, a manifest entry every task citing it)
+// and are sorted by id, so their records are held, one per entity, while they are written (the
+// assets, approvals and reviews fold as the events are read; posture, vendors and the evidence
+// manifest still take their events at once, as their domain folds do).
 import { createHash } from 'node:crypto';
-import { canonicalJson, canonicalSha256Uri, type Json } from '../../domain/canonical-json.ts';
+import { canonicalJson, MAX_CANONICAL_NESTING, type Json } from '../../domain/canonical-json.ts';
 import { formatDateTime, parseDateTime } from '../../domain/date-time.ts';
 import { isId, type Scope, type StoredEvent } from '../../domain/event.ts';
 import { buildTrustPool, EVIDENCE_SANITIZED_KIND, refSha256 } from '../../domain/evidence-pool.ts';
 import { applyApprovalEvent, APPROVAL_KINDS, type Approval } from '../../domain/governance/approvals.ts';
-import { ASSET_REGISTERED, assetIdOf, assetView, foldAsset, type AssetState } from '../../domain/governance/assets.ts';
+import { applyAssetEvent, ASSET_REGISTERED, assetIdOf, assetView, type AssetState } from '../../domain/governance/assets.ts';
 import { foldPosture, POSTURE_NON_CLAIM, REGULATORY_POSTURE_UPDATED } from '../../domain/governance/regulatory.ts';
 import { REVIEW_COMPLETED, reviewSchedule, vendorExpiryTrigger, type ReviewTrigger } from '../../domain/governance/reviews.ts';
 import { eventActor } from '../../domain/governance/types.ts';
 import { foldVendors, VENDOR_ASSESSED, vendorViewOf, type VendorState } from '../../domain/governance/vendors.ts';
 import { redactEvidenceRefs } from '../../domain/redaction.ts';
-import { evidenceTasks, lastScopeSeqAt, scopeEventsOfKind } from '../../store/export-queries.ts';
+import { EXPORT_PAGE_ROWS, evidenceTasks, lastScopeSeqAt, scopeEventsOfKinds } from '../../store/export-queries.ts';
 import type { ServiceDeps } from '../deps.ts';
 import { retryOnConflict, writeConflict } from '../optimistic.ts';
 import type { WriteContext } from '../write-context.ts';
@@ -48,16 +59,27 @@ export function isExportKind(kind: string): kind is ExportKind {
   return (EXPORT_KINDS as readonly string[]).includes(kind);
 }
 
-/** The scope's events as of the cut: recorded at or before as_of, at or before the index position read. */
-type Cut = { scope: Scope; readAt: number; asOfMs: number; asOf: string; now: Date; ofKinds: (...kinds: string[]) => StoredEvent[] };
+/**
+ * The scope's events as of the cut: recorded at or before as_of, at or before the index position
+ * read. Each call of `ofKinds` reads them again, a page at a time, in seq order.
+ */
+type Cut = { scope: Scope; readAt: number; asOfMs: number; asOf: string; now: Date; ofKinds: (...kinds: string[]) => Iterable<StoredEvent> };
 
-function cutOf(deps: ServiceDeps, scope: Scope, asOfMs: number): Cut {
+/** How an export reads the index: rows per page, and a count of the pages read (tests). */
+export type ExportPaging = { pageRows?: number; onPage?: () => void };
+
+function cutOf(deps: ServiceDeps, scope: Scope, asOfMs: number, paging: ExportPaging): Cut {
   const readAt = deps.store.indexedSeq();
-  const ofKinds = (...kinds: string[]) => kinds
-    .flatMap((kind) => [...scopeEventsOfKind(deps.store.index.db, scope, kind, 0, readAt)])
-    .filter((e) => parseDateTime(e.recorded_at, 'recorded_at') <= asOfMs)
-    .sort((a, b) => a.seq - b.seq);
+  function* ofKinds(...kinds: string[]): Generator<StoredEvent> {
+    for (const e of scopeEventsOfKinds(() => deps.store.index.db, scope, kinds, readAt, paging.pageRows ?? EXPORT_PAGE_ROWS, paging.onPage)) {
+      if (parseDateTime(e.recorded_at, 'recorded_at') <= asOfMs) yield e;
+    }
+  }
   return { scope, readAt, asOfMs, asOf: formatDateTime(asOfMs), now: new Date(asOfMs), ofKinds };
+}
+
+function* mapped<T, U>(items: Iterable<T>, f: (item: T) => U): Generator<U> {
+  for (const item of items) yield f(item);
 }
 
 /** A value as JSON would carry it (members set to undefined dropped), ready for the canonical form. */
@@ -74,16 +96,18 @@ function eventRecord(e: StoredEvent) {
 
 function assetStates(cut: Cut): AssetState[] {
   const events = cut.ofKinds(ASSET_REGISTERED, 'risk.evaluated', APPROVAL_KINDS.requested, APPROVAL_KINDS.decided, REVIEW_COMPLETED);
-  const byAsset = new Map<string, StoredEvent[]>();
+  // Each asset's state folded as its events are read (foldAsset's reduce, one event at a time):
+  // what is held is one state per asset, not its events.
+  const byAsset = new Map<string, AssetState | undefined>();
   for (const e of events) {
     const id = assetIdOf(e);
-    if (id !== undefined) byAsset.set(id, [...(byAsset.get(id) ?? []), e]);
+    if (id !== undefined) byAsset.set(id, applyAssetEvent(byAsset.get(id), e));
   }
-  return [...byAsset.values()].map(foldAsset).filter((a): a is AssetState => a !== undefined).sort(byId((a) => a.asset_id));
+  return [...byAsset.values()].filter((a): a is AssetState => a !== undefined).sort(byId((a) => a.asset_id));
 }
 
 function vendorStates(cut: Cut): Map<string, VendorState> {
-  return foldVendors(cut.ofKinds(VENDOR_ASSESSED));
+  return foldVendors([...cut.ofKinds(VENDOR_ASSESSED)]);
 }
 
 function approvals(cut: Cut): Approval[] {
@@ -127,20 +151,35 @@ function evidenceManifest(deps: ServiceDeps, cut: Cut) {
   });
 }
 
-/** The records of one kind as of the cut, in a fixed order. */
-function recordsOf(deps: ServiceDeps, kind: ExportKind, cut: Cut): unknown[] {
+/**
+ * The records of one kind as of the cut, in a fixed order, each time they are asked for: read from
+ * the index again for the kinds whose records are their events, folded once for the others.
+ */
+function recordsOf(deps: ServiceDeps, kind: ExportKind, cut: Cut): () => Iterable<unknown> {
+  switch (kind) {
+    case 'risk':
+      return () => mapped(cut.ofKinds('risk.evaluated'), eventRecord);
+    case 'incidents':
+      return () => mapped(cut.ofKinds('incident.logged', 'incident.updated'), eventRecord);
+    case 'access-log':
+      return () => mapped(cut.ofKinds(ACCESS_LOGGED), accessEntryOf);
+    default: {
+      const records = foldedRecords(deps, kind, cut);
+      return () => records;
+    }
+  }
+}
+
+/** The records of a kind that folds its events per entity, sorted. */
+function foldedRecords(deps: ServiceDeps, kind: Exclude<ExportKind, 'risk' | 'incidents' | 'access-log'>, cut: Cut): unknown[] {
   const policy = { policy_version: deps.riskPolicy.version };
   switch (kind) {
     case 'assets':
       return assetStates(cut).map((a) => assetView(a, cut.now, policy));
-    case 'risk':
-      return cut.ofKinds('risk.evaluated').map(eventRecord);
     case 'approvals':
       return approvals(cut).map((a) => approvalView(a, cut.now));
-    case 'incidents':
-      return cut.ofKinds('incident.logged', 'incident.updated').map(eventRecord);
     case 'posture':
-      return Object.values(foldPosture(cut.ofKinds(REGULATORY_POSTURE_UPDATED))?.items ?? {})
+      return Object.values(foldPosture([...cut.ofKinds(REGULATORY_POSTURE_UPDATED)])?.items ?? {})
         .sort(byId((i) => `${i.profile_id}\u0000${i.asset_id ?? ''}\u0000${i.requirement_id}`));
     case 'vendors':
       return [...vendorStates(cut).values()].sort(byId((v) => v.vendor_id)).map((v) => vendorViewOf(v, cut.now));
@@ -156,8 +195,6 @@ function recordsOf(deps: ServiceDeps, kind: ExportKind, cut: Cut): unknown[] {
         return schedule ? [{ ...schedule, trigger: schedule.trigger ?? null }] : [];
       });
     }
-    case 'access-log':
-      return cut.ofKinds(ACCESS_LOGGED).map(accessEntryOf);
     case 'evidence-manifest':
       return evidenceManifest(deps, cut);
   }
@@ -165,27 +202,98 @@ function recordsOf(deps: ServiceDeps, kind: ExportKind, cut: Cut): unknown[] {
 
 export type ExportHeader = { kind: ExportKind; as_of: string; last_seq: number; scope: Scope; non_claims: string[] };
 
-/** A json export: the canonical document, export_sha256 included. */
-export type JsonExport = { format: 'json'; body: string; export_sha256: string };
+/**
+ * An export as it is written: `chunks()` gives the answer's text in pieces, reading the records
+ * again as it is iterated (stop iterating, and the reading stops).
+ */
+type ExportBody = { export_sha256: string; chunks: () => Iterable<string> };
+/** A json export: the canonical document, export_sha256 included (`body`: the whole text at once). */
+export type JsonExport = ExportBody & { format: 'json'; readonly body: string };
 /** A jsonl export: the header line, then one canonical line per record (written as they are read). */
-export type JsonlExport = { format: 'jsonl'; header: string; lines: () => Iterable<string>; export_sha256: string; record_count: number };
+export type JsonlExport = ExportBody & { format: 'jsonl'; header: string; lines: () => Iterable<string>; record_count: number };
 
-/** One canonical line per record, each ending in \n: what the jsonl hash covers, byte for byte. */
-function* recordLines(records: readonly unknown[]): Generator<string> {
-  for (const record of records) yield `${canonicalJson(plain(record))}\n`;
+/**
+ * Whether a value already is what `plain` would give back (up to key order and -0, which the
+ * canonical form does not show): null, booleans, strings, finite numbers, and arrays without holes
+ * and plain objects without undefined members holding only such values. Most records are (their
+ * events were parsed from JSON), and the check allocates nothing where the round trip through
+ * JSON.stringify and JSON.parse copied every record twice.
+ */
+function isPlain(value: unknown, depth = 0): boolean {
+  if (value === null || typeof value === 'string' || typeof value === 'boolean') return true;
+  if (typeof value === 'number') return Number.isFinite(value);
+  if (typeof value !== 'object' || depth > MAX_CANONICAL_NESTING) return false;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) if (!(i in value) || !isPlain(value[i], depth + 1)) return false;
+    return true;
+  }
+  const proto = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) return false;
+  for (const key in value) if (!isPlain((value as Record<string, unknown>)[key], depth + 1)) return false;
+  return true;
 }
 
-function jsonlSha256(records: readonly unknown[]): string {
+/** A record in its canonical form, as it stands in the document's records and on its jsonl line. */
+function canonicalRecord(record: unknown): string {
+  return canonicalJson(isPlain(record) ? record : plain(record));
+}
+
+/** One canonical line per record, each ending in \n: what the jsonl hash covers, byte for byte. */
+function* recordLines(records: Iterable<unknown>): Generator<string> {
+  for (const record of records) yield `${canonicalRecord(record)}\n`;
+}
+
+/**
+ * The records member of the canonical document, in pieces: `[`, the records separated by commas,
+ * `]`. RFC 8785 writes an array as exactly that, each member in its own canonical form.
+ */
+function* recordsArray(records: Iterable<unknown>): Generator<string> {
+  let first = true;
+  for (const record of records) {
+    yield `${first ? '[' : ','}${canonicalRecord(record)}`;
+    first = false;
+  }
+  yield first ? '[]' : ']';
+}
+
+const RECORDS_MEMBER = '"records":[]';
+
+/**
+ * A canonical document with an empty records member, cut around that member: what comes before
+ * the records array and what comes after it. The header's members are the service's own text
+ * (kind, instants, ids, non-claims), and a quote inside a string is escaped, so the member is the
+ * first and only place the text appears.
+ */
+function aroundRecords(doc: Record<string, Json>): [string, string] {
+  const text = canonicalJson({ ...doc, records: [] });
+  const at = text.indexOf(RECORDS_MEMBER);
+  const open = at + RECORDS_MEMBER.length - 2;
+  return [text.slice(0, open), text.slice(open + 2)];
+}
+
+/** Lets the event loop run between pages of a long first pass. */
+const breather = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/**
+ * The first pass: the SHA-256 of the pieces, and how many records they held, hashed piece by
+ * piece (nothing of the records is kept).
+ */
+async function hashPieces(pieces: Iterable<string>, every: number): Promise<{ sha256: string; count: number }> {
   const hash = createHash('sha256');
-  for (const line of recordLines(records)) hash.update(line, 'utf8');
-  return `sha256:${hash.digest('hex')}`;
+  let count = 0;
+  for (const piece of pieces) {
+    hash.update(piece, 'utf8');
+    if (++count % every === 0) await breather();
+  }
+  return { sha256: `sha256:${hash.digest('hex')}`, count };
 }
 
 /**
  * `GET /v1/exports/{kind}`: an unknown kind is a denied export (404 not_found, access-logged); an
  * as_of later than the clock is 422 as_of_in_future; otherwise the export, access-logged as exported.
+ * The records are hashed here and read again as `chunks()` is iterated, from the same cut.
  */
-export async function exportKind(deps: ServiceDeps, ctx: WriteContext, kind: string, q: { as_of?: string; format?: ExportFormat }): Promise<JsonExport | JsonlExport> {
+export async function exportKind(deps: ServiceDeps, ctx: WriteContext, kind: string, q: { as_of?: string; format?: ExportFormat }, paging: ExportPaging = {}): Promise<JsonExport | JsonlExport> {
   if (!isExportKind(kind)) {
     return deny(deps, ctx, ctx.principal, { type: 'export', id: isId(kind) ? kind : 'unknown' }, {
       code: 'not_found',
@@ -194,9 +302,10 @@ export async function exportKind(deps: ServiceDeps, ctx: WriteContext, kind: str
   }
   const requested = requestedAsOf(deps, q.as_of);
   const format = q.format ?? 'json';
+  const every = paging.pageRows ?? EXPORT_PAGE_ROWS;
   return retryOnConflict(async () => {
     await deps.store.settled();
-    const cut = cutOf(deps, ctx.scope, requested ?? deps.clock().getTime());
+    const cut = cutOf(deps, ctx.scope, requested ?? deps.clock().getTime(), paging);
     const records = recordsOf(deps, kind, cut);
     const header: ExportHeader = {
       kind,
@@ -207,13 +316,25 @@ export async function exportKind(deps: ServiceDeps, ctx: WriteContext, kind: str
     };
     let out: JsonExport | JsonlExport;
     if (format === 'json') {
-      const doc = { ...header, records: plain(records) };
-      const exportSha256 = canonicalSha256Uri(doc);
-      out = { format, body: canonicalJson({ ...doc, export_sha256: exportSha256 }), export_sha256: exportSha256 };
+      // export_sha256 covers the document without it: its text around the records, and the records.
+      const [before, after] = aroundRecords(header);
+      const { sha256: exportSha256 } = await hashPieces((function* () {
+        yield before;
+        yield* recordsArray(records());
+        yield after;
+      })(), every);
+      const [head, tail] = aroundRecords({ ...header, export_sha256: exportSha256 });
+      const chunks = function* () {
+        yield head;
+        yield* recordsArray(records());
+        yield tail;
+      };
+      out = { format, export_sha256: exportSha256, chunks, get body() { return [...chunks()].join(''); } };
     } else {
-      const exportSha256 = jsonlSha256(records);
-      const line = canonicalJson({ ...header, record_count: records.length, export_sha256: exportSha256 });
-      out = { format, header: `${line}\n`, lines: () => recordLines(records), export_sha256: exportSha256, record_count: records.length };
+      const { sha256: exportSha256, count } = await hashPieces(recordLines(records()), every);
+      const line = `${canonicalJson({ ...header, record_count: count, export_sha256: exportSha256 })}\n`;
+      const lines = () => recordLines(records());
+      out = { format, header: line, lines, export_sha256: exportSha256, record_count: count, chunks: function* () { yield line; yield* lines(); } };
     }
     // The snapshot is exact: an event beyond readAt recorded at or before as_of (one sealed but not
     // yet indexed) fails the append, and the export is read again.

@@ -1,0 +1,169 @@
+// The exports are written as they are read: the same bytes whatever the page size of the reads
+// (and, for the kinds whose records are their events, the bytes of the whole document folded the
+// old way from the log: every event read at once, sorted, canonicalised as one value); the
+// route's body comes a chunk at a time, reading a page of the index only when a chunk needs it;
+// and a client that goes away mid-export stops the reading.
+import t from 'tap';
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type Database from 'better-sqlite3';
+import { canonicalJson } from '../../src/domain/canonical-json.ts';
+import { transportPrincipal, type StoredEvent } from '../../src/domain/event.ts';
+import { eventActor } from '../../src/domain/governance/types.ts';
+import { exportStream } from '../../src/server/routes/exports.ts';
+import { accessEntryOf } from '../../src/service/governance/access-log-service.ts';
+import { EXPORT_KINDS, exportKind, type ExportPaging } from '../../src/service/governance/exports-service.ts';
+import { accessEvent, readContext } from '../../src/service/governance/refusals.ts';
+import type { ServiceDeps } from '../../src/service/deps.ts';
+import { serveApp } from '../fixtures/served-app.ts';
+import { rawEvent, SCOPE_A, SCOPE_B, testApp, TOKENS } from '../fixtures/test-app.ts';
+
+const owner = { type: 'user', id: 'olivia' };
+const HIGH = { data_sensitivity: 3, decision_impact: 3, autonomy: 2, vendor_maturity: 2, prohibited_practice: 0 };
+const asset = (id: string) => ({ asset_id: id, name: `Asset ${id}`, purpose: 'Answer billing questions', owner, deployment_context: 'web', models: [{ provider: 'acme', name: 'c-1' }], actor: owner });
+const ctx = (scope = SCOPE_A) => readContext(scope, { transport: 'customer', principal: transportPrincipal('customer') });
+const sha = (text: string) => `sha256:${createHash('sha256').update(text, 'utf8').digest('hex')}`;
+
+/** The whole text of an export, read through its chunks. */
+const textOf = (out: { chunks: () => Iterable<string> }) => [...out.chunks()].join('');
+
+/** Appends `n` access entries (viewed assets) to the scope, a thousand to a unit. */
+async function accessEntries(deps: ServiceDeps, n: number, scope = SCOPE_A) {
+  for (let done = 0; done < n; done += 1000) {
+    const unit = Array.from({ length: Math.min(1000, n - done) }, (_, i) => accessEvent(deps, ctx(scope), ctx(scope).principal, { action: 'viewed', outcome: 'allowed', resource: { type: 'asset', id: `a-${done + i}` } }));
+    await deps.store.append(unit);
+  }
+  await deps.store.settled();
+}
+
+/** The records of a kind the old way: every event of the scope read from the log, filtered, in seq order. */
+function referenceRecords(events: StoredEvent[], kinds: string[], asOf: string, map: (e: StoredEvent) => unknown): unknown[] {
+  return events
+    .filter((e) => e.tenant_id === SCOPE_A.tenant_id && kinds.includes(e.kind) && Date.parse(e.recorded_at) <= Date.parse(asOf))
+    .map(map);
+}
+
+t.test('the same bytes whatever the page size, and the old fold\'s bytes for the kinds read event by event', async (t) => {
+  const { call, service, dataDir } = await testApp(t);
+  const ok = (r: { status: number; text: string }, what: string) => t.ok(r.status === 200 || r.status === 201, `${what}: ${r.status} ${r.status >= 300 ? r.text : ''}`);
+  for (const id of ['chat-1', 'chat-2', 'chat-3']) {
+    ok(await call('/v1/governance/assets', { body: asset(id) }), `asset ${id}`);
+    ok(await call('/v1/risk/evaluations', { body: { asset_id: id, risk_inputs: HIGH, actor: owner } }), `risk ${id}`);
+  }
+  ok(await call('/v1/risk/evaluations', { body: { asset_id: 'chat-2', risk_inputs: HIGH, actor: owner } }), 'risk again');
+  ok(await call('/v1/events', { idempotencyKey: 'note-1', body: rawEvent(SCOPE_A) }), 'a note');
+  await accessEntries(service, 25);
+  await accessEntries(service, 3, SCOPE_B);
+  const asOf = (await call('/v1/exports/access-log')).json.as_of as string;
+  ok(await call('/v1/risk/evaluations', { body: { asset_id: 'chat-3', risk_inputs: HIGH, actor: owner } }), 'risk after as_of');
+
+  for (const kind of EXPORT_KINDS) {
+    for (const format of ['json', 'jsonl'] as const) {
+      const route = await call(`/v1/exports/${kind}?as_of=${asOf}&format=${format}`);
+      t.equal(route.status, 200, `${kind} ${format}`);
+      for (const pageRows of [1, 2, 7]) {
+        const out = await exportKind(service, ctx(), kind, { as_of: asOf, format }, { pageRows });
+        t.equal(textOf(out), route.text, `${kind} ${format}: pages of ${pageRows} rows give the route's bytes`);
+        if (out.format === 'json') t.equal(out.body, route.text, `${kind}: body is the same text`);
+      }
+    }
+  }
+
+  // The old way, for the kinds whose records are their events: the whole document at once.
+  const events = readFileSync(join(dataDir, 'events.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as StoredEvent);
+  const eventRecord = (e: StoredEvent) => ({ seq: e.seq, event_id: e.event_id, kind: e.kind, recorded_at: e.recorded_at, actor: eventActor(e), payload: e.payload });
+  const reference = {
+    'access-log': referenceRecords(events, ['access.logged'], asOf, accessEntryOf),
+    risk: referenceRecords(events, ['risk.evaluated'], asOf, eventRecord),
+    incidents: referenceRecords(events, ['incident.logged', 'incident.updated'], asOf, eventRecord),
+  };
+  t.ok(reference['access-log'].length > 25 && reference.risk.length === 4, 'the reference reads the entries and the evaluations before as_of');
+  for (const [kind, records] of Object.entries(reference)) {
+    const json = (await call(`/v1/exports/${kind}?as_of=${asOf}`)).json as { export_sha256: string; [key: string]: unknown };
+    const { export_sha256: _, records: __, ...header } = json;
+    const doc = JSON.parse(JSON.stringify({ ...header, records }));
+    t.equal((await call(`/v1/exports/${kind}?as_of=${asOf}`)).text, canonicalJson({ ...doc, export_sha256: sha(canonicalJson(doc)) }), `${kind} json: the old fold's bytes`);
+    const lines = records.map((r) => `${canonicalJson(JSON.parse(JSON.stringify(r)))}\n`).join('');
+    const jsonl = (await call(`/v1/exports/${kind}?as_of=${asOf}&format=jsonl`)).text;
+    t.equal(jsonl, `${canonicalJson({ ...header, record_count: records.length, export_sha256: sha(lines) })}\n${lines}`, `${kind} jsonl: the old fold's bytes`);
+  }
+});
+
+t.test('the body is read a page at a time, as the chunks are pulled, and a cancel stops the reading', async (t) => {
+  const { service } = await testApp(t);
+  await accessEntries(service, 400);
+  let pages = 0;
+  const paging: ExportPaging = { pageRows: 10, onPage: () => pages++ };
+  const out = await exportKind(service, ctx(), 'access-log', { format: 'jsonl' }, paging);
+  if (out.format !== 'jsonl') throw new Error('a jsonl export');
+  const hashed = pages;
+  t.ok(hashed >= 40 && hashed <= 42, `the hash read every entry, 10 rows a page (${hashed} pages)`);
+
+  const reader = exportStream(out, 2000).getReader();
+  const first = await reader.read();
+  t.ok(first.value !== undefined && first.value.length >= 2000 && first.value.length < 2000 + 1000, `a chunk of about 2,000 characters (${first.value?.length} bytes)`);
+  t.ok(pages - hashed <= 2, `the first chunk read ${pages - hashed} page(s), not the export`);
+  let chunks = 1;
+  let text = new TextDecoder().decode(first.value);
+  for (let i = 0; i < 5; i++) {
+    const next = await reader.read();
+    chunks++;
+    text += new TextDecoder().decode(next.value);
+  }
+  const read = pages - hashed;
+  const lines = text.split('\n').length - 2;
+  t.ok(read <= Math.ceil(lines / 10) + 1, `six chunks (${lines} records) read ${read} pages: what they needed`);
+  await reader.cancel();
+  t.equal(pages - hashed, read, 'a cancel reads nothing more');
+  t.ok(chunks < out.record_count, 'fewer chunks than records');
+
+  // Read to the end, the stream holds the export's bytes, with a page count that grows with the entries.
+  const asOf = (JSON.parse(out.header) as { as_of: string }).as_of;
+  pages = 0;
+  const whole = await exportKind(service, ctx(), 'access-log', { as_of: asOf, format: 'jsonl' }, paging);
+  const streamed = await new Response(exportStream(whole, 2000)).text();
+  t.equal(streamed, textOf(await exportKind(service, ctx(), 'access-log', { as_of: asOf, format: 'jsonl' })), 'the stream\'s text');
+  t.ok(pages >= 2 * 40, `both passes read page by page (${pages} pages)`);
+});
+
+t.test('a client that goes away mid-export stops the reading', async (t) => {
+  const served = await serveApp(t);
+  await accessEntries(served.service, 30_000);
+  // Counts the export's page reads on the index's connection (the route reads pages of 500 rows).
+  let pages = 0;
+  const db = served.service.store.index.db as Database.Database & { prepare: Database.Database['prepare'] };
+  const prepare = db.prepare.bind(db);
+  db.prepare = ((sql: string) => {
+    if (sql.includes('AND kind = ? AND seq > ?')) pages++;
+    return prepare(sql);
+  }) as Database.Database['prepare'];
+  t.teardown(() => {
+    delete (db as { prepare?: unknown }).prepare;
+  });
+
+  const headers = { Authorization: `Bearer ${TOKENS.customer}`, 'X-Tenant-Id': SCOPE_A.tenant_id, 'X-Workspace-Id': SCOPE_A.workspace_id, 'X-Project-Id': SCOPE_A.project_id };
+  const whole = await fetch(`${served.baseUrl}/v1/exports/access-log?format=jsonl`, { headers });
+  t.equal(whole.status, 200);
+  const lines = (await whole.text()).split('\n').filter(Boolean).length;
+  t.ok(lines > 30_000, `the whole export: ${lines} lines`);
+  const full = pages;
+  t.ok(full >= 120, `read to the end, both passes read every page (${full})`);
+
+  pages = 0;
+  const abort = new AbortController();
+  const res = await fetch(`${served.baseUrl}/v1/exports/access-log?format=jsonl`, { headers, signal: abort.signal });
+  t.equal(res.status, 200);
+  const reader = res.body!.getReader();
+  await reader.read();
+  abort.abort();
+  await reader.cancel().catch(() => {});
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  const after = pages;
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  t.equal(pages, after, 'nothing more is read once the client is gone');
+  t.ok(after < full, `the export stopped part way (${after} of ${full} pages)`);
+  const again = await fetch(`${served.baseUrl}/v1/exports/access-log?format=jsonl`, { headers });
+  t.equal(again.status, 200, 'the next export answers');
+  await again.text();
+});
