@@ -10,7 +10,10 @@ import { join } from 'node:path';
 import type Database from 'better-sqlite3';
 import { canonicalJson } from '../../src/domain/canonical-json.ts';
 import { transportPrincipal, type StoredEvent } from '../../src/domain/event.ts';
+import { buildTrustPool } from '../../src/domain/evidence-pool.ts';
+import { foldPosture } from '../../src/domain/governance/regulatory.ts';
 import { eventActor } from '../../src/domain/governance/types.ts';
+import { vendorView } from '../../src/domain/governance/vendors.ts';
 import { exportStream } from '../../src/server/routes/exports.ts';
 import { accessEntryOf } from '../../src/service/governance/access-log-service.ts';
 import { EXPORT_KINDS, exportKind, type ExportPaging } from '../../src/service/governance/exports-service.ts';
@@ -88,6 +91,85 @@ t.test('the same bytes whatever the page size, and the old fold\'s bytes for the
     const jsonl = (await call(`/v1/exports/${kind}?as_of=${asOf}&format=jsonl`)).text;
     t.equal(jsonl, `${canonicalJson({ ...header, record_count: records.length, export_sha256: sha(lines) })}\n${lines}`, `${kind} jsonl: the old fold's bytes`);
   }
+});
+
+const reviewer = { type: 'user', id: 'rhea' };
+const RAW = Buffer.from('Bias audit 2026\nNo disparate impact found.\n', 'utf8');
+const ref = (artifactId: string, over: Record<string, unknown> = {}) => ({
+  artifact_id: artifactId, uri: `https://ci.example.test/${artifactId}`, evidence_type: 'document', sha256: 'e'.repeat(64),
+  confidence: 'verified', redaction: 'none', content_trust: 'trusted_internal', captured_at: '2026-11-01T09:00:00Z', ...over,
+});
+const BEST = [
+  ['VQ-01', 'listed_with_versions'], ['VQ-02', 'never'], ['VQ-03', 'zero_retention_available'], ['VQ-04', 'pinnable'], ['VQ-05', 'yes'], ['VQ-06', ['iso_42001']],
+  ['VQ-07', 'yes'], ['VQ-08', 'yes'], ['VQ-09', 'yes'], ['VQ-10', 'yes'], ['VQ-11', 'contractual_72h'], ['VQ-12', 'minimal'], ['VQ-13', 'yes'], ['VQ-14', 'marking_and_indemnity'],
+  ['VQ-15', 'yes'], ['VQ-16', 'yes'],
+].map(([question_id, value]) => ({ question_id, value }));
+
+t.test('posture, vendors and the evidence manifest fold as they are read: the same bytes at every page size, the list folds\' records', async (t) => {
+  const { call, service, dataDir } = await testApp(t);
+  const ok = (r: { status: number; text: string }, what: string) => t.ok(r.status === 200 || r.status === 201, `${what}: ${r.status} ${r.status >= 300 ? r.text : ''}`);
+  // Vendors: two, one assessed again (its later assessment wins, both counted).
+  ok(await call('/v1/vendors', { body: { vendor_id: 'acme-ai', name: 'Acme AI', answers: BEST } }), 'vendor acme');
+  ok(await call('/v1/vendors', { body: { vendor_id: 'beta-ai', name: 'Beta AI', answers: BEST.slice(0, 8) } }), 'vendor beta');
+  ok(await call('/v1/vendors', { body: { vendor_id: 'acme-ai', name: 'Acme AI Ltd', answers: BEST } }), 'vendor acme again');
+  ok(await call('/v1/governance/assets', { body: { ...asset('chat-1'), vendor_ids: ['acme-ai'] } }), 'asset');
+  ok(await call('/v1/team/owner', { body: { actor: owner } }), 'owner');
+  const invite = await call('/v1/team/invites', { body: { email: 'rhea@example.com', role: 'governance_reviewer', actor: owner } });
+  ok(invite, 'invite');
+  ok(await call(`/v1/team/invites/${invite.json.invite_id}/accept`, { body: { token: invite.json.token, actor: reviewer } }), 'accept');
+  // Evidence in three tasks: reviewed up, rejected, sanitized, cited twice, re-attached.
+  for (const task of ['audit', 'ci', 'vendor']) ok(await call('/v1/tasks', { body: { task_id: task, title: `Evidence ${task}`, session_id: 'sess-1' } }), `task ${task}`);
+  ok(await call('/v1/tasks/audit/checkpoints', { body: { progress: 'Attached the audit', evidence_refs: [ref('audit-report'), ref('dpia', { confidence: 'claimed' })] } }), 'audit refs');
+  ok(await call('/v1/tasks/ci/checkpoints', { body: { progress: 'Attached the CI runs', evidence_refs: [ref('ci-77'), ref('audit-report')] } }), 'ci refs');
+  const rawHex = createHash('sha256').update(RAW).digest('hex');
+  ok(await call('/v1/tasks/vendor/checkpoints', { body: { progress: 'Attached the bias audit', evidence_refs: [ref('bias-audit', { sha256: rawHex, content_trust: 'untrusted_external' })] } }), 'vendor refs');
+  ok(await call('/v1/evidence/audit-report/review', { body: { reason: 'Read it', actor: reviewer, decision: 'accept', content_trust: 'trusted_internal' } }), 'review accept');
+  ok(await call('/v1/evidence/dpia/review', { body: { reason: 'Read it', actor: reviewer, decision: 'reject' } }), 'review reject');
+  for (const time of ['first', 'again']) {
+    ok(await call('/v1/evidence/sanitize', { body: { artifact_id: 'bias-audit', media_type: 'text/plain', content_base64: RAW.toString('base64') } }), `sanitize ${time}`);
+  }
+  ok(await call('/v1/tasks/audit/checkpoints', { body: { progress: 'Attached the CI run again', evidence_refs: [ref('ci-77', { captured_at: '2026-11-02T09:00:00Z' })] } }), 're-attach');
+  // Posture: two items of one profile, one of them written twice, and an asset's item.
+  const posture = (requirement: string, body: Record<string, unknown>) =>
+    call(`/v1/regulatory/frameworks/nyc-ll144/requirements/${encodeURIComponent(requirement)}`, { method: 'PATCH', body: { actor: owner, ...body } });
+  ok(await posture('nyc-ll144:bias-audit', { status: 'in_progress', owner, evidence_refs: ['audit-report'] }), 'posture 1');
+  ok(await posture('nyc-ll144:audit-summary', { status: 'in_progress' }), 'posture 2');
+  ok(await posture('nyc-ll144:bias-audit', { note: 'Auditor booked' }), 'posture 1 again');
+  ok(await posture('nyc-ll144:audit-summary', { status: 'in_progress', asset_id: 'chat-1' }), 'posture of an asset');
+  await accessEntries(service, 20);
+  const asOf = (await call('/v1/exports/access-log')).json.as_of as string;
+  ok(await call('/v1/vendors', { body: { vendor_id: 'gamma-ai', name: 'Gamma AI', answers: BEST } }), 'vendor after as_of');
+  ok(await posture('nyc-ll144:bias-audit', { note: 'Written after as_of' }), 'posture after as_of');
+  ok(await call('/v1/tasks/ci/checkpoints', { body: { progress: 'Late', evidence_refs: [ref('late-report')] } }), 'evidence after as_of');
+
+  for (const kind of ['posture', 'vendors', 'evidence-manifest'] as const) {
+    for (const format of ['json', 'jsonl'] as const) {
+      const route = await call(`/v1/exports/${kind}?as_of=${asOf}&format=${format}`);
+      t.equal(route.status, 200, `${kind} ${format}`);
+      for (const pageRows of [1, 2, 7]) {
+        t.equal(textOf(await exportKind(service, ctx(), kind, { as_of: asOf, format }, { pageRows })), route.text, `${kind} ${format}: pages of ${pageRows} rows give the route's bytes`);
+      }
+    }
+  }
+
+  // The list folds over every event read at once give the same records.
+  const events = readFileSync(join(dataDir, 'events.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as StoredEvent)
+    .filter((e) => e.tenant_id === SCOPE_A.tenant_id && Date.parse(e.recorded_at) <= Date.parse(asOf));
+  const records = async (kind: string) => (await call(`/v1/exports/${kind}?as_of=${asOf}`)).json.records as Array<Record<string, unknown>>;
+  const key = (i: { profile_id: string; asset_id: string | null; requirement_id: string }) => `${i.profile_id}\u0000${i.asset_id ?? ''}\u0000${i.requirement_id}`;
+  const items = Object.values(foldPosture(events)?.items ?? {}).sort((a, b) => (key(a) < key(b) ? -1 : 1));
+  t.same(await records('posture'), JSON.parse(JSON.stringify(items)), 'posture: foldPosture\'s items');
+  t.equal(items.length, 3, 'three items, none written after as_of');
+  const vendors = vendorView(events, new Date(asOf));
+  t.same(await records('vendors'), JSON.parse(JSON.stringify(vendors)), 'vendors: foldVendors\'s vendors');
+  t.same(vendors.map((v) => [v.vendor_id, v.assessments]), [['acme-ai', 2], ['beta-ai', 1]], 'the vendors of as_of, each assessment counted');
+  const pool = buildTrustPool(events.filter((e) => e.task_id !== undefined));
+  const manifest = await records('evidence-manifest');
+  t.same(manifest.map((r) => [r.artifact_id, (r.trust as { content_trust: string }).content_trust, (r.trust as { basis: string }).basis, r.task_ids]),
+    [...pool.keys()].sort().map((id) => [id, pool.get(id)!.ref.content_trust, pool.get(id)!.basis, [...new Set(events.filter((e) => e.evidence_refs?.some((r) => r.artifact_id === id)).map((e) => e.task_id))].sort()]),
+    'evidence manifest: buildTrustPool\'s artifacts, trust and citing tasks');
+  t.same(manifest.map((r) => r.artifact_id), ['audit-report', 'bias-audit', 'ci-77', 'dpia'], 'the artifacts of as_of');
+  t.equal((manifest.find((r) => r.artifact_id === 'bias-audit')!.projections as unknown[]).length, 1, 'one projection for the same bytes sanitized twice');
 });
 
 t.test('the body is read a page at a time, as the chunks are pulled, and a cancel stops the reading', async (t) => {

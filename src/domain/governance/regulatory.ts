@@ -156,13 +156,20 @@ export function checkPostureUpdate(
   return { ok: true, payload };
 }
 
-/** One scope's posture items, in log order; events of other kinds pass through. */
-export function applyPostureEvent(posture: Posture | undefined, event: StoredEvent): Posture | undefined {
-  if (event.kind !== REGULATORY_POSTURE_UPDATED) return posture;
+/** Where applyPostureItemEvent reads and writes items, by postureItemKey: a Map, or a posture's items. */
+export type PostureItemStore = { get(key: string): PostureItem | undefined; set(key: string, item: PostureItem): unknown };
+
+/**
+ * One event's effect on a scope's items (applyPostureEvent's step, for a caller that holds the items
+ * itself and feeds them events in log order): the item it writes replaces its entry. Events of
+ * other kinds pass through.
+ */
+export function applyPostureItemEvent(items: PostureItemStore, event: StoredEvent): void {
+  if (event.kind !== REGULATORY_POSTURE_UPDATED) return;
   const p = event.payload as unknown as PostureUpdatedPayload;
   const key = postureItemKey(p.requirement_id, p.asset_id);
-  const before = posture?.items[key];
-  const item: PostureItem = {
+  const before = items.get(key);
+  items.set(key, {
     ...p.state,
     evidence_refs: [...p.state.evidence_refs],
     profile_id: p.profile_id,
@@ -175,12 +182,21 @@ export function applyPostureEvent(posture: Posture | undefined, event: StoredEve
     updated_by: eventActor(event),
     event_id: event.event_id,
     seq: event.seq,
-  };
-  return { items: { ...posture?.items, [key]: item }, last_seq: event.seq };
+  });
 }
 
-export function foldPosture(events: readonly StoredEvent[]): Posture | undefined {
-  return events.reduce<Posture | undefined>(applyPostureEvent, undefined);
+/** One scope's posture items, in log order; events of other kinds pass through. */
+export function applyPostureEvent(posture: Posture | undefined, event: StoredEvent): Posture | undefined {
+  if (event.kind !== REGULATORY_POSTURE_UPDATED) return posture;
+  let written: { key: string; item: PostureItem } | undefined;
+  applyPostureItemEvent({ get: (key) => posture?.items[key], set: (key, item) => (written = { key, item }) }, event);
+  return { items: { ...posture?.items, [written!.key]: written!.item }, last_seq: event.seq };
+}
+
+export function foldPosture(events: Iterable<StoredEvent>): Posture | undefined {
+  let posture: Posture | undefined;
+  for (const event of events) posture = applyPostureEvent(posture, event);
+  return posture;
 }
 
 /** The recorded items of one profile for one subject: the scope's own (no asset_id) or one asset's. */

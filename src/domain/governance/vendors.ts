@@ -182,15 +182,25 @@ export function applyVendorEvent(state: VendorState | undefined, event: StoredEv
   return { vendor_id: p.vendor_id, latest: p, assessed_by: eventActor(event), history: [...(state?.history ?? []), entry], last_seq: event.seq };
 }
 
+/** Where applyVendorsEvent reads and writes vendors, by vendor_id: a Map, or the index's projection. */
+export type VendorStore = { get(vendorId: string): VendorState | undefined; set(vendorId: string, state: VendorState): unknown };
+
+/**
+ * One event's effect on a scope's vendors (foldVendors's step, for a caller that holds the vendors
+ * itself and feeds them events in log order): an assessment with a vendor_id folds into its
+ * vendor's state; anything else passes through.
+ */
+export function applyVendorsEvent(vendors: VendorStore, event: StoredEvent): void {
+  if (event.kind !== VENDOR_ASSESSED) return;
+  const id = (event.payload as { vendor_id?: unknown }).vendor_id;
+  if (typeof id !== 'string') return;
+  vendors.set(id, applyVendorEvent(vendors.get(id), event)!);
+}
+
 /** Every vendor named by the events, by vendor_id. */
-export function foldVendors(events: readonly StoredEvent[]): Map<string, VendorState> {
+export function foldVendors(events: Iterable<StoredEvent>): Map<string, VendorState> {
   const vendors = new Map<string, VendorState>();
-  for (const event of events) {
-    if (event.kind !== VENDOR_ASSESSED) continue;
-    const id = (event.payload as { vendor_id?: unknown }).vendor_id;
-    if (typeof id !== 'string') continue;
-    vendors.set(id, applyVendorEvent(vendors.get(id), event)!);
-  }
+  for (const event of events) applyVendorsEvent(vendors, event);
   return vendors;
 }
 

@@ -13,21 +13,22 @@
 // at or below the cut's index position never change, so both passes read the same records. The
 // other kinds fold events into one state per entity (an asset's tier needs its last evaluation,
 // an approval its decision, a review its asset and vendors, a manifest entry every task citing it)
-// and are sorted by id, so their records are held, one per entity, while they are written (the
-// assets, approvals and reviews fold as the events are read; posture, vendors and the evidence
-// manifest still take their events at once, as their domain folds do).
+// and are sorted by id, so their records are held, one per entity, while they are written: each
+// folds its events as they are read, a step at a time (the domain folds' own steps), holding one
+// state per asset, approval, posture item, vendor or artifact, never the events.
 import { createHash } from 'node:crypto';
 import { canonicalJson, MAX_CANONICAL_NESTING, type Json } from '../../domain/canonical-json.ts';
 import { formatDateTime, parseDateTime } from '../../domain/date-time.ts';
 import { isId, type Scope, type StoredEvent } from '../../domain/event.ts';
-import { buildTrustPool, EVIDENCE_SANITIZED_KIND, refSha256 } from '../../domain/evidence-pool.ts';
+import { applyTrustEvent, EVIDENCE_REVIEWED_KIND, EVIDENCE_SANITIZED_KIND, refSha256, type PoolEntry } from '../../domain/evidence-pool.ts';
 import { applyApprovalEvent, APPROVAL_KINDS, type Approval } from '../../domain/governance/approvals.ts';
 import { applyAssetEvent, ASSET_REGISTERED, assetIdOf, assetView, type AssetState } from '../../domain/governance/assets.ts';
-import { foldPosture, POSTURE_NON_CLAIM, REGULATORY_POSTURE_UPDATED } from '../../domain/governance/regulatory.ts';
+import { applyPostureItemEvent, POSTURE_NON_CLAIM, REGULATORY_POSTURE_UPDATED, type PostureItem } from '../../domain/governance/regulatory.ts';
 import { REVIEW_COMPLETED, reviewSchedule, vendorExpiryTrigger, type ReviewTrigger } from '../../domain/governance/reviews.ts';
 import { eventActor } from '../../domain/governance/types.ts';
-import { foldVendors, VENDOR_ASSESSED, vendorViewOf, type VendorState } from '../../domain/governance/vendors.ts';
+import { applyVendorsEvent, VENDOR_ASSESSED, vendorViewOf, type VendorState } from '../../domain/governance/vendors.ts';
 import { redactEvidenceRefs } from '../../domain/redaction.ts';
+import { AppError } from '../../errors.ts';
 import { EXPORT_PAGE_ROWS, evidenceTasks, lastScopeSeqAt, scopeEventsOfKinds } from '../../store/export-queries.ts';
 import type { ServiceDeps } from '../deps.ts';
 import { retryOnConflict, writeConflict } from '../optimistic.ts';
@@ -63,7 +64,12 @@ export function isExportKind(kind: string): kind is ExportKind {
  * The scope's events as of the cut: recorded at or before as_of, at or before the index position
  * read. Each call of `ofKinds` reads them again, a page at a time, in seq order.
  */
-type Cut = { scope: Scope; readAt: number; asOfMs: number; asOf: string; now: Date; ofKinds: (...kinds: string[]) => Iterable<StoredEvent> };
+type Cut = {
+  scope: Scope; readAt: number; asOfMs: number; asOf: string; now: Date;
+  ofKinds: (...kinds: string[]) => Iterable<StoredEvent>;
+  /** The scope's events that `keep` accepts (given the event's kind and stored line), in seq order, a page at a time. */
+  whereLines: (keep: (kind: string, line: string) => boolean) => Iterable<StoredEvent>;
+};
 
 /** How an export reads the index: rows per page, and a count of the pages read (tests). */
 export type ExportPaging = { pageRows?: number; onPage?: () => void };
@@ -75,7 +81,31 @@ function cutOf(deps: ServiceDeps, scope: Scope, asOfMs: number, paging: ExportPa
       if (parseDateTime(e.recorded_at, 'recorded_at') <= asOfMs) yield e;
     }
   }
-  return { scope, readAt, asOfMs, asOf: formatDateTime(asOfMs), now: new Date(asOfMs), ofKinds };
+  function* whereLines(keep: (kind: string, line: string) => boolean): Generator<StoredEvent> {
+    const pageRows = paging.pageRows ?? EXPORT_PAGE_ROWS;
+    for (let after = 0; after < readAt;) {
+      const rows = deps.queries.scopeEventLines(scope, after, pageRows);
+      paging.onPage?.();
+      for (const row of rows) {
+        if (row.seq > readAt) return;
+        if (!keep(row.kind, row.line)) continue;
+        const e = indexedEvent(row.line);
+        if (parseDateTime(e.recorded_at, 'recorded_at') <= asOfMs) yield e;
+      }
+      if (rows.length < pageRows) return;
+      after = rows[rows.length - 1]!.seq;
+    }
+  }
+  return { scope, readAt, asOfMs, asOf: formatDateTime(asOfMs), now: new Date(asOfMs), ofKinds, whereLines };
+}
+
+/** A stored line read from the index: one that does not parse means the index file is damaged (as queries.ts says). */
+function indexedEvent(line: string): StoredEvent {
+  try {
+    return JSON.parse(line) as StoredEvent;
+  } catch (cause) {
+    throw new AppError('index_unavailable', 'The index holds a row that does not parse: the index file is damaged. Every acknowledged event is safe in the log, from which the index is being rebuilt; try again in a few seconds.', { cause });
+  }
 }
 
 function* mapped<T, U>(items: Iterable<T>, f: (item: T) => U): Generator<U> {
@@ -106,8 +136,18 @@ function assetStates(cut: Cut): AssetState[] {
   return [...byAsset.values()].filter((a): a is AssetState => a !== undefined).sort(byId((a) => a.asset_id));
 }
 
+/** Each vendor's state folded as its assessments are read (foldVendors's step). */
 function vendorStates(cut: Cut): Map<string, VendorState> {
-  return foldVendors([...cut.ofKinds(VENDOR_ASSESSED)]);
+  const vendors = new Map<string, VendorState>();
+  for (const e of cut.ofKinds(VENDOR_ASSESSED)) applyVendorsEvent(vendors, e);
+  return vendors;
+}
+
+/** Each posture item folded as its events are read (foldPosture's step), by postureItemKey. */
+function postureItems(cut: Cut): PostureItem[] {
+  const items = new Map<string, PostureItem>();
+  for (const e of cut.ofKinds(REGULATORY_POSTURE_UPDATED)) applyPostureItemEvent(items, e);
+  return [...items.values()].sort(byId((i) => `${i.profile_id}\u0000${i.asset_id ?? ''}\u0000${i.requirement_id}`));
 }
 
 function approvals(cut: Cut): Approval[] {
@@ -123,30 +163,46 @@ function approvals(cut: Cut): Approval[] {
   return [...all.values()].sort(byId((a) => a.approval_id));
 }
 
-/** Each artifact of the scope's evidence pool as of the cut: its ref (redacted), hashes and effective trust. */
+type Projection = { event_id: string; projection_sha256: string; projection_bytes: number; raw_sha256: string; raw_bytes: number; media_type: string; sanitizer: unknown };
+
+/**
+ * Each artifact of the scope's evidence pool as of the cut: its ref (redacted), hashes and effective
+ * trust, the tasks citing it and its sanitised projections. The events of the scope's evidence tasks
+ * are folded as they are read, in seq order (buildTrustPool's step), holding per artifact its pool
+ * entry, the tasks citing it and its distinct projections. Only the events that can change these
+ * are parsed: those carrying evidence refs, and the sanitiser's and reviewers' events.
+ */
 function evidenceManifest(deps: ServiceDeps, cut: Cut) {
-  const events = evidenceTasks(deps.store.index.db, cut.scope)
-    .flatMap((taskId) => deps.queries.taskEventsUpTo(cut.scope, taskId, cut.readAt))
-    .filter((e) => parseDateTime(e.recorded_at, 'recorded_at') <= cut.asOfMs)
-    .sort((a, b) => a.seq - b.seq);
-  const pool = buildTrustPool(events);
+  const tasks = new Set(evidenceTasks(deps.store.index.db, cut.scope));
+  const pool = new Map<string, PoolEntry>();
+  const citing = new Map<string, Set<string>>();
+  const projections = new Map<string, Projection[]>();
+  const events = cut.whereLines((kind, line) => kind === EVIDENCE_SANITIZED_KIND || kind === EVIDENCE_REVIEWED_KIND || line.includes('"evidence_refs"'));
+  for (const e of events) {
+    if (e.task_id === undefined || !tasks.has(e.task_id)) continue;
+    applyTrustEvent(pool, e);
+    for (const r of e.evidence_refs ?? []) {
+      const held = citing.get(r.artifact_id);
+      if (held) held.add(e.task_id);
+      else citing.set(r.artifact_id, new Set([e.task_id]));
+    }
+    if (e.kind === EVIDENCE_SANITIZED_KIND && typeof e.payload.artifact_id === 'string') {
+      const p = e.payload as Omit<Projection, 'event_id'>;
+      const projection = { event_id: e.event_id, projection_sha256: p.projection_sha256, projection_bytes: p.projection_bytes, raw_sha256: p.raw_sha256, raw_bytes: p.raw_bytes, media_type: p.media_type, sanitizer: p.sanitizer };
+      const held = projections.get(e.payload.artifact_id);
+      if (!held) projections.set(e.payload.artifact_id, [projection]);
+      else if (!held.some((q) => q.projection_sha256 === projection.projection_sha256)) held.push(projection);
+    }
+  }
   return [...pool.keys()].sort().map((artifactId) => {
     const entry = pool.get(artifactId)!;
-    const citing = events.filter((e) => (e.evidence_refs ?? []).some((r) => r.artifact_id === artifactId)).map((e) => e.task_id!);
-    const projections = events
-      .filter((e) => e.kind === EVIDENCE_SANITIZED_KIND && e.payload.artifact_id === artifactId)
-      .map((e) => {
-        const p = e.payload as { projection_sha256: string; projection_bytes: number; raw_sha256: string; raw_bytes: number; media_type: string; sanitizer: unknown };
-        return { event_id: e.event_id, projection_sha256: p.projection_sha256, projection_bytes: p.projection_bytes, raw_sha256: p.raw_sha256, raw_bytes: p.raw_bytes, media_type: p.media_type, sanitizer: p.sanitizer };
-      })
-      .filter((p, i, all) => all.findIndex((q) => q.projection_sha256 === p.projection_sha256) === i);
     return {
       artifact_id: artifactId,
       sha256: refSha256(entry.ref),
       ref: redactEvidenceRefs([entry.ref]).refs[0]!,
       trust: { content_trust: entry.ref.content_trust, confidence: entry.ref.confidence, basis: entry.basis, basis_event_id: entry.basis_event_id ?? null, asserted: entry.asserted },
-      task_ids: [...new Set(citing)].sort(),
-      projections,
+      task_ids: [...(citing.get(artifactId) ?? [])].sort(),
+      projections: projections.get(artifactId) ?? [],
     };
   });
 }
@@ -179,8 +235,7 @@ function foldedRecords(deps: ServiceDeps, kind: Exclude<ExportKind, 'risk' | 'in
     case 'approvals':
       return approvals(cut).map((a) => approvalView(a, cut.now));
     case 'posture':
-      return Object.values(foldPosture([...cut.ofKinds(REGULATORY_POSTURE_UPDATED)])?.items ?? {})
-        .sort(byId((i) => `${i.profile_id}\u0000${i.asset_id ?? ''}\u0000${i.requirement_id}`));
+      return postureItems(cut);
     case 'vendors':
       return [...vendorStates(cut).values()].sort(byId((v) => v.vendor_id)).map((v) => vendorViewOf(v, cut.now));
     case 'reviews': {
