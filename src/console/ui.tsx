@@ -42,7 +42,8 @@ export function failureOf(res: Answer): Failure {
   return new Failure(res.status, title, detail, res.body);
 }
 
-function thrownFailure(err: unknown): Failure {
+/** The failure of a request that got no HTTP answer at all. */
+export function thrownFailure(err: unknown): Failure {
   return new Failure(null, 'The server did not answer', err instanceof Error ? err.message : String(err));
 }
 

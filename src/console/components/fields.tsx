@@ -3,7 +3,9 @@
 // prompt is shown under the field it names, the field is marked invalid and described by it, and
 // whatever the user typed stays in the form so they can fix it and send it again.
 import type { ComponentChildren } from 'preact';
+import { useRef, useState } from 'preact/hooks';
 import type { ValidationResult } from '../../domain/contract/schema-types.gen.ts';
+import { type Failure, failureOf, thrownFailure, useConsole } from '../ui.tsx';
 
 export type Prompts = {
   /** Prompts by top-level field name (`evidence_refs.0.sha256` and `/evidence_refs/0` count as evidence_refs). */
@@ -131,4 +133,45 @@ export function PromptSummary({ prompts, what }: { prompts: Prompts; what: strin
 export function focusFirstInvalid(form: HTMLFormElement | null): void {
   const first = form?.querySelector<HTMLElement>('[aria-invalid="true"]');
   first?.focus();
+}
+
+type Answer = { status: number; body: unknown };
+
+/**
+ * The state of a form whose write runs a template's gate, and its one way to send: busy while
+ * sending; a 201 (or a 200 replay) goes to `onWritten`; a refused gate (422 validation body) shows
+ * its prompts by field and moves focus to the first field to fix; any other answer shows its
+ * problem (a 401 signs the console out). What the user typed is the caller's state and stays.
+ */
+export function useGatedWrite(fields: readonly string[]) {
+  const { signedOut } = useConsole();
+  const [prompts, setPrompts] = useState<Prompts | null>(null);
+  const [failure, setFailure] = useState<Failure | null>(null);
+  const [busy, setBusy] = useState(false);
+  const form = useRef<HTMLFormElement>(null);
+
+  async function send<R extends Answer>(request: () => Promise<R>, onWritten: (res: Extract<R, { status: 200 | 201 }>) => void): Promise<void> {
+    setBusy(true);
+    setFailure(null);
+    try {
+      const res = await request();
+      if (res.status === 201 || res.status === 200) {
+        setPrompts(null);
+        onWritten(res as Extract<R, { status: 200 | 201 }>);
+      } else if (res.status === 422 && isValidationBody(res.body)) {
+        setPrompts(promptsOf(res.body, fields));
+        requestAnimationFrame(() => focusFirstInvalid(form.current));
+      } else {
+        if (res.status === 401) signedOut();
+        setPrompts(null);
+        setFailure(failureOf(res));
+      }
+    } catch (err) {
+      setFailure(thrownFailure(err));
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return { form, prompts, failure, busy, send };
 }

@@ -1,10 +1,10 @@
 // Checkpoints: the task.checkpoint.written events of the loaded timeline, and the form that writes
 // one (POST /v1/tasks/{task_id}/checkpoints, through the checkpoint.write.v1 gate).
-import { useRef, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import type { CheckpointRequest, Event } from '../../../domain/contract/schema-types.gen.ts';
-import { Field, focusFirstInvalid, isValidationBody, NO_PROMPTS, PromptSummary, promptsOf, type Prompts } from '../../components/fields.tsx';
+import { Field, NO_PROMPTS, PromptSummary, useGatedWrite } from '../../components/fields.tsx';
 import { formatTime, linesOf } from '../../components/format.ts';
-import { ErrorBox, Failure, failureOf, useConsole } from '../../ui.tsx';
+import { ErrorBox, useConsole } from '../../ui.tsx';
 
 export const CHECKPOINT_KIND = 'task.checkpoint.written';
 
@@ -97,13 +97,10 @@ const FIELDS = ['progress', 'next_actions', 'blockers', 'context_lines', 'sessio
 const EMPTY = { progress: '', next_actions: '', blockers: '', context_lines: '' };
 
 export function CheckpointForm({ taskId, onWritten }: { taskId: string; onWritten: (event: Event) => void }) {
-  const { client, signedOut } = useConsole();
+  const { client } = useConsole();
   const [draft, setDraft] = useState(EMPTY);
-  const [prompts, setPrompts] = useState<Prompts | null>(null);
-  const [failure, setFailure] = useState<Failure | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { form, prompts, failure, busy, send } = useGatedWrite(FIELDS);
   const [written, setWritten] = useState<number | null>(null);
-  const form = useRef<HTMLFormElement>(null);
   const set = (name: keyof typeof EMPTY) => (e: { currentTarget: HTMLTextAreaElement }) => setDraft({ ...draft, [name]: e.currentTarget.value });
 
   async function submit() {
@@ -112,29 +109,15 @@ export function CheckpointForm({ taskId, onWritten }: { taskId: string; onWritte
       const lines = linesOf(draft[name]);
       if (lines.length > 0) body[name] = lines;
     }
-    setBusy(true);
-    setFailure(null);
     setWritten(null);
-    try {
-      const res = await client.writeCheckpoint(taskId, body);
-      if (res.status === 201 || res.status === 200) {
-        setPrompts(null);
+    await send(
+      () => client.writeCheckpoint(taskId, body),
+      (res) => {
         setDraft(EMPTY);
         setWritten(res.body.event.seq);
         onWritten(res.body.event);
-      } else if (res.status === 422 && isValidationBody(res.body)) {
-        setPrompts(promptsOf(res.body, FIELDS));
-        requestAnimationFrame(() => focusFirstInvalid(form.current));
-      } else {
-        if (res.status === 401) signedOut();
-        setPrompts(null);
-        setFailure(failureOf(res));
-      }
-    } catch (err) {
-      setFailure(new Failure(null, 'The server did not answer', err instanceof Error ? err.message : String(err)));
-    } finally {
-      setBusy(false);
-    }
+      },
+    );
   }
 
   const p = prompts ?? NO_PROMPTS;

@@ -2,11 +2,11 @@
 // validation body when something is missing or rejected: each repair prompt is shown next to the
 // field it names, the typed values stay, and the user fixes them and sends again. A 201 answers the
 // closed task.
-import { useRef, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import type { CloseoutRequest, EvidenceRef, Task } from '../../../domain/contract/schema-types.gen.ts';
-import { Field, focusFirstInvalid, isValidationBody, NO_PROMPTS, PromptSummary, promptsOf, type Prompts } from '../../components/fields.tsx';
+import { Field, NO_PROMPTS, PromptSummary, useGatedWrite } from '../../components/fields.tsx';
 import { linesOf } from '../../components/format.ts';
-import { ErrorBox, Failure, failureOf, useConsole } from '../../ui.tsx';
+import { ErrorBox, useConsole } from '../../ui.tsx';
 
 type Outcome = CloseoutRequest['outcome'];
 type ListField = 'verification' | 'context_lines' | 'future_agent_traps' | 'blockers' | 'gaps' | 'next_actions';
@@ -61,15 +61,12 @@ const LIST_TEXT: Record<ListField, { label: string; hint: string }> = {
 const FIELDS = ['outcome', 'summary', 'evidence_refs', 'session_id', ...Object.keys(LIST_TEXT)];
 
 export function CloseoutForm({ taskId, onClosed }: { taskId: string; onClosed: (task: Task) => void }) {
-  const { client, signedOut } = useConsole();
+  const { client } = useConsole();
   const [outcome, setOutcome] = useState<Outcome>('completed');
   const [summary, setSummary] = useState('');
   const [lists, setLists] = useState<Record<ListField, string>>({ verification: '', context_lines: '', future_agent_traps: '', blockers: '', gaps: '', next_actions: '' });
   const [evidence, setEvidence] = useState<EvidenceDraft[]>(() => [newEvidence()]);
-  const [prompts, setPrompts] = useState<Prompts | null>(null);
-  const [failure, setFailure] = useState<Failure | null>(null);
-  const [busy, setBusy] = useState(false);
-  const form = useRef<HTMLFormElement>(null);
+  const { form, prompts, failure, busy, send } = useGatedWrite(FIELDS);
 
   function body(): CloseoutRequest {
     const out: CloseoutRequest = { outcome, summary, context_lines: [], future_agent_traps: [] };
@@ -86,26 +83,10 @@ export function CloseoutForm({ taskId, onClosed }: { taskId: string; onClosed: (
   }
 
   async function submit() {
-    setBusy(true);
-    setFailure(null);
-    try {
-      const res = await client.closeTask(taskId, body());
-      if (res.status === 201 || res.status === 200) {
-        setPrompts(null);
-        onClosed(res.body.task);
-      } else if (res.status === 422 && isValidationBody(res.body)) {
-        setPrompts(promptsOf(res.body, FIELDS));
-        requestAnimationFrame(() => focusFirstInvalid(form.current));
-      } else {
-        if (res.status === 401) signedOut();
-        setPrompts(null);
-        setFailure(failureOf(res));
-      }
-    } catch (err) {
-      setFailure(new Failure(null, 'The server did not answer', err instanceof Error ? err.message : String(err)));
-    } finally {
-      setBusy(false);
-    }
+    await send(
+      () => client.closeTask(taskId, body()),
+      (res) => onClosed(res.body.task),
+    );
   }
 
   const p = prompts ?? NO_PROMPTS;

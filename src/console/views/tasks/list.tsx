@@ -1,8 +1,8 @@
 // The task list (#/tasks?status=): GET /v1/tasks, a status filter, "More" paging by next_cursor, a
 // "New task" form (POST /v1/tasks through the task.create.v1 gate) and a jump to a task by id.
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import type { Task, TaskCreateRequest } from '../../../domain/contract/schema-types.gen.ts';
-import { Field, focusFirstInvalid, isValidationBody, NO_PROMPTS, PromptSummary, promptsOf, type Prompts } from '../../components/fields.tsx';
+import { Field, NO_PROMPTS, PromptSummary, useGatedWrite } from '../../components/fields.tsx';
 import { formatTime } from '../../components/format.ts';
 import { href, hrefWith, type Route } from '../../router.ts';
 import { ErrorBox, Failure, failureOf, Page, useConsole } from '../../ui.tsx';
@@ -168,12 +168,9 @@ function GoToTask() {
 const CREATE_FIELDS = ['task_id', 'title', 'session_id', 'description', 'labels'] as const;
 
 function NewTaskForm({ onCancel }: { onCancel: () => void }) {
-  const { client, signedOut } = useConsole();
+  const { client } = useConsole();
   const [draft, setDraft] = useState({ task_id: '', title: '', session_id: 'console', description: '', labels: '' });
-  const [prompts, setPrompts] = useState<Prompts | null>(null);
-  const [failure, setFailure] = useState<Failure | null>(null);
-  const [busy, setBusy] = useState(false);
-  const form = useRef<HTMLFormElement>(null);
+  const { form, prompts, failure, busy, send } = useGatedWrite(CREATE_FIELDS);
   // Opened from the "New task" button: the keyboard lands in its first field.
   useEffect(() => form.current?.querySelector<HTMLInputElement>('input')?.focus(), []);
   const set = (name: keyof typeof draft) => (e: { currentTarget: HTMLInputElement | HTMLTextAreaElement }) => setDraft({ ...draft, [name]: e.currentTarget.value });
@@ -187,27 +184,12 @@ function NewTaskForm({ onCancel }: { onCancel: () => void }) {
       .map((l) => l.trim())
       .filter((l) => l !== '');
     if (labels.length > 0) body.labels = labels;
-    setBusy(true);
-    setFailure(null);
-    try {
-      const res = await client.createTask(body);
-      if (res.status === 201 || res.status === 200) {
+    await send(
+      () => client.createTask(body),
+      (res) => {
         location.hash = href('tasks', res.body.task.task_id);
-        return;
-      }
-      if (res.status === 422 && isValidationBody(res.body)) {
-        setPrompts(promptsOf(res.body, CREATE_FIELDS));
-        requestAnimationFrame(() => focusFirstInvalid(form.current));
-      } else {
-        if (res.status === 401) signedOut();
-        setPrompts(null);
-        setFailure(failureOf(res));
-      }
-    } catch (err) {
-      setFailure(new Failure(null, 'The server did not answer', err instanceof Error ? err.message : String(err)));
-    } finally {
-      setBusy(false);
-    }
+      },
+    );
   }
 
   const p = prompts ?? NO_PROMPTS;
