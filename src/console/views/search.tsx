@@ -4,7 +4,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { SearchResult } from '../../domain/contract/schema-types.gen.ts';
 import { href, hrefWith, type Route } from '../router.ts';
-import { ErrorBox, Failure, failureOf, Page, useConsole } from '../ui.tsx';
+import { ErrorBox, Failure, failureOf, Page, thrownFailure, useConsole } from '../ui.tsx';
 
 type Hit = SearchResult['results'][number];
 const PAGE = 20;
@@ -79,7 +79,7 @@ function Results({ query }: { query: Query }) {
       setCursor(res.body.next_cursor);
       setState('ready');
     } catch (err) {
-      setState(new Failure(null, 'The server did not answer', err instanceof Error ? err.message : String(err)));
+      setState(thrownFailure(err));
     }
   }
 

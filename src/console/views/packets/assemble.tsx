@@ -4,7 +4,7 @@
 import { useState } from 'preact/hooks';
 import type { ClientScope } from '../../api.ts';
 import { navigate } from '../../router.ts';
-import { Failure, failureOf, useConsole, useLoad } from '../../ui.tsx';
+import { type Failure, failureOf, thrownFailure, useConsole, useLoad } from '../../ui.tsx';
 import { FailureDetail } from './verify.tsx';
 
 type TaskRow = { task_id: string; title?: string; status?: string; outcome?: string };
@@ -78,7 +78,7 @@ export function AssembleForm() {
       if (res.status === 422 && b && Array.isArray(b.repair_prompt)) setRefusal({ blockers: b.blockers ?? [], repair_prompt: b.repair_prompt, missing_fields: b.missing_fields ?? [] });
       else setFailure(failureOf(res));
     } catch (err) {
-      setFailure(new Failure(null, 'The server did not answer', err instanceof Error ? err.message : String(err)));
+      setFailure(thrownFailure(err));
     } finally {
       setBusy(false);
     }

@@ -3,7 +3,7 @@
 // latest issue, since a revoked packet is never current even when its integrity verifies.
 import { useState } from 'preact/hooks';
 import type { GovClient } from '../../api.ts';
-import { ErrorBox, Failure, failureOf, useConsole } from '../../ui.tsx';
+import { ErrorBox, Failure, failureOf, thrownFailure, useConsole } from '../../ui.tsx';
 
 type Check = { status: 'pass' | 'fail' | 'skipped'; code?: string; detail: string };
 export type Verification = {
@@ -106,7 +106,7 @@ export function useVerify(): [Run, (packet: unknown) => void] {
           setRun({ state: 'error', failure: r });
         } else setRun({ state: 'done', result: r });
       },
-      (err: unknown) => setRun({ state: 'error', failure: new Failure(null, 'The server did not answer', err instanceof Error ? err.message : String(err)) }),
+      (err: unknown) => setRun({ state: 'error', failure: thrownFailure(err) }),
     );
   };
   return [run, start];

@@ -5,7 +5,7 @@ import type { Task, TaskCreateRequest } from '../../../domain/contract/schema-ty
 import { Field, NO_PROMPTS, PromptSummary, useGatedWrite } from '../../components/fields.tsx';
 import { formatTime } from '../../components/format.ts';
 import { href, hrefWith, type Route } from '../../router.ts';
-import { ErrorBox, Failure, failureOf, Page, useConsole } from '../../ui.tsx';
+import { ErrorBox, Failure, failureOf, Page, thrownFailure, useConsole } from '../../ui.tsx';
 
 type TaskPage = { tasks: Task[]; next_cursor: string | null };
 const STATUSES = ['', 'open', 'closed'] as const;
@@ -75,7 +75,7 @@ function TaskTable({ status }: { status: string }) {
       setCursor(page.next_cursor);
       setState('ready');
     } catch (err) {
-      setState(new Failure(null, 'The server did not answer', err instanceof Error ? err.message : String(err)));
+      setState(thrownFailure(err));
     }
   }
 

@@ -6,7 +6,7 @@
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import type { Event } from '../../../domain/contract/schema-types.gen.ts';
 import { actorLabel, shortHash } from '../../components/format.ts';
-import { ErrorBox, Failure, failureOf, useConsole } from '../../ui.tsx';
+import { ErrorBox, Failure, failureOf, thrownFailure, useConsole } from '../../ui.tsx';
 
 export type TimelineState = {
   events: Event[];
@@ -45,7 +45,7 @@ export function useTimeline(taskId: string, limit: number, round: number): Timel
       setNext(res.body.next_after_seq);
       setStatus('ready');
     } catch (err) {
-      if (call === live.current) setStatus(new Failure(null, 'The server did not answer', err instanceof Error ? err.message : String(err)));
+      if (call === live.current) setStatus(thrownFailure(err));
     }
   }
 
