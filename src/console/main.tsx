@@ -36,7 +36,15 @@ function App() {
 
   return (
     <Console.Provider value={context}>
-      <a class="skip" href="#main">
+      {/* Not a hash link: the router reads every hash as a view. */}
+      <a
+        class="skip"
+        href="#main"
+        onClick={(e) => {
+          e.preventDefault();
+          document.getElementById('main')?.focus();
+        }}
+      >
         Skip to content
       </a>
       <header class="top">
@@ -62,7 +70,7 @@ function App() {
           }}
         />
       </header>
-      <main id="main">
+      <main id="main" tabIndex={-1}>
         {!signedIn ? (
           <SignedOut />
         ) : current === null ? (
