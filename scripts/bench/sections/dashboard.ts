@@ -173,9 +173,9 @@ export const dashboardSection: Section = {
           target: { op: '<', value: 20, text: '< 20 ms' }, extra: { reads: timing.reads, body_bytes: reads.bytes, events: stored, governance_events: governanceEvents, evaluations: evaluatedBeforeReads, incidents: timing.incidents, baseline_p50_ms: health.p50Ms },
         },
         { id: 'dashboard.read.p99', figure: 'the same: p99', value: reads.p99Ms, unit: 'ms', extra: { baseline_p99_ms: health.p99Ms } },
-        { id: 'dashboard.export.small.rate', figure: `GET /v1/exports/access-log?format=jsonl, ${exportScope(smaller)}: records/s`, value: smaller.recordsPerSecond, unit: 'records/s', target: { op: '>=', value: 50_000, text: '≥ 50,000/s' }, extra: exportExtra(smaller) },
+        { id: 'dashboard.export.small.rate', figure: `GET /v1/exports/access-log?format=jsonl, ${exportScope(smaller)}: records/s`, value: smaller.recordsPerSecond, unit: 'records/s', extra: exportExtra(smaller) },
         { id: 'dashboard.export.small.peak_rss', figure: `the same: preview peak RSS during the export (${smaller.rssBeforeMb.toFixed(0)} MB before; ${(smaller.bytes / 1e6).toFixed(1)} MB answer)`, value: smaller.peakMb, unit: 'MB' },
-        { id: 'dashboard.export.rate', figure: `GET /v1/exports/access-log?format=jsonl, ${exportScope(big)}: records/s`, value: big.recordsPerSecond, unit: 'records/s', target: { op: '>=', value: 50_000, text: '≥ 50,000/s' }, extra: exportExtra(big) },
+        { id: 'dashboard.export.rate', figure: `GET /v1/exports/access-log?format=jsonl, ${exportScope(big)}: records/s`, value: big.recordsPerSecond, unit: 'records/s', extra: exportExtra(big) },
         // Issue 15's figure counts the scope's events the export reads through, not the records it writes.
         { id: 'dashboard.export.events_rate', figure: `the same: scope events/s (${big.scopeEvents.toLocaleString('en-US')} events in ${big.seconds.toFixed(2)} s)`, value: big.scopeEvents / big.seconds, unit: 'events/s', target: { op: '>=', value: 50_000, text: '≥ 50,000/s' } },
         { id: 'dashboard.export.peak_rss', figure: `the same: preview peak RSS during the export (${big.rssBeforeMb.toFixed(0)} MB before; ${(big.bytes / 1e6).toFixed(1)} MB answer)`, value: big.peakMb, unit: 'MB' },
