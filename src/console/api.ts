@@ -2,6 +2,7 @@
 // authenticated by the HttpOnly session cookie set at sign-in (the page never holds a token), with
 // the CSRF value echoed on every request that is not a GET, and the scope the user picked.
 import { createClient, type ClientScope, type GovClient } from '../client/client.ts';
+import { CSRF_COOKIE, CSRF_HEADER } from '../client/console-session.ts';
 
 export type { ClientScope, GovClient };
 
@@ -9,8 +10,6 @@ export type { ClientScope, GovClient };
 export const DEFAULT_SCOPE: ClientScope = { tenant_id: 'acme', workspace_id: 'platform', project_id: 'billing' };
 
 const SCOPE_KEY = 'gov.console.scope';
-const CSRF_COOKIE = 'gov_csrf';
-export const CSRF_HEADER = 'X-CSRF-Token';
 
 export function readScope(storage: Pick<Storage, 'getItem'> = localStorage): ClientScope {
   try {

@@ -2,7 +2,7 @@
 // problem-body error box, and an expandable JSON view.
 import type { ComponentChildren } from 'preact';
 import { createContext } from 'preact';
-import { useCallback, useContext, useEffect, useState } from 'preact/hooks';
+import { useCallback, useContext, useEffect, useRef, useState } from 'preact/hooks';
 import type { ClientScope, GovClient } from './api.ts';
 
 export type ConsoleContext = {
@@ -74,6 +74,43 @@ export function useLoad<T>(fetcher: () => Promise<T | Failure>, deps: readonly u
   }, [...deps, round]);
   const reload = useCallback(() => setRound((r) => r + 1), []);
   return [load, reload];
+}
+
+/** A list read a page at a time: its items so far, the next page's cursor, and how the last read went. */
+export type Pages<T> = { items: T[]; next: string | null; state: 'loading' | 'ready' | Failure; more: () => void };
+
+/**
+ * A list read page by page behind a "More …" button: the first page on mount and whenever `deps`
+ * change, each next page appended by more(). `read` answers a page (its items and the next cursor,
+ * null after the last) or a Failure (failureOf for an unexpected status); a 401 signs the console
+ * out, and an answer that arrives after a newer read started is dropped.
+ */
+export function usePages<T>(read: (cursor: string | null) => Promise<{ items: T[]; next: string | null } | Failure>, deps: readonly unknown[]): Pages<T> {
+  const { signedOut } = useConsole();
+  const [items, setItems] = useState<T[]>([]);
+  const [next, setNext] = useState<string | null>(null);
+  const [state, setState] = useState<'loading' | 'ready' | Failure>('loading');
+  const latest = useRef(0);
+
+  async function readPage(cursor: string | null) {
+    const call = ++latest.current;
+    setState('loading');
+    const page = await read(cursor).catch(thrownFailure);
+    if (call !== latest.current) return;
+    if (page instanceof Failure) {
+      if (page.status === 401) signedOut();
+      setState(page);
+      return;
+    }
+    setItems((prev) => (cursor === null ? page.items : [...prev, ...page.items]));
+    setNext(page.next);
+    setState('ready');
+  }
+
+  useEffect(() => {
+    void readPage(null);
+  }, deps);
+  return { items, next, state, more: () => next !== null && void readPage(next) };
 }
 
 /** Renders a Load: a loading line, the error box, or children with the data. */

@@ -3,13 +3,12 @@
 // never reaches the page. Memory only: a restart forgets every code and session (they die with the
 // run). Secrets are kept and looked up by their sha256, never by themselves, and compared in
 // constant time; both maps are capped so a caller cannot make them grow without bound.
+import type { Context } from 'hono';
+import { getCookie } from 'hono/cookie';
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { SESSION_COOKIE } from '../client/console-session.ts';
 
-/** The HttpOnly cookie that names the session. */
-export const SESSION_COOKIE = 'gov_session';
-/** The readable cookie the page copies into X-CSRF-Token on every non-GET request (double submit). */
-export const CSRF_COOKIE = 'gov_csrf';
-export const CSRF_HEADER = 'X-CSRF-Token';
+export { CSRF_COOKIE, CSRF_HEADER, SESSION_COOKIE } from '../client/console-session.ts';
 
 /** A login code is good for one use within this long. */
 export const LOGIN_CODE_TTL_MS = 60_000;
@@ -29,8 +28,8 @@ export type ConsoleSessions = {
   redeem(code: string): ConsoleSession | null;
   /** The live session a gov_session value names, or null. */
   session(id: string | undefined): ConsoleSession | null;
-  /** The live session a request's Cookie header names, or null. */
-  fromCookies(cookieHeader: string | undefined): ConsoleSession | null;
+  /** The live session a request's gov_session cookie names, or null. */
+  fromRequest(c: Context): ConsoleSession | null;
   /** Whether `given` is the session's CSRF value (constant time). */
   csrfMatches(session: ConsoleSession, given: string | undefined): boolean;
   /** Ends the session; false when it was not live. */
@@ -49,16 +48,6 @@ function digest(text: string): Buffer {
 /** Equal strings, in time that does not depend on where they differ (both sides hashed first). */
 export function secretEquals(a: string, b: string): boolean {
   return timingSafeEqual(digest(a), digest(b));
-}
-
-/** The value of one cookie of a Cookie header (RFC 6265 §5.4: `name=value` pairs joined by "; "). */
-export function cookieValue(header: string | undefined, name: string): string | undefined {
-  if (header === undefined) return undefined;
-  for (const pair of header.split(';')) {
-    const eq = pair.indexOf('=');
-    if (eq > 0 && pair.slice(0, eq).trim() === name) return pair.slice(eq + 1).trim();
-  }
-  return undefined;
 }
 
 /** Insertion order is age order in a Map: drop the oldest entries until there is room for one more. */
@@ -106,7 +95,7 @@ export function createConsoleSessions(clock: () => Date): ConsoleSessions {
       return created;
     },
     session,
-    fromCookies: (header) => session(cookieValue(header, SESSION_COOKIE)),
+    fromRequest: (c) => session(getCookie(c, SESSION_COOKIE)),
     csrfMatches: (s, given) => given !== undefined && given !== '' && secretEquals(s.csrf, given),
     end(id) {
       const found = session(id);

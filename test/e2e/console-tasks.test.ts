@@ -2,7 +2,8 @@
 // through the API (with a checkpoint and attached evidence) appears in the Tasks view with its
 // timeline; a closeout sent from the form without the gates' fields is refused with the repair
 // prompts shown inline and nothing written; fixed and sent again, the task is closed. Search finds
-// it (discovery only). Screenshots under .tap/screenshots/e2e-console-tasks/.
+// it (discovery only). The New task and checkpoint forms refuse a placeholder at its field and then
+// write; "More tasks" pages the list. Screenshots under .tap/screenshots/e2e-console-tasks/.
 import t from 'tap';
 import { createHash } from 'node:crypto';
 import { openConsole, openView, requireBrowser, screenshot } from '../fixtures/browser.ts';
@@ -122,6 +123,47 @@ if (browser !== null) {
     t.match(await hits.locator('mark').first().innerText(), /vault/i, 'the match is highlighted');
     await watch.snapshot(page, 'search');
     await screenshot(page, shots, 'search');
+  });
+
+  await t.test('the New task and checkpoint forms write through their gates; More tasks pages the list', async (t) => {
+    await openView(page, '#/tasks', 'Tasks');
+    await page.getByRole('button', { name: 'New task' }).click();
+    const create = page.getByRole('form', { name: 'New task' });
+    await create.getByLabel('Title', { exact: true }).fill('TBD');
+    await create.getByLabel('Task id (optional)').fill('task-2');
+    const before = preview.eventLines().length;
+    await create.getByRole('button', { name: 'Create task' }).click();
+    await create.locator('ul.prompt[data-field="title"]').waitFor();
+    t.equal(await create.locator('#new-task-title').getAttribute('aria-invalid'), 'true', 'a placeholder title is refused at its field');
+    t.equal(preview.eventLines().length, before, 'the refused task wrote nothing');
+    await create.getByLabel('Title', { exact: true }).fill('Re-sign the archived exports');
+    await create.getByRole('button', { name: 'Create task' }).click();
+    await page.waitForFunction(() => location.hash === '#/tasks/task-2');
+    t.match((await preview.api('/v1/tasks/task-2')).json, { task_id: 'task-2', title: 'Re-sign the archived exports', status: 'open' }, 'created, and the page went to it');
+
+    const checkpoint = page.getByRole('form', { name: 'Write a checkpoint' });
+    await checkpoint.getByLabel('Progress').fill('TODO');
+    await checkpoint.getByRole('button', { name: 'Write checkpoint' }).click();
+    await checkpoint.locator('ul.prompt[data-field="progress"]').waitFor();
+    t.equal(preview.eventLines().length, before + 1, 'a placeholder progress is refused and writes nothing');
+    await checkpoint.getByLabel('Progress').fill('Re-signed the first archive');
+    await checkpoint.getByRole('button', { name: 'Write checkpoint' }).click();
+    await checkpoint.getByText(/Checkpoint written as event #\d+/).waitFor();
+    t.same(events().filter((e) => e.task_id === 'task-2').map((e) => e.kind), ['task.created', 'task.checkpoint.written'], 'one checkpoint written for task-2');
+
+    // Two tasks so far; 50 more make the list longer than its first page of 50.
+    for (let i = 0; i < 50; i++) {
+      const res = await preview.api('/v1/tasks', { body: { task_id: `task-page-${String(i).padStart(2, '0')}`, title: `Paged task ${i}`, session_id: 'sess-1' } });
+      if (res.status !== 201) t.fail(`task-page-${i}: ${res.status}`);
+    }
+    await openView(page, '#/tasks', 'Tasks');
+    const rows = page.getByRole('table', { name: 'Tasks' }).locator('tbody tr');
+    await page.getByRole('button', { name: 'More tasks' }).waitFor();
+    t.equal(await rows.count(), 50, 'the first page holds 50 tasks');
+    await page.getByRole('button', { name: 'More tasks' }).click();
+    await page.getByRole('button', { name: 'More tasks' }).waitFor({ state: 'detached' });
+    t.equal(await rows.count(), 52, 'More tasks appends the rest, and the button goes');
+    t.equal(await rows.filter({ hasText: 'task-1' }).filter({ hasText: 'Rotate the exporter signing key' }).count(), 1, 'the oldest task is on the second page, once');
   });
 
   await t.test('the run tokens appear in no page, script, stylesheet, cookie, URL, header or console message', async (t) => {

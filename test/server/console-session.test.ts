@@ -230,8 +230,9 @@ t.test('the store: single use, expiry by its clock, capped maps', async (t) => {
   t.ok(sessions.csrfMatches(s1!, s1!.csrf));
   t.notOk(sessions.csrfMatches(s1!, undefined));
   t.notOk(sessions.csrfMatches(s1!, s1!.id), 'the session id is not the CSRF value');
-  t.equal(sessions.fromCookies(`other=1; gov_session=${s1!.id}; gov_csrf=x`), s1, 'found in a Cookie header');
-  t.equal(sessions.fromCookies('gov_session='), null);
+  t.equal(sessions.session(''), null, 'an empty gov_session names no session');
+  t.equal(sessions.session(undefined), null, 'no gov_session, no session');
+  t.equal(sessions.session(s1!.csrf), null, 'the CSRF value is not a session id');
   const b = sessions.mintCode();
   now += LOGIN_CODE_TTL_MS;
   t.equal(sessions.redeem(b.code), null, 'expired at 60 s');

@@ -1,10 +1,10 @@
 // Search (#/search?q=&kind=&task_id=): GET /v1/search, newest first, "More results" by next_cursor.
 // The API answers authority: discovery_only, and the page says so: a hit is a pointer to a task's
 // timeline (event truth), never proof of anything.
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import type { SearchResult } from '../../domain/contract/schema-types.gen.ts';
 import { href, hrefWith, type Route } from '../router.ts';
-import { ErrorBox, Failure, failureOf, Page, thrownFailure, useConsole } from '../ui.tsx';
+import { ErrorBox, Failure, failureOf, Page, useConsole, usePages } from '../ui.tsx';
 
 type Hit = SearchResult['results'][number];
 const PAGE = 20;
@@ -59,32 +59,13 @@ function SearchForm({ initial }: { initial: Query }) {
 }
 
 function Results({ query }: { query: Query }) {
-  const { client, signedOut } = useConsole();
-  const [hits, setHits] = useState<Hit[]>([]);
+  const { client } = useConsole();
   const [nonClaims, setNonClaims] = useState<string[]>([]);
-  const [cursor, setCursor] = useState<string | null>(null);
-  const [state, setState] = useState<'loading' | 'ready' | Failure>('loading');
-
-  async function fetchPage(after: string | null) {
-    setState('loading');
-    try {
-      const res = await client.search({ q: query.q || undefined, kind: query.kind || undefined, task_id: query.task_id || undefined, limit: PAGE, cursor: after ?? undefined });
-      if (res.status !== 200) {
-        if (res.status === 401) signedOut();
-        setState(failureOf(res));
-        return;
-      }
-      setHits((prev) => (after === null ? res.body.results : [...prev, ...res.body.results]));
-      setNonClaims(res.body.non_claims);
-      setCursor(res.body.next_cursor);
-      setState('ready');
-    } catch (err) {
-      setState(thrownFailure(err));
-    }
-  }
-
-  useEffect(() => {
-    void fetchPage(null);
+  const { items: hits, next: cursor, state, more } = usePages<Hit>(async (cursor) => {
+    const res = await client.search({ q: query.q || undefined, kind: query.kind || undefined, task_id: query.task_id || undefined, limit: PAGE, cursor: cursor ?? undefined });
+    if (res.status !== 200) return failureOf(res);
+    setNonClaims(res.body.non_claims);
+    return { items: res.body.results, next: res.body.next_cursor };
   }, [client]);
 
   return (
@@ -126,7 +107,7 @@ function Results({ query }: { query: Query }) {
       )}
       {state instanceof Failure && <ErrorBox failure={state} />}
       {state === 'ready' && cursor !== null && (
-        <button type="button" onClick={() => void fetchPage(cursor)}>
+        <button type="button" onClick={more}>
           More results
         </button>
       )}

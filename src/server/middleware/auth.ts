@@ -49,7 +49,7 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
  */
 export function cookieSession(c: Context<AppEnv>, auth: CookieAuth): ConsoleSession | null {
   if (c.req.header('authorization') !== undefined) return null;
-  const session = auth.sessions.fromCookies(c.req.header('cookie'));
+  const session = auth.sessions.fromRequest(c);
   if (session === null) return null;
   if (!SAFE_METHODS.has(c.req.method)) checkCookieWrite(c, session, auth);
   return session;

@@ -103,7 +103,7 @@ export const CONSOLE_AUTH_ROUTES: Route[] = [
     readme: 'the session cookie, `X-CSRF-Token` and the console\'s own Origin; no token',
     responses: { 204: null, 401: P, 403: P },
     handler: (c, deps) => {
-      const session = deps.consoleSessions.fromCookies(c.req.header('cookie'));
+      const session = deps.consoleSessions.fromRequest(c);
       if (session === null) throw new AppError('unauthorized', 'No console session: this browser is not signed in (or the preview restarted); run `npx gov console` to sign in.');
       checkCookieWrite(c, session, { sessions: deps.consoleSessions, port: deps.port });
       deps.consoleSessions.end(session.id);

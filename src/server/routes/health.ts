@@ -19,7 +19,7 @@ export const PUBLIC_ROUTES: Route[] = [
         release_label: RELEASE_LABEL,
         routes: deps.routes.map((r) => ({ method: r.method, path: r.path, status: r.status })),
       };
-      if (deps.transportOf(c.req.header('authorization')) === 'operator' || deps.consoleSessions.fromCookies(c.req.header('cookie')) !== null) {
+      if (deps.transportOf(c.req.header('authorization')) === 'operator' || deps.consoleSessions.fromRequest(c) !== null) {
         const tail = deps.store.tail();
         body.detail = {
           event_count: tail.seq,

@@ -5,9 +5,8 @@ import type { Task, TaskCreateRequest } from '../../../domain/contract/schema-ty
 import { Field, NO_PROMPTS, PromptSummary, useGatedWrite } from '../../components/fields.tsx';
 import { formatTime } from '../../components/format.ts';
 import { href, hrefWith, type Route } from '../../router.ts';
-import { ErrorBox, Failure, failureOf, Page, thrownFailure, useConsole } from '../../ui.tsx';
+import { ErrorBox, Failure, failureOf, Page, useConsole, usePages } from '../../ui.tsx';
 
-type TaskPage = { tasks: Task[]; next_cursor: string | null };
 const STATUSES = ['', 'open', 'closed'] as const;
 const PAGE = 50;
 
@@ -56,31 +55,10 @@ export function TaskList({ route }: { route: Route }) {
 }
 
 function TaskTable({ status }: { status: string }) {
-  const { client, signedOut } = useConsole();
-  const [tasks, setTasks] = useState<Task[]>([]);
-  const [cursor, setCursor] = useState<string | null>(null);
-  const [state, setState] = useState<'loading' | 'ready' | Failure>('loading');
-
-  async function fetchPage(after: string | null) {
-    setState('loading');
-    try {
-      const res = await client.request('GET', '/v1/tasks', { query: { status: status || undefined, limit: PAGE, cursor: after ?? undefined } });
-      if (res.status !== 200) {
-        if (res.status === 401) signedOut();
-        setState(failureOf(res));
-        return;
-      }
-      const page = res.body as TaskPage;
-      setTasks((prev) => (after === null ? page.tasks : [...prev, ...page.tasks]));
-      setCursor(page.next_cursor);
-      setState('ready');
-    } catch (err) {
-      setState(thrownFailure(err));
-    }
-  }
-
-  useEffect(() => {
-    void fetchPage(null);
+  const { client } = useConsole();
+  const { items: tasks, next: cursor, state, more } = usePages<Task>(async (cursor) => {
+    const res = await client.call('GET /v1/tasks', { query: { status: status === 'open' || status === 'closed' ? status : undefined, limit: PAGE, cursor: cursor ?? undefined } });
+    return res.status === 200 ? { items: res.body.tasks, next: res.body.next_cursor } : failureOf(res);
   }, [client]);
 
   return (
@@ -128,7 +106,7 @@ function TaskTable({ status }: { status: string }) {
       )}
       {state instanceof Failure && <ErrorBox failure={state} />}
       {state === 'ready' && cursor !== null && (
-        <button type="button" onClick={() => void fetchPage(cursor)}>
+        <button type="button" onClick={more}>
           More tasks
         </button>
       )}
