@@ -161,8 +161,11 @@ if (browser !== null) {
     await page.getByRole('button', { name: 'More tasks' }).waitFor();
     t.equal(await rows.count(), 50, 'the first page holds 50 tasks');
     await page.getByRole('button', { name: 'More tasks' }).click();
-    await page.getByRole('button', { name: 'More tasks' }).waitFor({ state: 'detached' });
-    t.equal(await rows.count(), 52, 'More tasks appends the rest, and the button goes');
+    // The button hides while the page loads, so wait for the rows, not for the button to go.
+    await rows.nth(51).waitFor();
+    await page.getByRole('status').filter({ hasText: 'Loading' }).waitFor({ state: 'detached' });
+    t.equal(await rows.count(), 52, 'More tasks appends the rest');
+    t.equal(await page.getByRole('button', { name: 'More tasks' }).count(), 0, 'and after the last page there is no More tasks');
     t.equal(await rows.filter({ hasText: 'task-1' }).filter({ hasText: 'Rotate the exporter signing key' }).count(), 1, 'the oldest task is on the second page, once');
   });
 
