@@ -43,7 +43,7 @@ export const ERRORS = {
   invalid_body: { http: [400, 'Invalid body'], exit: 3 },
   forge_data_invalid: { http: [400, 'Invalid forge data'], exit: 2 },
 
-  // 401: no token, or one this run never issued.
+  // 401: no token, or one this server does not accept (a run's token, a valid OIDC token).
   unauthorized: {
     http: [401, 'Unauthorized'],
     exit: 3,
@@ -51,6 +51,12 @@ export const ERRORS = {
   },
   forge_unauthorized: { http: [401, 'Unauthorized'], exit: 3 },
   login_code_invalid: { http: [401, 'Login code invalid'], exit: 3 },
+  token_invalid: {
+    http: [401, 'Token invalid'],
+    exit: 3,
+    mcp: 'The hosted service refused the bearer token (signature, issuer, audience, algorithm or key id): give gov mcp a current token from your identity provider (--token-file, or GOV_TOKEN).',
+  },
+  token_expired: { http: [401, 'Token expired'], exit: 3, mcp: 'The bearer token has expired: give gov mcp a fresh token from your identity provider.' },
 
   // 403: who or where the caller is.
   operator_transport_rejected: {
@@ -67,6 +73,12 @@ export const ERRORS = {
   sudo_required: { http: [403, 'Sudo required'], exit: 3 },
   sudo_not_allowed: { http: [403, 'Sudo not allowed'], exit: 3 },
   not_org_owner: { http: [403, 'Not an owner of the organisation'], exit: 3 },
+  token_scope_mismatch: {
+    http: [403, 'Token scope mismatch'],
+    exit: 3,
+    mcp: 'The scope sent is not one the bearer token grants: use the tenant and workspace named in the token\'s claims.',
+  },
+  actor_not_token_subject: { http: [403, 'Actor is not the token subject'], exit: 3 },
 
   // 404: nothing there for this caller. The CLI raises not_found too (no event log to verify).
   not_found: { http: [404, 'Not found'], exit: 3 },
