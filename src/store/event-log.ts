@@ -4,10 +4,10 @@
 // The one writer checks each unit's Idempotency-Key and expectations as it seals it (write-gate.ts).
 import { closeSync, fstatSync, ftruncateSync, fsyncSync, openSync, readSync } from 'node:fs';
 import { fdatasync, write } from 'node:fs';
-import { canonicalJson, sha256Hex } from '../domain/canonical-json.ts';
 import type { EventDraft, StoredEvent, Transport } from '../domain/event.ts';
 import { AppError } from '../errors.ts';
 import type { Expectation } from './expectations.ts';
+import { failBatch, nextRecordedAt, sealBatch, settleBatch, type Queued } from './seal-batch.ts';
 import type { WriteGate } from './write-gate.ts';
 
 /** An event as a route hands it to the log: the draft plus the server-set request members. */
@@ -44,8 +44,6 @@ export type EventLog = {
   fail(error: AppError): void;
 };
 
-type Queued = { unit: PendingEvent[]; expect: readonly Expectation[]; resolve: (result: AppendResult) => void; reject: (err: unknown) => void };
-
 export type EventLogOptions = {
   path: string;
   tail: LogTail;
@@ -73,38 +71,6 @@ export function openEventLog(options: EventLogOptions): EventLog {
   let failed: AppError | null = null;
   let closed = false;
 
-  const seal = (pending: PendingEvent, seq: number, prevHash: string, recordedAt: string, unit?: StoredEvent['unit']): SealedRow => {
-    const event: Record<string, unknown> = {
-      schema_version: 'service.event.v1',
-      event_id: pending.event_id,
-      seq,
-      kind: pending.kind,
-      tenant_id: pending.tenant_id,
-      workspace_id: pending.workspace_id,
-      project_id: pending.project_id,
-      transport: pending.transport,
-      recorded_at: recordedAt,
-      idempotency_key: pending.idempotency_key,
-      request_sha256: pending.request_sha256,
-      payload: pending.payload,
-      prev_hash: prevHash,
-    };
-    if (pending.task_id !== undefined) event.task_id = pending.task_id;
-    if (pending.session_id !== undefined) event.session_id = pending.session_id;
-    if (pending.actor !== undefined) event.actor = pending.actor;
-    if (pending.occurred_at !== undefined) event.occurred_at = pending.occurred_at;
-    if (pending.evidence_refs !== undefined) event.evidence_refs = pending.evidence_refs;
-    if (unit !== undefined) event.unit = unit;
-    // One canonicalization serves both the hash and the line: the hash covers the canonical event
-    // without event_hash, and the line is that text with event_hash spliced in at its sorted place.
-    const unhashed = canonicalJson(event);
-    const hash = `sha256:${sha256Hex(unhashed)}`;
-    event.event_hash = hash;
-    return { event: event as StoredEvent, line: spliceEventHash(unhashed, hash) };
-  };
-
-  const answer = (rows: SealedRow[], replayed: boolean): AppendResult => ({ replayed, events: rows.map((r) => r.event), lines: rows.map((r) => r.line) });
-
   const flush = async (): Promise<void> => {
     while (queue.length > 0) {
       if (options.ready) {
@@ -122,52 +88,16 @@ export function openEventLog(options: EventLogOptions): EventLog {
       const batch = queue;
       queue = [];
       const before = tail;
-      // recorded_at never decreases in seq order, whatever the wall clock does.
-      const now = options.clock().toISOString();
-      const recordedAt = now > tail.recordedAt ? now : tail.recordedAt;
-      let seq = tail.seq;
-      let prev = tail.hash;
-      const rows: SealedRow[] = [];
-      const accepted: Array<{ item: Queued; from: number; size: number }> = [];
-      // Answered once the batch is durable: replays of a unit sealed in it, and refusals (they
-      // may rest on a unit of the batch, which counts only if it is written).
-      const replays: Array<{ item: Queued; first: number; size: number }> = [];
-      const refusals: Array<{ item: Queued; error: Error }> = [];
-      gate.beginBatch(seq + 1, recordedAt);
-      for (const item of batch) {
-        try {
-          const admission = gate.admit(item.unit, item.expect);
-          if (admission.type === 'refuse') {
-            refusals.push({ item, error: admission.error });
-            continue;
-          }
-          if (admission.type === 'replay') {
-            const { first_seq: first, size } = admission.record;
-            if (admission.inBatch) replays.push({ item, first, size });
-            else item.resolve(answer(gate.rows(first, size), true));
-            continue;
-          }
-          const sealed: SealedRow[] = [];
-          item.unit.forEach((pending, index) => {
-            const unit = item.unit.length > 1 ? { index, size: item.unit.length } : undefined;
-            sealed.push(seal(pending, seq + 1 + index, index === 0 ? prev : sealed[index - 1]!.event.event_hash, recordedAt, unit));
-          });
-          gate.sealed(sealed);
-          accepted.push({ item, from: rows.length, size: sealed.length });
-          rows.push(...sealed);
-          seq += sealed.length;
-          prev = sealed[sealed.length - 1]!.event.event_hash;
-        } catch (err) {
-          item.reject(err);
-        }
-      }
-      if (accepted.length === 0) {
+      const recordedAt = nextRecordedAt(options.clock, tail.recordedAt);
+      gate.beginBatch(tail.seq + 1, recordedAt);
+      const sealed = sealBatch(gate, batch, tail, recordedAt);
+      if (sealed.accepted.length === 0) {
         gate.abortBatch();
-        for (const { item, error } of refusals) item.reject(error);
+        for (const { item, error } of sealed.refusals) item.reject(error);
         continue;
       }
-      options.onBatch?.(accepted.length, rows.length);
-      const buffer = Buffer.from(`${rows.map((r) => r.line).join('\n')}\n`, 'utf8');
+      options.onBatch?.(sealed.accepted.length, sealed.rows.length);
+      const buffer = Buffer.from(`${sealed.rows.map((r) => r.line).join('\n')}\n`, 'utf8');
       try {
         await writeAll(fd, buffer, before.size);
         await datasync(fd);
@@ -180,19 +110,13 @@ export function openEventLog(options: EventLogOptions): EventLog {
         } catch {
           failed = new AppError('store_unavailable', 'The event log could not be written or repaired; restart the preview.', { cause });
         }
-        const err = new AppError('store_write_failed', 'The event could not be written to disk; nothing was recorded. Try again.', { cause });
-        for (const { item } of [...accepted, ...replays, ...refusals]) item.reject(err);
+        failBatch(sealed, new AppError('store_write_failed', 'The event could not be written to disk; nothing was recorded. Try again.', { cause }));
         continue;
       }
-      tail = { seq, hash: prev, recordedAt, size: before.size + buffer.length };
+      tail = { seq: sealed.seq, hash: sealed.hash, recordedAt, size: before.size + buffer.length };
       gate.batchDurable();
-      options.onDurable({ from: before.size, to: tail.size, lastSeq: seq });
-      for (const { item, from, size } of accepted) item.resolve(answer(rows.slice(from, from + size), false));
-      for (const { item, first, size } of replays) {
-        const from = first - before.seq - 1;
-        item.resolve(answer(rows.slice(from, from + size), true));
-      }
-      for (const { item, error } of refusals) item.reject(error);
+      options.onDurable({ from: before.size, to: tail.size, lastSeq: tail.seq });
+      settleBatch(sealed, before.seq);
     }
   };
 
@@ -232,18 +156,6 @@ export function openEventLog(options: EventLogOptions): EventLog {
       failed ??= error;
     },
   };
-}
-
-/**
- * Inserts `"event_hash":"…",` into the canonical text of an event without it. RFC 8785 sorts members
- * by UTF-16 code units, so event_hash comes right before event_id, which every event has; the only
- * member that can sort before event_id is actor, whose members are id and type, and a string value
- * cannot contain an unescaped `"event_id":`, so the first occurrence is the top-level member.
- */
-export function spliceEventHash(unhashed: string, hash: string): string {
-  const at = unhashed.indexOf('"event_id":');
-  if (at < 0) throw new Error('an event without event_id cannot be sealed');
-  return `${unhashed.slice(0, at)}"event_hash":${JSON.stringify(hash)},${unhashed.slice(at)}`;
 }
 
 function writeAll(fd: number, buffer: Buffer, position: number): Promise<void> {

@@ -101,24 +101,37 @@ export function rebuildIndexFile(path: string, logPath: string, tail: LogExtent,
   removeIndexFiles(path);
   const index = openIndexDb(path, projections);
   try {
-    // A fresh index that a crash would simply rebuild again: no journal, no syncs while replaying.
-    index.db.pragma('journal_mode = OFF');
-    index.db.pragma('synchronous = OFF');
-    index.db.pragma('cache_size = -65536');
-    for (const [name] of EVENT_INDEXES) index.db.exec(`DROP INDEX ${name}`);
+    beginBulkLoad(index);
     catchUpIndex(index, logPath, 0, tail);
-    try {
-      for (const [, ddl] of EVENT_INDEXES) index.db.exec(ddl);
-    } catch (cause) {
-      throw new AppError('store_corrupt', 'Two events of the log share one event_id; the log was changed by hand. Run gov events verify.', { cause });
-    }
-    index.db.pragma('synchronous = NORMAL');
-    index.db.pragma('journal_mode = WAL');
+    endBulkLoad(index);
     return index;
   } catch (err) {
     index.close();
     throw err;
   }
+}
+
+/**
+ * Readies a fresh, empty index for a replay of the whole log: no journal and no syncs (a crash
+ * meanwhile just means building it again), a big cache, and the events' secondary indexes dropped
+ * until `endBulkLoad` builds them once.
+ */
+export function beginBulkLoad(index: IndexDb): void {
+  index.db.pragma('journal_mode = OFF');
+  index.db.pragma('synchronous = OFF');
+  index.db.pragma('cache_size = -65536');
+  for (const [name] of EVENT_INDEXES) index.db.exec(`DROP INDEX ${name}`);
+}
+
+/** Builds the secondary indexes (a repeated event_id fails here) and puts the index back in WAL mode. */
+export function endBulkLoad(index: IndexDb): void {
+  try {
+    for (const [, ddl] of EVENT_INDEXES) index.db.exec(ddl);
+  } catch (cause) {
+    throw new AppError('store_corrupt', 'Two events of the log share one event_id; the log was changed by hand. Run gov events verify.', { cause });
+  }
+  index.db.pragma('synchronous = NORMAL');
+  index.db.pragma('journal_mode = WAL');
 }
 
 /**

@@ -7,18 +7,22 @@ import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, re
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 
+/**
+ * Content-addressed storage of evidence bytes: this directory in the preview, a table of the
+ * database in the hosted service (pg/pg-quarantine.ts). A put resolves once the bytes are durable.
+ */
 export type Quarantine = {
   /** Stores raw evidence bytes; answers their hex sha256. */
-  putRaw(bytes: Uint8Array): string;
+  putRaw(bytes: Uint8Array): Promise<string>;
   /** Whether raw bytes with this hex sha256 are held. */
-  hasRaw(sha256: string): boolean;
+  hasRaw(sha256: string): Promise<boolean>;
   /** Stores a sanitized projection (UTF-8 text); answers the hex sha256 of its bytes. */
-  putProjection(text: string): string;
+  putProjection(text: string): Promise<string>;
   /** A stored projection by its hex sha256, or undefined. */
-  projection(sha256: string): string | undefined;
+  projection(sha256: string): Promise<string | undefined>;
 };
 
-const hexOf = (sha256: string) => {
+export const hexOf = (sha256: string) => {
   if (!/^[0-9a-f]{64}$/.test(sha256)) throw new Error(`not a hex sha256: ${sha256}`);
   return sha256;
 };
@@ -49,11 +53,12 @@ export function openQuarantine(dataDir: string): Quarantine {
     }
     return hex;
   };
+  // Synchronous file calls behind the async port: a put is a few KiB and one fsync.
   return {
-    putRaw: (bytes) => put(rawDir, bytes),
-    hasRaw: (sha256) => existsSync(join(rawDir, hexOf(sha256))),
-    putProjection: (text) => put(projectionDir, Buffer.from(text, 'utf8')),
-    projection(sha256) {
+    putRaw: async (bytes) => put(rawDir, bytes),
+    hasRaw: async (sha256) => existsSync(join(rawDir, hexOf(sha256))),
+    putProjection: async (text) => put(projectionDir, Buffer.from(text, 'utf8')),
+    async projection(sha256) {
       const path = join(projectionDir, hexOf(sha256));
       return existsSync(path) ? readFileSync(path, 'utf8') : undefined;
     },

@@ -11,7 +11,7 @@ import { eventHash } from '../domain/event-hash.ts';
 import { ZERO_HASH, type StoredEvent } from '../domain/event.ts';
 import { hashChainRoot } from '../domain/packet-hash.ts';
 import { AppError } from '../errors.ts';
-import { logLines, type LogLine } from './log-lines.ts';
+import { logLines } from './log-lines.ts';
 import { indexPathOf, logPathOf, rebuildMarkerOf } from './store.ts';
 import { compareIndex, corruptIndex, type IndexCode, type IndexReport } from './verify-index.ts';
 
@@ -54,7 +54,7 @@ export type TailReport = {
   detail: string;
 };
 
-type Finding = { code: LogCode; seq: number; offset: number | null; detail: string };
+export type Finding = { code: LogCode; seq: number; offset: number | null; detail: string };
 type Chain = { seq: number; prev: string; recordedAt: number; unit: { size: number; next: number } | null; hashes: string[] };
 
 export function verifyLog(dataDir: string, onProgress?: (seq: number) => void): LogVerification {
@@ -63,28 +63,28 @@ export function verifyLog(dataDir: string, onProgress?: (seq: number) => void): 
   // The index's snapshot first: a running writer only ever moves it forward, behind the log.
   const index = compareIndex(indexPathOf(dataDir));
   const tail = tailOf(logPath);
-  const chain: Chain = { seq: 0, prev: ZERO_HASH, recordedAt: Number.NEGATIVE_INFINITY, unit: null, hashes: [] };
+  const chain = chainChecker();
   let finding: Finding | null = null;
   let count = 0;
   for (const line of logLines(logPath, 0, tail.cut_at)) {
     count++;
-    const read = readLine(line);
+    const read = readLine(line.bytes);
     // Past the first bad line the chain means nothing, but every line is still compared with the index.
     if (finding === null) {
-      finding = 'code' in read ? { ...read, seq: count, offset: line.offset } : checkChain(read, line, chain);
+      finding = 'code' in read ? { ...read, seq: count, offset: line.offset } : chain.next(read, line.offset);
       if (finding === null) onProgress?.(count);
     }
     index.line(count, line, 'code' in read ? null : read);
   }
   // tailOf cut any unit left open at the end, so one still open here lost a line in the middle.
-  if (finding === null && chain.unit !== null) finding = { code: 'unit_incomplete', seq: count, offset: null, detail: 'the log ends inside a multi-event unit' };
+  finding ??= chain.end(count);
   const report = markedCorrupt(dataDir, index.finish(count));
   const indexFails = report.status === 'disagrees' || report.status === 'corrupt';
   return {
     ok: finding === null && !indexFails && tail.status === 'clean',
     event_count: count,
-    last_seq: chain.seq,
-    merkle_root: finding === null ? hashChainRoot(chain.hashes) : null,
+    last_seq: chain.seq(),
+    merkle_root: finding === null ? chain.root() : null,
     first_bad_seq: finding?.seq ?? (indexFails ? report.first_bad_seq : null),
     first_bad_offset: finding?.offset ?? null,
     problem: finding?.detail ?? (indexFails ? report.detail : null),
@@ -109,11 +109,27 @@ function markedCorrupt(dataDir: string, report: IndexReport): IndexReport {
 
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
+/**
+ * The checks of `gov events verify` over a log read in seq order from seq 1, wherever its lines are
+ * kept (the preview's file, the hosted service's table, a preview being imported): `next` checks
+ * one well-formed event against the ones before it, `end` whether the log ends inside a unit, and
+ * `root` is the RFC 9162 root over every event_hash checked (as receipts compute it).
+ */
+export function chainChecker(): { next(event: StoredEvent, offset: number | null): Finding | null; end(count: number): Finding | null; seq(): number; root(): string } {
+  const chain: Chain = { seq: 0, prev: ZERO_HASH, recordedAt: Number.NEGATIVE_INFINITY, unit: null, hashes: [] };
+  return {
+    next: (event, offset) => checkChain(event, offset, chain),
+    end: (count) => (chain.unit === null ? null : { code: 'unit_incomplete', seq: count, offset: null, detail: 'the log ends inside a multi-event unit' }),
+    seq: () => chain.seq,
+    root: () => hashChainRoot(chain.hashes),
+  };
+}
+
 /** Parse: UTF-8, then JSON, then the envelope every later check relies on. */
-function readLine(line: LogLine): StoredEvent | { code: LogCode; detail: string } {
+export function readLine(bytes: Uint8Array): StoredEvent | { code: LogCode; detail: string } {
   let text: string;
   try {
-    text = utf8.decode(line.bytes);
+    text = utf8.decode(bytes);
   } catch {
     return { code: 'line_not_utf8', detail: 'the line is not valid UTF-8' };
   }
@@ -128,9 +144,9 @@ function readLine(line: LogLine): StoredEvent | { code: LogCode; detail: string 
 }
 
 /** The checks of one well-formed event against the events before it, in a fixed order. */
-function checkChain(event: StoredEvent, line: LogLine, chain: Chain): Finding | null {
+function checkChain(event: StoredEvent, offset: number | null, chain: Chain): Finding | null {
   const expected = chain.seq + 1;
-  const fail = (code: LogCode, detail: string): Finding => ({ code, seq: expected, offset: line.offset, detail });
+  const fail = (code: LogCode, detail: string): Finding => ({ code, seq: expected, offset, detail });
   if (event.seq !== expected) return fail('seq_gap', `seq ${event.seq} found where ${expected} was expected (a gap or a repeat)`);
   if (event.prev_hash !== chain.prev) return fail('prev_hash_mismatch', 'prev_hash does not match the previous event_hash');
   let recomputed: string;

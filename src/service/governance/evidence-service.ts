@@ -94,8 +94,8 @@ export async function sanitizeEvidence(deps: ServiceDeps, ctx: WriteContext, bod
         message: `The bytes sent hash to ${result.raw_sha256}, which no reference of ${body.artifact_id} is bound to (${refs}); send the exact bytes the evidence ref's sha256 names.`,
       }, 'created');
     }
-    deps.quarantine.putRaw(bytes);
-    deps.quarantine.putProjection(result.text);
+    await deps.quarantine.putRaw(bytes);
+    await deps.quarantine.putProjection(result.text);
     const payload = evidenceSanitizedPayload(body.artifact_id, result) as unknown as { [key: string]: Json };
     return {
       events: [
@@ -128,16 +128,16 @@ export async function assetEvidence(deps: ServiceDeps, ctx: WriteContext, assetI
   const reviewed = deps.queries.eventsOfKind(scope, 'review.completed').filter((e) => e.payload.asset_id === assetId).flatMap((e) => (e.payload.evidence_refs as string[] | undefined) ?? []);
   const ids = [...new Set([...attached, ...reviewed])].sort();
   const readAt = deps.store.indexedSeq();
-  const evidence = ids.map((artifactId) => {
+  const evidence = await Promise.all(ids.map(async (artifactId) => {
     const holders = deps.gov.artifactHolders(scope, artifactId);
     const events = holders.flatMap((h) => deps.queries.taskEventsUpTo(scope, h.task_id, readAt)).sort((a, b) => a.seq - b.seq)
       .filter((e, i, all) => i === 0 || all[i - 1]!.seq !== e.seq);
     const entry = buildTrustPool(events).get(artifactId);
-    const projections = events.filter((e) => e.kind === EVIDENCE_SANITIZED_KIND && e.payload.artifact_id === artifactId)
-      .map((e) => {
+    const projections = (await Promise.all(events.filter((e) => e.kind === EVIDENCE_SANITIZED_KIND && e.payload.artifact_id === artifactId)
+      .map(async (e) => {
         const { artifact_id: _a, ...record } = e.payload as Record<string, unknown> & { projection_sha256: string };
-        return { ...record, event_id: e.event_id, text: deps.quarantine.projection(record.projection_sha256) ?? null };
-      })
+        return { ...record, event_id: e.event_id, text: (await deps.quarantine.projection(record.projection_sha256)) ?? null };
+      })))
       .filter((p, i, all) => all.findIndex((q) => q.projection_sha256 === p.projection_sha256) === i);
     return {
       artifact_id: artifactId,
@@ -146,7 +146,7 @@ export async function assetEvidence(deps: ServiceDeps, ctx: WriteContext, assetI
       task_ids: holders.map((h) => h.task_id),
       projections,
     };
-  });
+  }));
   await deps.store.append([accessEvent(deps, ctx, ctx.principal, { action: 'viewed', outcome: 'allowed', resource: { type: 'asset_evidence', id: assetId } })]);
   return { asset_id: assetId, evidence, non_claims: ['Sanitised evidence is checked for form, not truth; raw evidence bytes are held in quarantine and never served.'] };
 }
