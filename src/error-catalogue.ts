@@ -256,6 +256,9 @@ export const ERRORS = {
   stop_timeout: { http: null, exit: 3 },
   preview_failed: { http: null, exit: 3 },
   api_error: { http: null, exit: 3 },
+  database_unreachable: { http: null, exit: 3 },
+  database_not_migrated: { http: null, exit: 3 },
+  database_not_empty: { http: null, exit: 3 },
   api_unreachable: {
     http: null,
     exit: 3,

@@ -53,6 +53,6 @@ export function problemOf(err: unknown, requestId: string): Problem {
 export function problemResponse(c: Context, err: unknown): Response {
   const problem = problemOf(err, c.get('requestId') ?? 'unknown');
   const headers: Record<string, string> = { 'Content-Type': 'application/problem+json' };
-  if (problem.status === 401) headers['WWW-Authenticate'] = 'Bearer';
+  if (problem.status === 401) headers['WWW-Authenticate'] = problem.code === 'token_invalid' || problem.code === 'token_expired' ? 'Bearer error="invalid_token"' : 'Bearer';
   return new Response(JSON.stringify(problem), { status: problem.status, headers });
 }

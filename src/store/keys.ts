@@ -15,25 +15,55 @@ export type KeyRing = {
   logOrigin: string;
 };
 
-export function loadOrCreateKeys(dataDir: string): KeyRing {
-  const dir = join(dataDir, 'keys');
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const ed25519 = asymmetric(join(dir, 'ed25519.pem'), 'ed25519', () => generateKeyPairSync('ed25519').privateKey);
-  const ecdsa = asymmetric(join(dir, 'ecdsa-p256.pem'), 'ecdsa-p256-sha256', () => generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey);
-  const secretPath = join(dir, 'hmac-sha256.key');
-  if (!existsSync(secretPath)) writeSecret(secretPath, randomBytes(32).toString('base64url'));
-  const secret = Buffer.from(readFileSync(secretPath, 'utf8').trim(), 'base64url');
+/** The key material as it is kept: two PKCS#8 PEM private keys and the base64url HMAC secret. */
+export type KeyMaterial = { ed25519Pem: string; ecdsaPem: string; hmacSecret: string };
+
+/** Fresh key material (a new preview's, or a hosted store's first). */
+export function newKeyMaterial(): KeyMaterial {
+  return {
+    ed25519Pem: generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }) as string,
+    ecdsaPem: generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'pkcs8', format: 'pem' }) as string,
+    hmacSecret: randomBytes(32).toString('base64url'),
+  };
+}
+
+/** The key ring of some key material; the log's origin names its ed25519 key. */
+export function keyRingOf(material: KeyMaterial): KeyRing {
+  const ed25519 = asymmetric(material.ed25519Pem, 'ed25519');
+  const secret = Buffer.from(material.hmacSecret.trim(), 'base64url');
   return {
     ed25519,
-    ecdsa,
+    ecdsa: asymmetric(material.ecdsaPem, 'ecdsa-p256-sha256'),
     hmac: { alg: 'hmac-sha256', keyId: keyIdFor('hmac-sha256', secret), secret },
     logOrigin: `gov.local/preview/${ed25519.keyId.split(':')[1]}`,
   };
 }
 
-function asymmetric(path: string, alg: AsymmetricKey['alg'], generate: () => KeyObject): AsymmetricKey {
-  if (!existsSync(path)) writeSecret(path, generate().export({ type: 'pkcs8', format: 'pem' }) as string);
-  const privateKey = createPrivateKey(readFileSync(path, 'utf8'));
+/** The key files of a data dir (each made when missing). */
+export function keyFilesOf(dataDir: string): { ed25519: string; ecdsa: string; hmac: string } {
+  const dir = join(dataDir, 'keys');
+  return { ed25519: join(dir, 'ed25519.pem'), ecdsa: join(dir, 'ecdsa-p256.pem'), hmac: join(dir, 'hmac-sha256.key') };
+}
+
+/** The data dir's key material, or null when it has no keys yet (read by gov db import). */
+export function readKeyMaterial(dataDir: string): KeyMaterial | null {
+  const files = keyFilesOf(dataDir);
+  if (!existsSync(files.ed25519) || !existsSync(files.ecdsa) || !existsSync(files.hmac)) return null;
+  return { ed25519Pem: readFileSync(files.ed25519, 'utf8'), ecdsaPem: readFileSync(files.ecdsa, 'utf8'), hmacSecret: readFileSync(files.hmac, 'utf8').trim() };
+}
+
+export function loadOrCreateKeys(dataDir: string): KeyRing {
+  mkdirSync(join(dataDir, 'keys'), { recursive: true, mode: 0o700 });
+  const files = keyFilesOf(dataDir);
+  const fresh = newKeyMaterial();
+  if (!existsSync(files.ed25519)) writeSecret(files.ed25519, fresh.ed25519Pem);
+  if (!existsSync(files.ecdsa)) writeSecret(files.ecdsa, fresh.ecdsaPem);
+  if (!existsSync(files.hmac)) writeSecret(files.hmac, fresh.hmacSecret);
+  return keyRingOf(readKeyMaterial(dataDir)!);
+}
+
+function asymmetric(pem: string, alg: AsymmetricKey['alg']): AsymmetricKey {
+  const privateKey = createPrivateKey(pem);
   const publicKey = createPublicKey(privateKey);
   return { alg, keyId: keyIdFor(alg as SignatureAlg, publicKeyDer(publicKey)), privateKey, publicKey, publicKeyPem: publicKeyPem(publicKey) };
 }

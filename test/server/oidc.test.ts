@@ -302,7 +302,7 @@ t.test('through Hono: requireOidc sets transport and identity, refusals are 401 
     t.match(res.headers.get('www-authenticate'), /^Bearer/);
     if (code !== 'unauthorized') {
       // RFC 6750 §3.1: a token sent but refused is invalid_token, so the client knows to get a new one.
-      t.equal(res.headers.get('www-authenticate'), 'Bearer error="invalid_token"', { todo: 'src/server/problem.ts sets WWW-Authenticate by status alone' });
+      t.equal(res.headers.get('www-authenticate'), 'Bearer error="invalid_token"');
     }
     const body = (await res.json()) as { code: string; title: string; detail: string };
     t.equal(body.code, code);

@@ -1,0 +1,372 @@
+// The hosted store: the event log in PostgreSQL (pg-schema.ts), the same envelope, seqs, hash chain
+// and Merkle tree as the preview's file, so packets, receipts and gov packet verify do not know
+// which one ran. Each process group-commits: every append queued while a transaction is in flight
+// goes into the next one, which locks the head row, catches this process's index up with what
+// other processes appended, lets the write gate check every unit's expectations against it, inserts
+// the sealed rows, moves the head and commits (synchronous_commit on: a 201 means the commit is
+// durable). No lock is held across a commit but the head row's, inside the database.
+//
+// Reads are served from a process-local SQLite index (the preview's, same projections and queries)
+// kept in a throw-away directory: built from the log at start, extended by this process's own
+// commits, and caught up with other processes' before every read (settled) and on their NOTIFY.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import type { StoredEvent } from '../../domain/event.ts';
+import { AppError } from '../../errors.ts';
+import { committedReads } from '../committed-state.ts';
+import type { AppendResult, PendingEvent, SealedRow } from '../event-log.ts';
+import type { Expectation } from '../expectations.ts';
+import { beginBulkLoad, endBulkLoad, openIndexDb } from '../index-db.ts';
+import { indexHandle } from '../index-handle.ts';
+import type { IndexStatus } from '../index-writer.ts';
+import { EXTRA_PROJECTIONS } from '../projections/registry.ts';
+import { failBatch, nextRecordedAt, sealBatch, settleBatch, type Queued, type SealedBatch } from '../seal-batch.ts';
+import type { Store } from '../store.ts';
+import { createWriteGate } from '../write-gate.ts';
+import { assertMigrated } from './pg-schema.ts';
+
+export type PgStoreOptions = {
+  databaseUrl: string;
+  clock: () => Date;
+  warn: (message: string) => void;
+  /** Where this process keeps its index (a fresh temporary directory by default, removed on close). */
+  cacheDir?: string;
+  /** Connections of the read pool (the writer and the listener have one each). */
+  poolSize?: number;
+  /** Called once per committed batch: units and events in it. */
+  onBatch?: (units: number, events: number) => void;
+};
+
+export type PgStore = Store & {
+  /** The pool this store reads through (keys and quarantine use it too). */
+  readonly pool: pg.Pool;
+};
+
+/** The NOTIFY channel an append commits with: its payload is the new head seq. */
+const CHANNEL = 'gov_events';
+/** Lines fetched per query when catching up or loading the index. */
+const PAGE = 5_000;
+
+/** Connection settings every gov connection uses: durable commits, and a name in pg_stat_activity. */
+export function pgConfig(databaseUrl: string, max?: number): pg.PoolConfig {
+  return {
+    connectionString: databaseUrl,
+    ...(max === undefined ? {} : { max }),
+    application_name: 'gov',
+    // A 201 means the commit reached the WAL on disk (and any synchronous standby).
+    options: '-c synchronous_commit=on',
+    connectionTimeoutMillis: 10_000,
+  };
+}
+
+/** Turns a driver's connection failure into a sentence that says what to check. */
+export function unreachable(databaseUrl: string, err: unknown): AppError {
+  const where = safeUrl(databaseUrl);
+  return new AppError('database_unreachable', `Cannot use the database at ${where} (${(err as Error)?.message ?? String(err)}); check --database-url, that PostgreSQL runs and accepts this user.`, { cause: err });
+}
+
+/** The URL without its password, for messages and logs. */
+export function safeUrl(databaseUrl: string): string {
+  try {
+    const url = new URL(databaseUrl);
+    if (url.password) url.password = '***';
+    return url.toString();
+  } catch {
+    return '(an unparsable database URL)';
+  }
+}
+
+export async function openPgStore(options: PgStoreOptions): Promise<PgStore> {
+  const { warn } = options;
+  const pool = new pg.Pool(pgConfig(options.databaseUrl, options.poolSize ?? 8));
+  // An idle client's error (the server restarted) must not crash the process: the next query reconnects.
+  pool.on('error', (err) => warn(`A database connection failed while idle (${err.message}); it is replaced on the next query.`));
+  try {
+    const client = await pool.connect().catch((err: unknown) => {
+      throw unreachable(options.databaseUrl, err);
+    });
+    try {
+      await assertMigrated(client);
+    } finally {
+      client.release();
+    }
+  } catch (err) {
+    await pool.end().catch(() => {});
+    throw err;
+  }
+  const ownsCacheDir = options.cacheDir === undefined;
+  const cacheDir = options.cacheDir ?? mkdtempSync(join(tmpdir(), 'gov-serve-'));
+  const indexPath = join(cacheDir, 'index.sqlite');
+  let index: ReturnType<typeof indexHandle>;
+  try {
+    index = indexHandle(await loadIndex(pool, indexPath));
+  } catch (err) {
+    await pool.end().catch(() => {});
+    if (ownsCacheDir) rmSync(cacheDir, { recursive: true, force: true });
+    throw err;
+  }
+  const gate = createWriteGate(committedReads(index.db));
+  let indexed = { seq: index.lastSeq(), hash: index.lastHash() ?? '', recordedAt: '' };
+  const listeners = new Set<(seq: number) => void>();
+  let corrupt: AppError | null = null;
+
+  const announce = (seq: number): void => {
+    for (const listener of listeners) {
+      try {
+        listener(seq);
+      } catch (err) {
+        listeners.delete(listener);
+        warn(`An index listener failed and was dropped (${(err as Error)?.message ?? String(err)}).`);
+      }
+    }
+  };
+
+  /**
+   * Applies committed rows in seq order, skipping what the index holds already (a catch-up and
+   * this process's own commit may fetch the same rows). A gap or a broken link is a corrupt log.
+   */
+  const apply = (rows: SealedRow[], foreign: boolean): void => {
+    const fresh = rows.filter((r) => r.event.seq > indexed.seq);
+    if (fresh.length === 0) return;
+    let { seq, hash } = indexed;
+    for (const { event } of fresh) {
+      if (event.seq !== seq + 1) throw new AppError('store_corrupt', `The database's log has seq ${event.seq} where ${seq + 1} was expected; run gov events verify --database-url.`);
+      if (seq > 0 && event.prev_hash !== hash) throw new AppError('store_corrupt', `The database's log breaks its hash chain at seq ${event.seq}; run gov events verify --database-url.`);
+      seq = event.seq;
+      hash = event.event_hash;
+    }
+    index.applyBatch(fresh, 0);
+    const last = fresh[fresh.length - 1]!.event;
+    indexed = { seq: last.seq, hash: last.event_hash, recordedAt: last.recorded_at };
+    // Another process's events may have moved streams this process holds in its cache.
+    if (foreign) gate.forgetIndexed();
+    gate.indexed(last.seq);
+    announce(last.seq);
+  };
+
+  /** Fetches and applies every committed event after the index's last one, up to `upTo` (the head when omitted). */
+  const catchUp = async (client: pg.ClientBase | pg.Pool, upTo?: number): Promise<void> => {
+    for (;;) {
+      const after = indexed.seq;
+      if (upTo !== undefined && after >= upTo) return;
+      const { rows } = await client.query<{ line: string }>('SELECT line FROM gov_events WHERE seq > $1 ORDER BY seq LIMIT $2', [after, PAGE]);
+      if (rows.length === 0) return;
+      apply(rows.map(({ line }) => ({ event: JSON.parse(line) as StoredEvent, line })), true);
+      if (rows.length < PAGE) return;
+    }
+  };
+
+  // Other processes' commits, announced by NOTIFY: catch up so event streams see them promptly.
+  let listener: pg.Client | null = null;
+  let catchingUp: Promise<void> | null = null;
+  const catchUpSoon = (): void => {
+    catchingUp ??= catchUp(pool)
+      .catch((err: unknown) => warn(`Catching up with the database's log failed (${(err as Error).message}); the next read tries again.`))
+      .finally(() => {
+        catchingUp = null;
+      });
+  };
+  const listen = async (): Promise<void> => {
+    const client = new pg.Client(pgConfig(options.databaseUrl));
+    client.on('notification', (msg) => {
+      if (Number(msg.payload) > indexed.seq) catchUpSoon();
+    });
+    client.on('error', (err) => {
+      warn(`The database listener failed (${err.message}); other processes' events reach this one at its next read until it reconnects.`);
+      listener = null;
+      if (!closed) setTimeout(() => void listen().catch(() => {}), 1_000).unref();
+    });
+    await client.connect();
+    await client.query(`LISTEN ${CHANNEL}`);
+    listener = client;
+    catchUpSoon();
+  };
+  let closed = false;
+  try {
+    await listen();
+  } catch (err) {
+    warn(`Could not LISTEN for other processes' appends (${(err as Error).message}); they reach this process at its next read.`);
+  }
+
+  let queue: Queued[] = [];
+  let flushing: Promise<void> | null = null;
+
+  /** One transaction: lock the head, catch up, seal through the gate, insert, move the head, commit. */
+  const commit = async (batch: Queued[]): Promise<void> => {
+    let client: pg.PoolClient;
+    try {
+      client = await pool.connect();
+    } catch (err) {
+      for (const item of batch) item.reject(new AppError('store_unavailable', 'The database cannot be reached; nothing was recorded. Try again.', { cause: err }));
+      return;
+    }
+    let sealed: SealedBatch | null = null;
+    let began = false;
+    let before = 0;
+    try {
+      await client.query('BEGIN');
+      began = true;
+      const head = (await client.query<{ seq: string; event_hash: string; recorded_at: string }>('SELECT seq, event_hash, recorded_at FROM gov_head WHERE id = 1 FOR UPDATE')).rows[0]!;
+      before = Number(head.seq);
+      await catchUp(client, before);
+      if (indexed.seq !== before || (before > 0 && indexed.hash !== head.event_hash)) {
+        throw new AppError('store_corrupt', `The database's head (seq ${before}) does not match its log (seq ${indexed.seq}); run gov events verify --database-url.`);
+      }
+      const recordedAt = nextRecordedAt(options.clock, head.recorded_at);
+      gate.beginBatch(before + 1, recordedAt);
+      sealed = sealBatch(gate, batch, { seq: before, hash: head.event_hash }, recordedAt);
+      if (sealed.accepted.length === 0) {
+        gate.abortBatch();
+        await client.query('ROLLBACK');
+        client.release();
+        for (const { item, error } of sealed.refusals) item.reject(error);
+        return;
+      }
+      options.onBatch?.(sealed.accepted.length, sealed.rows.length);
+      const rows = sealed.rows;
+      await client.query(
+        `INSERT INTO gov_events (seq, event_id, tenant_id, kind, recorded_at, prev_hash, event_hash, line)
+         SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[])`,
+        [
+          rows.map((r) => r.event.seq),
+          rows.map((r) => r.event.event_id),
+          rows.map((r) => r.event.tenant_id),
+          rows.map((r) => r.event.kind),
+          rows.map((r) => r.event.recorded_at),
+          rows.map((r) => r.event.prev_hash),
+          rows.map((r) => r.event.event_hash),
+          rows.map((r) => r.line),
+        ],
+      );
+      await client.query('UPDATE gov_head SET seq = $1, event_hash = $2, recorded_at = $3 WHERE id = 1', [sealed.seq, sealed.hash, recordedAt]);
+      await client.query('SELECT pg_notify($1, $2)', [CHANNEL, String(sealed.seq)]);
+      await client.query('COMMIT');
+      began = false;
+    } catch (err) {
+      if (began) await client.query('ROLLBACK').catch(() => {});
+      client.release(err instanceof AppError ? undefined : (err as Error));
+      if (sealed !== null) gate.abortBatch();
+      const error = err instanceof AppError ? err : new AppError('store_write_failed', 'The database did not confirm the write, so it may or may not be recorded; retry with the same Idempotency-Key (a recorded one is answered as a replay).', { cause: err });
+      if (sealed === null) for (const item of batch) item.reject(error);
+      else failBatch(sealed, error);
+      return;
+    }
+    client.release();
+    gate.batchDurable();
+    try {
+      apply(sealed.rows, false);
+    } catch (err) {
+      // Durable in the database but not in this process's index: later reads catch it up again.
+      warn(`The index could not take batch ${before + 1}–${sealed.seq} (${(err as Error).message}); it is read again from the database.`);
+      gate.forgetIndexed();
+    }
+    settleBatch(sealed, before);
+  };
+
+  const flush = async (): Promise<void> => {
+    while (queue.length > 0) {
+      const batch = queue;
+      queue = [];
+      await commit(batch);
+    }
+  };
+
+  const kick = (): void => {
+    if (flushing) return;
+    flushing = new Promise<void>((resolve) => {
+      // setImmediate lets every request that arrived in this turn join the transaction.
+      setImmediate(() => {
+        void flush().finally(() => {
+          flushing = null;
+          resolve();
+          if (queue.length > 0) kick();
+        });
+      });
+    });
+  };
+
+  const refuseIfCorrupt = (): void => {
+    if (corrupt !== null) throw corrupt;
+  };
+
+  let closing: Promise<void> | null = null;
+  return {
+    dataDir: cacheDir,
+    index,
+    pool,
+    tail: () => ({ seq: indexed.seq, hash: indexed.hash, recordedAt: indexed.recordedAt, size: 0 }),
+    append(unit: PendingEvent[], expect: readonly Expectation[] = []): Promise<AppendResult> {
+      if (closed) return Promise.reject(new AppError('store_closed', 'The server is shutting down; retry against another process.'));
+      if (unit.length === 0) return Promise.reject(new Error('an append needs at least one event'));
+      return new Promise<AppendResult>((resolve, reject) => {
+        queue.push({ unit, expect, resolve, reject });
+        kick();
+      });
+    },
+    async settled() {
+      refuseIfCorrupt();
+      // Another process may have acknowledged a write this one has not indexed: a read sees it.
+      let head: number;
+      try {
+        head = Number((await pool.query<{ seq: string }>('SELECT seq FROM gov_head WHERE id = 1')).rows[0]!.seq);
+      } catch (err) {
+        throw new AppError('store_unavailable', 'The database cannot be reached; try again.', { cause: err });
+      }
+      if (head > indexed.seq) await catchUp(pool, head);
+    },
+    indexedSeq: () => indexed.seq,
+    onIndexed(fn) {
+      listeners.add(fn);
+      return () => listeners.delete(fn);
+    },
+    indexStatus: (): IndexStatus => (corrupt === null ? { state: 'current', indexed_seq: indexed.seq, last_error: null } : { state: 'unavailable', indexed_seq: indexed.seq, last_error: corrupt.message }),
+    markIndexCorrupt(message) {
+      if (corrupt !== null) return;
+      // The index is this process's cache: a restart builds it again from the database.
+      corrupt = new AppError('index_unavailable', `This process's index is damaged (${message}); every acknowledged event is safe in the database. Restart this gov serve process; other processes answer meanwhile.`);
+      warn(corrupt.message);
+      index.detach(corrupt);
+    },
+    rebuilt: async () => corrupt === null,
+    stream: (id) => gate.indexedStream(id),
+    close() {
+      closing ??= (async () => {
+        closed = true;
+        while (flushing) await flushing;
+        await catchingUp;
+        const l = listener;
+        listener = null;
+        await l?.end().catch(() => {});
+        await pool.end().catch(() => {});
+        index.close();
+        if (ownsCacheDir) rmSync(cacheDir, { recursive: true, force: true });
+      })();
+      return closing;
+    },
+  };
+}
+
+/** A fresh index in `path` with every event of the database's log, read in pages. */
+async function loadIndex(pool: pg.Pool, path: string): Promise<ReturnType<typeof openIndexDb>> {
+  const index = openIndexDb(path, EXTRA_PROJECTIONS);
+  try {
+    beginBulkLoad(index);
+    let after = 0;
+    for (;;) {
+      const { rows } = await pool.query<{ seq: string; line: string }>('SELECT seq, line FROM gov_events WHERE seq > $1 ORDER BY seq LIMIT $2', [after, PAGE * 4]);
+      if (rows.length === 0) break;
+      const batch = rows.map(({ line }) => ({ event: JSON.parse(line) as StoredEvent, line }));
+      for (const { event } of batch) {
+        if (event.seq !== ++after) throw new AppError('store_corrupt', `The database's log has seq ${event.seq} where ${after} was expected; run gov events verify --database-url.`);
+      }
+      index.applyBatch(batch, 0);
+    }
+    endBulkLoad(index);
+    return index;
+  } catch (err) {
+    index.close();
+    throw err;
+  }
+}
