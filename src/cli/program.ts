@@ -3,6 +3,7 @@
 import { Command } from 'commander';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { AppError } from '../errors.ts';
 import { VERSION } from '../version.ts';
 import type { CliIo, CommandResult } from './io.ts';
 import { render } from './render.ts';
@@ -13,6 +14,7 @@ export type ProgramState = { exitCode: 0 | 1; json?: boolean };
 // Command modules load on use: `gov preview start` should not pay for the MCP SDK or the smoke suite.
 const preview = () => import('./commands/preview.ts');
 const store = () => import('./commands/store.ts');
+const hosted = () => import('./commands/hosted.ts');
 
 function examples(...lines: string[]): string {
   return `\nExamples:\n${lines.map((l) => `  $ ${l}`).join('\n')}\n`;
@@ -79,9 +81,61 @@ export function createProgram(io: CliIo, state: ProgramState): Command {
     .command('verify')
     .description('check the event log (every line a whole event envelope, seq gapless, hash chain recomputes, no torn tail) and the index beside it, read-only (integrity_check, every row byte for byte with the log, its meta); exit 1 with the first bad seq and byte, the index\'s first bad seq and column, or the byte start-up would cut from')
     .option('--data-dir <dir>', 'data dir (default .gov-preview/ or $GOV_DATA_DIR)')
+    .option('--database-url <url>', 'verify a hosted store instead: its PostgreSQL log and head row (or $GOV_DATABASE_URL with --hosted)')
+    .option('--hosted', 'verify the hosted store of $GOV_DATABASE_URL')
     .option('--json', 'machine output')
-    .addHelpText('after', examples('gov events verify', 'gov events verify --data-dir /tmp/gov --json'))
-    .action(async (opts) => finish((await store()).eventsVerify(opts, io), opts.json));
+    .addHelpText('after', examples('gov events verify', 'gov events verify --data-dir /tmp/gov --json', 'gov events verify --database-url postgres://gov@127.0.0.1:5432/gov'))
+    .action(async (opts) => {
+      if (opts.databaseUrl !== undefined || opts.hosted === true) {
+        if (opts.dataDir !== undefined) throw new AppError('usage_error', '--data-dir verifies a preview and --database-url a hosted store; give one.');
+        return finish(await (await hosted()).eventsVerifyDatabase(opts, io), opts.json);
+      }
+      return finish((await store()).eventsVerify(opts, io), opts.json);
+    });
+
+  program
+    .command('serve')
+    .description('run the hosted service on PostgreSQL: OIDC bearer tokens, any number of processes on one database (run gov db migrate first; TLS ends at a proxy in front; docs/hosting.md)')
+    .option('--database-url <url>', 'the PostgreSQL database (default $GOV_DATABASE_URL)')
+    .option('--host <addr>', 'address to bind (0.0.0.0 for every interface)', '127.0.0.1')
+    .option('--port <n>', 'port to listen on (0 takes a free port)', '8080')
+    .option('--issuer <url>', 'OIDC: the exact iss of accepted tokens (default $GOV_OIDC_ISSUER)')
+    .option('--audience <aud>', 'OIDC: the aud accepted tokens carry (default $GOV_OIDC_AUDIENCE)')
+    .option('--jwks-url <url>', 'OIDC: the identity provider\'s JWKS URL (default $GOV_OIDC_JWKS_URL)')
+    .option('--jwks-file <file>', 'OIDC: a JWKS document on disk instead (default $GOV_OIDC_JWKS_FILE)')
+    .option('--algorithms <a,b>', 'allowed JWS algorithms (default RS256,PS256,ES256,EdDSA; never none or HS*)', (v: string) => v.split(','))
+    .option('--tenant-claim <name>', 'claim naming the tenant(s) a token grants', 'gov_tenant')
+    .option('--workspace-claim <name>', 'claim naming the workspace(s) a token grants (absent: all of its tenants\')', 'gov_workspace')
+    .option('--roles-claim <name>', 'claim (or dotted path, e.g. realm_access.roles) holding the team roles', 'gov_roles')
+    .option('--operator-role <name>', 'roles-claim value that makes a token the operator transport', 'gov_operator')
+    .option('--config <file>', 'configuration JSON ({"quota": {...}}), as gov preview start takes')
+    .option('--cache-dir <dir>', 'where this process keeps its index (default: a fresh temporary directory)')
+    .option('--json', 'print one JSON line {base_url, database, pid, events, issuer} once listening')
+    .addHelpText('after', examples(
+      'GOV_DATABASE_URL=postgres://gov@db:5432/gov gov serve --host 0.0.0.0 --port 8080 --issuer https://login.example.com/realms/acme --audience gov-api --jwks-url https://login.example.com/realms/acme/protocol/openid-connect/certs',
+      'gov serve --database-url postgres://postgres@127.0.0.1:5432/gov --issuer https://idp.test --audience gov --jwks-file jwks.json --port 0 --json',
+    ))
+    .action(async (opts) => {
+      const result = await (await hosted()).serve(opts, io);
+      state.exitCode = result.exitCode;
+    });
+
+  const dbCmd = program.command('db').description('the hosted store\'s database: schema migrations, importing a preview');
+  dbCmd
+    .command('migrate')
+    .description('apply gov\'s schema migrations to the PostgreSQL database (idempotent; two runs at once wait for each other)')
+    .option('--database-url <url>', 'the PostgreSQL database (default $GOV_DATABASE_URL)')
+    .option('--json', 'machine output')
+    .addHelpText('after', examples('gov db migrate --database-url postgres://gov@127.0.0.1:5432/gov'))
+    .action(async (opts) => finish(await (await hosted()).dbMigrate(opts, io), opts.json));
+  dbCmd
+    .command('import')
+    .description('copy a preview\'s event log (byte for byte: same seqs, hashes, Merkle root) and its signing keys into an empty hosted store, checking every line as gov events verify does; a bad line stops it with its seq and nothing imported (stop the preview first)')
+    .option('--from-data-dir <dir>', 'the preview\'s data dir')
+    .option('--database-url <url>', 'the PostgreSQL database, migrated and empty (default $GOV_DATABASE_URL)')
+    .option('--json', 'machine output')
+    .addHelpText('after', examples('gov db import --from-data-dir .gov-preview --database-url postgres://gov@127.0.0.1:5432/gov'))
+    .action(async (opts) => finish(await (await hosted()).dbImport(opts, io), opts.json));
 
   program
     .command('store')

@@ -12,6 +12,7 @@ import { Hono, type MiddlewareHandler } from 'hono';
 import { AppError } from '../errors.ts';
 import type { AppEnv } from './env.ts';
 import { requireAuth, requireCustomerWrite } from './middleware/auth.ts';
+import { requireOidc } from './middleware/oidc-auth.ts';
 import { forgeAuth, type ForgeAuth } from './middleware/forge-auth.ts';
 import { forgeErrors } from './middleware/forge-errors.ts';
 import { loopbackGuard } from './middleware/loopback-guard.ts';
@@ -75,9 +76,11 @@ export function createApp(deps: AppDeps, routes: readonly Route[] = ROUTES): Hon
   };
 
   app.use('*', requestContext(deps.newRequestId, deps.access));
-  app.use('*', loopbackGuard(deps.port));
+  // The preview answers loopback Hosts only (DNS rebinding); the hosted service sits behind a proxy
+  // and its callers send bearer tokens, never ambient credentials.
+  if (deps.hosted === undefined) app.use('*', loopbackGuard(deps.port));
   for (const route of routes) if (route.access === 'public') mount(route);
-  app.use('/v1/*', requireAuth(deps.transportOf, cookies));
+  app.use('/v1/*', deps.hosted === undefined ? requireAuth(deps.transportOf, cookies) : requireOidc(deps.hosted.oidc));
   for (const route of routes) if (route.access !== 'public') mount(route);
 
   app.notFound((c) => problemResponse(c, new AppError('route_not_found', `There is no route ${c.req.method} ${c.req.path}; GET /health lists every route.`)));

@@ -10,6 +10,7 @@ import type { ConsoleSessions } from './console-sessions.ts';
 import type { OpenApiDocument } from './openapi.ts';
 import type { TransportOf } from './middleware/auth.ts';
 import type { QuerySpec } from './query-params.ts';
+import type { OidcVerifier } from './oidc.ts';
 
 export type RouteClass = 'live' | 'preview' | 'target';
 export type RouteAccess = 'public' | 'read' | 'write' | 'admin';
@@ -89,6 +90,11 @@ export type AppDeps = ServiceDeps & {
   consoleDir: string;
   /** The console's login codes and cookie sessions (memory only: they die with the run). */
   consoleSessions: ConsoleSessions;
+  /**
+   * Set in the hosted service (gov serve): callers authenticate with OIDC bearer tokens verified
+   * here instead of the run's tokens, and any Host may reach it (TLS ends at the proxy in front).
+   */
+  hosted?: { oidc: OidcVerifier };
 };
 
 export type RouteDeps = AppDeps & {

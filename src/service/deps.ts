@@ -30,4 +30,9 @@ export type ServiceDeps = {
   clock: () => Date;
   /** Makes a fresh id with the given prefix, e.g. newId('evt') → evt_…; counters in tests. */
   newId: (prefix: string) => string;
+  /**
+   * 'verified' in the hosted service (callers are authenticated by OIDC tokens), 'asserted' in the
+   * preview (its tokens name a transport, and actors are what callers say): answers state which.
+   */
+  identities?: 'asserted' | 'verified';
 };

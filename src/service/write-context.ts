@@ -2,6 +2,7 @@
 // the Idempotency-Key, the canonical fingerprint of the request (for replay comparison) and the
 // version the caller's If-Match names.
 import { transportPrincipal, type Actor, type EventDraft, type Scope, type Transport } from '../domain/event.ts';
+import type { TeamRole } from '../domain/governance/team.ts';
 import type { PendingEvent } from '../store/event-log.ts';
 
 export type WriteContext = {
@@ -20,6 +21,11 @@ export type WriteContext = {
   requestSha256: string | null;
   /** The aggregate version the write is conditional on (If-Match: "<version>"); null without one. */
   ifMatch: number | null;
+  /**
+   * The caller a verified token names (the hosted service): `principal` is its actor, and decisions
+   * read its roles from the token, not from the recorded team. Absent in the preview.
+   */
+  verified?: { actor: Actor; roles: readonly TeamRole[] };
 };
 
 /** What a write decides about one of its events; the envelope's other members come from the context. */

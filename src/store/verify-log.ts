@@ -115,12 +115,13 @@ const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
  * one well-formed event against the ones before it, `end` whether the log ends inside a unit, and
  * `root` is the RFC 9162 root over every event_hash checked (as receipts compute it).
  */
-export function chainChecker(): { next(event: StoredEvent, offset: number | null): Finding | null; end(count: number): Finding | null; seq(): number; root(): string } {
+export function chainChecker(): { next(event: StoredEvent, offset: number | null): Finding | null; end(count: number): Finding | null; seq(): number; lastHash(): string; root(): string } {
   const chain: Chain = { seq: 0, prev: ZERO_HASH, recordedAt: Number.NEGATIVE_INFINITY, unit: null, hashes: [] };
   return {
     next: (event, offset) => checkChain(event, offset, chain),
     end: (count) => (chain.unit === null ? null : { code: 'unit_incomplete', seq: count, offset: null, detail: 'the log ends inside a multi-event unit' }),
     seq: () => chain.seq,
+    lastHash: () => chain.prev,
     root: () => hashChainRoot(chain.hashes),
   };
 }

@@ -83,7 +83,7 @@ export async function previewStop(options: { dataDir?: string }, io: CliIo): Pro
  * Access lines are collected and written once per event-loop turn: stdout and stderr are
  * synchronous on files and pipes, and a write per request would cost more than the request.
  */
-function batchedLines(write: (text: string) => void): (line: string) => void {
+export function batchedLines(write: (text: string) => void): (line: string) => void {
   let pending: string[] = [];
   return (line) => {
     if (pending.length === 0) {

@@ -1508,7 +1508,10 @@ export type Export = {
  */
 export type Health = {
   status: 'ok' | 'degraded';
-  mode: 'preview';
+  /**
+   * preview: gov preview start (loopback, per-run tokens); hosted: gov serve (PostgreSQL, OIDC bearer tokens).
+   */
+  mode: 'preview' | 'hosted';
   release_label: string;
   routes: {
     method: string;

@@ -84,6 +84,19 @@ export function memberIdOf(actor: Actor): string {
   return actor.id;
 }
 
+/**
+ * The team as the hosted service decides with it: the caller's roles are the ones its verified token
+ * carries (the identity provider's RBAC), in place of whatever the log recorded for it. Every other
+ * member stays as recorded.
+ */
+export function withVerifiedCaller(team: Team | undefined, actor: Actor, roles: readonly TeamRole[], at: string): Team {
+  const base: Team = team ?? { bootstrapped_at: null, members: {}, invites: {}, last_seq: 0 };
+  const id = memberIdOf(actor);
+  const recorded = base.members[id];
+  const member: TeamMember = { ...(recorded ?? { source: 'invite', joined_at: at }), member_id: id, actor, roles: sortRoles(roles) };
+  return { ...base, members: { ...base.members, [id]: member } };
+}
+
 export function rolesOf(team: Team | undefined, actor: Actor): TeamRole[] {
   const member = team?.members[memberIdOf(actor)];
   return member !== undefined && sameActor(member.actor, actor) ? [...member.roles] : [];

@@ -2,15 +2,14 @@
 // position and the clock's now. The rules live in src/service/governance/dashboard-service.ts.
 // Reading it is not access-logged (GOVERNANCE J lists the reads that are).
 import type { Context } from 'hono';
-import { transportPrincipal } from '../../domain/event.ts';
 import { readDashboard } from '../../service/governance/dashboard-service.ts';
 import { readContext } from '../../service/governance/refusals.ts';
 import type { AppEnv } from '../env.ts';
 import type { Route } from '../route-spec.ts';
+import { callerOf } from '../write-context.ts';
 
 function readCtx(c: Context<AppEnv>) {
-  const transport = c.var.transport ?? 'customer';
-  return readContext(c.var.scope, { transport, principal: transportPrincipal(transport) });
+  return readContext(c.var.scope, callerOf(c));
 }
 
 export const DASHBOARD_ROUTES: Route[] = [

@@ -5,7 +5,6 @@
 // chunk at a time, and a client that goes away stops the reading. The rules live in
 // src/service/governance/access-log-service.ts and exports-service.ts.
 import type { Context } from 'hono';
-import { transportPrincipal } from '../../domain/event.ts';
 import { ACCESS_LOG_PAGE, readAccessLog } from '../../service/governance/access-log-service.ts';
 import { EXPORT_KINDS, exportKind, type JsonExport, type JsonlExport } from '../../service/governance/exports-service.ts';
 import { readContext } from '../../service/governance/refusals.ts';
@@ -13,6 +12,7 @@ import type { AppEnv } from '../env.ts';
 import { readQuery, type QuerySpec } from '../query-params.ts';
 import { P } from '../responses.ts';
 import type { Route } from '../route-spec.ts';
+import { callerOf } from '../write-context.ts';
 
 const ACTIONS = ['viewed', 'viewed_raw', 'exported', 'created', 'changed', 'approved', 'rejected', 'invited', 'revoked', 'attempted'] as const;
 
@@ -34,8 +34,7 @@ export const EXPORT_QUERY = {
 
 /** The context of a read: its access-log entries name the transport's principal. */
 function readCtx(c: Context<AppEnv>) {
-  const transport = c.var.transport ?? 'customer';
-  return readContext(c.var.scope, { transport, principal: transportPrincipal(transport) });
+  return readContext(c.var.scope, callerOf(c));
 }
 
 const encoder = new TextEncoder();

@@ -18,8 +18,7 @@ import { readQuery, type QuerySpec } from '../query-params.ts';
 import { requirePathId } from '../request-input.ts';
 import { P } from '../responses.ts';
 import type { Route } from '../route-spec.ts';
-import { etagOf, writeContextOf } from '../write-context.ts';
-import { transportPrincipal } from '../../domain/event.ts';
+import { callerOf, etagOf, writeContextOf } from '../write-context.ts';
 
 const TIERS = ['minimal', 'limited', 'high', 'prohibited'] as const;
 const ROLES = ['owner', 'admin', 'governance_reviewer', 'accountable_executive', 'contributor', 'auditor', 'agent'] as const;
@@ -49,8 +48,7 @@ export const REVIEW_QUERY = {
 
 /** The context of a governance read: its access-log entries name the transport's principal. */
 function readCtx(c: Context<AppEnv>) {
-  const transport = c.var.transport ?? 'customer';
-  return readContext(c.var.scope, { transport, principal: transportPrincipal(transport) });
+  return readContext(c.var.scope, callerOf(c));
 }
 
 const id = (c: Context<AppEnv>, name: string, what: string) => requirePathId(c.req.param(name) ?? '', what);

@@ -2,7 +2,9 @@
 // operator token it adds store detail. Never tokens, key material or paths of secrets.
 // GET /openapi.json: the OpenAPI 3.1 document built from the same declarations and from schemas/.
 // Both are public (docs/contract.md §2).
-import type { Route } from '../route-spec.ts';
+import type { Context } from 'hono';
+import type { AppEnv } from '../env.ts';
+import type { Route, RouteDeps } from '../route-spec.ts';
 import { RELEASE_LABEL, VERSION } from '../../version.ts';
 
 export const PUBLIC_ROUTES: Route[] = [
@@ -10,16 +12,16 @@ export const PUBLIC_ROUTES: Route[] = [
     method: 'GET', path: '/health', status: 'live', access: 'public', scoped: false,
     summary: 'Sanitized health; detail with the operator token.', readme: 'sanitized without a token; detail with the operator token',
     responses: { 200: 'api/health.json' },
-    handler: (c, deps) => {
+    handler: async (c, deps) => {
       const index = deps.store.indexStatus();
       const body: Record<string, unknown> = {
         // Degraded while reads of the index are refused (writes still land in the log).
         status: index.state === 'failing' || index.state === 'unavailable' ? 'degraded' : 'ok',
-        mode: 'preview',
+        mode: deps.hosted === undefined ? 'preview' : 'hosted',
         release_label: RELEASE_LABEL,
         routes: deps.routes.map((r) => ({ method: r.method, path: r.path, status: r.status })),
       };
-      if (deps.transportOf(c.req.header('authorization')) === 'operator' || deps.consoleSessions.fromRequest(c) !== null) {
+      if (await isOperator(c, deps)) {
         const tail = deps.store.tail();
         body.detail = {
           event_count: tail.seq,
@@ -44,3 +46,12 @@ export const PUBLIC_ROUTES: Route[] = [
     handler: (c, deps) => c.json(deps.openApi()),
   },
 ];
+
+/** The detail is for operators: the preview's operator token or console session, a hosted token with the operator role. */
+async function isOperator(c: Context<AppEnv>, deps: RouteDeps): Promise<boolean> {
+  if (deps.hosted !== undefined) {
+    if (c.req.header('authorization') === undefined) return false;
+    return deps.hosted.oidc.verify(c.req.header('authorization')).then((v) => v.operator, () => false);
+  }
+  return deps.transportOf(c.req.header('authorization')) === 'operator' || deps.consoleSessions.fromRequest(c) !== null;
+}

@@ -4,7 +4,6 @@
 // src/domain/governance/incidents.ts; the service reads and appends
 // (src/service/governance/incidents-service.ts).
 import type { Context } from 'hono';
-import { transportPrincipal } from '../../domain/event.ts';
 import { INCIDENT_CREATE_SCHEMA, INCIDENT_PATCH_SCHEMA, INCIDENT_STATUSES, SEVERITIES } from '../../domain/governance/incidents.ts';
 import {
   getIncident, listIncidents, logIncident, updateIncident, type IncidentCreateBody, type IncidentPatchBody,
@@ -16,7 +15,7 @@ import { readQuery, type QuerySpec } from '../query-params.ts';
 import { requirePathId } from '../request-input.ts';
 import { P } from '../responses.ts';
 import type { Route } from '../route-spec.ts';
-import { etagOf, writeContextOf } from '../write-context.ts';
+import { callerOf, etagOf, writeContextOf } from '../write-context.ts';
 
 export const INCIDENT_QUERY = {
   status: { schema: { type: 'string', enum: INCIDENT_STATUSES }, description: 'Only incidents with this status.' },
@@ -28,8 +27,7 @@ export const INCIDENT_QUERY = {
 
 /** The context of a read: its access-log entries (a denial) name the transport's principal. */
 function readCtx(c: Context<AppEnv>) {
-  const transport = c.var.transport ?? 'customer';
-  return readContext(c.var.scope, { transport, principal: transportPrincipal(transport) });
+  return readContext(c.var.scope, callerOf(c));
 }
 
 const incidentId = (c: Context<AppEnv>) => requirePathId(c.req.param('incident_id') ?? '', 'incident');

@@ -4,7 +4,6 @@
 // the item's version). The rules live in src/domain/governance/regulatory.ts; the service reads and
 // appends (src/service/governance/regulatory-service.ts).
 import type { Context } from 'hono';
-import { transportPrincipal } from '../../domain/event.ts';
 import { POSTURE_PATCH_SCHEMA } from '../../domain/governance/regulatory.ts';
 import { readContext } from '../../service/governance/refusals.ts';
 import { listProfiles, readPosture, updatePosture, type PostureBody } from '../../service/governance/regulatory-service.ts';
@@ -13,7 +12,7 @@ import { readQuery, type QuerySpec } from '../query-params.ts';
 import { requirePathId } from '../request-input.ts';
 import { P } from '../responses.ts';
 import type { Route } from '../route-spec.ts';
-import { etagOf, writeContextOf } from '../write-context.ts';
+import { callerOf, etagOf, writeContextOf } from '../write-context.ts';
 
 export const POSTURE_QUERY = {
   profile_id: {
@@ -32,8 +31,7 @@ export const POSTURE_QUERY = {
 
 /** The context of a read: its access-log entries (a denial) name the transport's principal. */
 function readCtx(c: Context<AppEnv>) {
-  const transport = c.var.transport ?? 'customer';
-  return readContext(c.var.scope, { transport, principal: transportPrincipal(transport) });
+  return readContext(c.var.scope, callerOf(c));
 }
 
 export const REGULATORY_ROUTES: Route[] = [

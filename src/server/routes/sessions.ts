@@ -5,7 +5,6 @@
 // live in src/domain/governance/provenance.ts; the service reads and appends
 // (src/service/governance/sessions-service.ts).
 import type { Context } from 'hono';
-import { transportPrincipal } from '../../domain/event.ts';
 import type { SessionBindBody } from '../../domain/governance/provenance.ts';
 import { readContext } from '../../service/governance/refusals.ts';
 import { bindSession, sessionProvenance } from '../../service/governance/sessions-service.ts';
@@ -13,12 +12,11 @@ import type { AppEnv } from '../env.ts';
 import { requirePathId } from '../request-input.ts';
 import { P } from '../responses.ts';
 import type { Route } from '../route-spec.ts';
-import { writeContextOf } from '../write-context.ts';
+import { callerOf, writeContextOf } from '../write-context.ts';
 
 /** The context of a read: its access-log entries name the transport's principal. */
 function readCtx(c: Context<AppEnv>) {
-  const transport = c.var.transport ?? 'customer';
-  return readContext(c.var.scope, { transport, principal: transportPrincipal(transport) });
+  return readContext(c.var.scope, callerOf(c));
 }
 
 export const SESSION_ROUTES: Route[] = [

@@ -1,12 +1,11 @@
 // Vendors (docs/governance/vendors.md): the questionnaire, an assessment (vendor.assessed, with its
 // derived points, findings, vendor_maturity and valid_until) and the vendor as last assessed.
-import { transportPrincipal } from '../../domain/event.ts';
 import { readContext } from '../../service/governance/refusals.ts';
 import { assessVendorAnswers, getVendor, vendorQuestions, type VendorBody } from '../../service/governance/vendors-service.ts';
 import { requirePathId } from '../request-input.ts';
 import { P } from '../responses.ts';
 import type { Route } from '../route-spec.ts';
-import { etagOf, writeContextOf } from '../write-context.ts';
+import { callerOf, etagOf, writeContextOf } from '../write-context.ts';
 
 export const VENDOR_ROUTES: Route[] = [
   {
@@ -35,8 +34,7 @@ export const VENDOR_ROUTES: Route[] = [
     summary: 'A vendor as last assessed, with expired computed now (ETag: its version).', readme: 'the latest assessment; `expired` after `valid_until`',
     responses: { 200: 'api/vendor.json', 404: P }, etag: 'read',
     handler: async (c, deps) => {
-      const transport = c.var.transport ?? 'customer';
-      const { view, version } = await getVendor(deps, readContext(c.var.scope, { transport, principal: transportPrincipal(transport) }), requirePathId(c.req.param('vendor_id') ?? '', 'vendor'));
+      const { view, version } = await getVendor(deps, readContext(c.var.scope, callerOf(c)), requirePathId(c.req.param('vendor_id') ?? '', 'vendor'));
       c.header('ETag', etagOf(version));
       return c.json(view);
     },

@@ -37,10 +37,12 @@ const TRUST_BASES: readonly TrustBasis[] = ['asserted', 'sanitized', 'reviewed',
 const CLOCK_SOON_DAYS = 7;
 const VENDOR_SOON_DAYS = 30;
 
+const IDENTITY_NON_CLAIM = 'Identities are asserted by the caller in the preview: roles and actors are the ones callers gave, not people the service authenticated.';
+
 export const DASHBOARD_NON_CLAIMS = [
   'The counts describe what was recorded in this service up to as_of_seq, folded by its rules and read at as_of; they do not describe the real-world state of the systems, vendors or incidents.',
   POSTURE_NON_CLAIM,
-  'Identities are asserted by the caller in the preview: roles and actors are the ones callers gave, not people the service authenticated.',
+  IDENTITY_NON_CLAIM,
   CLOCK_NON_CLAIM,
 ];
 
@@ -218,6 +220,7 @@ export async function readDashboard(deps: ServiceDeps, ctx: WriteContext) {
     posture,
     vendors: cut.vendors,
     evidence: cut.evidence,
-    non_claims: DASHBOARD_NON_CLAIMS,
+    // The hosted service authenticates its callers: no identity non-claim there.
+    non_claims: deps.identities === 'verified' ? DASHBOARD_NON_CLAIMS.filter((c) => c !== IDENTITY_NON_CLAIM) : DASHBOARD_NON_CLAIMS,
   };
 }

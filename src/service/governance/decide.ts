@@ -2,6 +2,7 @@
 // the request answers first; otherwise `decide` reads the aggregates it needs and returns the
 // events to append with the stream versions it read, and the append runs under those expectations
 // (If-Match checked against the named stream). A concurrent write to a stream read → decided again.
+import { withVerifiedCaller, type Team } from '../../domain/governance/team.ts';
 import type { Expectation } from '../../store/expectations.ts';
 import type { AppendResult, PendingEvent } from '../../store/event-log.ts';
 import type { ServiceDeps } from '../deps.ts';
@@ -42,4 +43,13 @@ export async function decideAndAppend(deps: ServiceDeps, ctx: WriteContext, deci
 export function binding(result: AppendResult, index = 0): { event_id: string; seq: number; event_hash: string } {
   const e = result.events[index]!;
   return { event_id: e.event_id, seq: e.seq, event_hash: e.event_hash };
+}
+
+/**
+ * The team a decision of the caller is checked against (SoD, who manages the team, who reviews):
+ * the recorded one, with the caller's roles taken from its verified token in the hosted service.
+ */
+export function decidingTeam(deps: ServiceDeps, ctx: WriteContext): Team | undefined {
+  const team = deps.gov.team(ctx.scope.tenant_id);
+  return ctx.verified === undefined ? team : withVerifiedCaller(team, ctx.verified.actor, ctx.verified.roles, deps.clock().toISOString());
 }

@@ -13,7 +13,7 @@ import { refuse, showActor, type Refusal } from '../../domain/governance/types.t
 import { teamStream } from '../../domain/streams.ts';
 import type { ServiceDeps } from '../deps.ts';
 import { pendingEvent, type WriteContext } from '../write-context.ts';
-import { decideAndAppend } from './decide.ts';
+import { decideAndAppend, decidingTeam } from './decide.ts';
 import { accessEvent, deny, notInScope } from './refusals.ts';
 
 type Json = Parameters<typeof pendingEvent>[2]['payload'][string];
@@ -34,7 +34,7 @@ export async function reviewEvidence(deps: ServiceDeps, ctx: WriteContext, artif
   const result = await decideAndAppend(deps, ctx, async () => {
     const holders = deps.gov.artifactHolders(ctx.scope, artifactId);
     if (holders.length === 0) return notInScope(deps, ctx, actor, { type: 'evidence', id: artifactId }, 'evidence artifact');
-    const refused = checkReviewer(actor, rolesOf(deps.gov.team(ctx.scope.tenant_id), actor));
+    const refused = checkReviewer(actor, rolesOf(decidingTeam(deps, ctx), actor));
     if (refused) return deny(deps, ctx, actor, { type: 'evidence', id: artifactId }, refused, body.decision === 'accept' ? 'approved' : 'rejected');
     const payload = {
       artifact_id: artifactId,

@@ -233,7 +233,7 @@ function foldedRecords(deps: ServiceDeps, kind: Exclude<ExportKind, 'risk' | 'in
     case 'assets':
       return assetStates(cut).map((a) => assetView(a, cut.now, policy));
     case 'approvals':
-      return approvals(cut).map((a) => approvalView(a, cut.now));
+      return approvals(cut).map((a) => approvalView(a, cut.now, deps.identities));
     case 'posture':
       return postureItems(cut);
     case 'vendors':
@@ -367,7 +367,8 @@ export async function exportKind(deps: ServiceDeps, ctx: WriteContext, kind: str
       as_of: cut.asOf,
       last_seq: lastScopeSeqAt(deps.store.index.db, ctx.scope, cut.readAt, cut.asOf),
       scope: { tenant_id: ctx.scope.tenant_id, workspace_id: ctx.scope.workspace_id, project_id: ctx.scope.project_id },
-      non_claims: [EXPORT_NON_CLAIM, ...(KIND_NON_CLAIMS[kind] ?? [])],
+      // The hosted service authenticates its callers: no identity non-claim there.
+      non_claims: [EXPORT_NON_CLAIM, ...(KIND_NON_CLAIMS[kind] ?? []).filter((c) => c !== IDENTITY_NON_CLAIM || deps.identities !== 'verified')],
     };
     let out: JsonExport | JsonlExport;
     if (format === 'json') {

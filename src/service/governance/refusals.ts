@@ -35,6 +35,6 @@ export function notInScope(deps: ServiceDeps, ctx: WriteContext, actor: Actor, r
 }
 
 /** The read-only context of a governance read (for its access-log entries). */
-export function readContext(scope: Scope, ctx: Pick<WriteContext, 'transport' | 'principal'>): WriteContext {
-  return { scope, transport: ctx.transport, principal: ctx.principal, idempotencyKey: null, requestSha256: null, ifMatch: null };
+export function readContext(scope: Scope, ctx: Pick<WriteContext, 'transport' | 'principal' | 'verified'>): WriteContext {
+  return { scope, transport: ctx.transport, principal: ctx.principal, idempotencyKey: null, requestSha256: null, ifMatch: null, ...(ctx.verified === undefined ? {} : { verified: ctx.verified }) };
 }

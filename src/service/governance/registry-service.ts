@@ -11,7 +11,7 @@ import { sha256Hex } from '../../domain/canonical-json.ts';
 import { approvalStream, assetStream } from '../../domain/streams.ts';
 import type { ServiceDeps } from '../deps.ts';
 import { pendingEvent, type WriteContext } from '../write-context.ts';
-import { binding, decideAndAppend, type StreamRead } from './decide.ts';
+import { binding, decideAndAppend, decidingTeam, type StreamRead } from './decide.ts';
 import { accessEvent, deny, notInScope } from './refusals.ts';
 import { incidentTriggers } from './incidents-service.ts';
 import { assetVendorMaturity, vendorTriggers } from './vendors-service.ts';
@@ -142,7 +142,8 @@ export async function assetRisk(deps: ServiceDeps, ctx: WriteContext, assetId: s
 
 // ---- approvals ----
 
-export function approvalView(approval: Approval, now: Date) {
+/** `identities`: 'verified' in the hosted service, whose callers are authenticated (no identity non-claim then). */
+export function approvalView(approval: Approval, now: Date, identities: ServiceDeps['identities'] = 'asserted') {
   const { status, current_step } = approvalStatus(approval, now);
   const step = status === 'pending' ? currentStep(approval) : undefined;
   return {
@@ -150,7 +151,7 @@ export function approvalView(approval: Approval, now: Date) {
     status,
     current_step: current_step ?? null,
     assignee_role: step?.role ?? null,
-    non_claims: ['Identities are asserted by the caller in the preview: the trail proves which rule held for the named actors, not that different people acted.'],
+    non_claims: identities === 'verified' ? [] : ['Identities are asserted by the caller in the preview: the trail proves which rule held for the named actors, not that different people acted.'],
   };
 }
 
@@ -162,19 +163,19 @@ export function listApprovals(deps: ServiceDeps, scope: Scope, q: { status?: str
     ...(q.cursor ? { after: q.cursor } : {}), limit: limit + 1, now,
   });
   const page = rows.slice(0, limit);
-  return { approvals: page.map((a) => approvalView(a, now)), next_cursor: rows.length > limit ? page[page.length - 1]!.approval_id : null, as_of: now.toISOString() };
+  return { approvals: page.map((a) => approvalView(a, now, deps.identities)), next_cursor: rows.length > limit ? page[page.length - 1]!.approval_id : null, as_of: now.toISOString() };
 }
 
 export async function getApproval(deps: ServiceDeps, ctx: WriteContext, approvalId: string) {
   const approval = deps.gov.approval(ctx.scope, approvalId) ?? (await notInScope(deps, ctx, ctx.principal, { type: 'approval', id: approvalId }, 'approval'));
-  return { view: approvalView(approval, deps.clock()), version: deps.gov.streamVersion(approvalStream(ctx.scope, approvalId)) };
+  return { view: approvalView(approval, deps.clock(), deps.identities), version: deps.gov.streamVersion(approvalStream(ctx.scope, approvalId)) };
 }
 
 export async function decideApproval(deps: ServiceDeps, ctx: WriteContext, approvalId: string, body: DecisionBody & { actor?: Actor }) {
   const actor = body.actor ?? ctx.principal;
   const result = await decideAndAppend(deps, ctx, async () => {
     const approval = deps.gov.approval(ctx.scope, approvalId) ?? (await notInScope(deps, ctx, actor, { type: 'approval', id: approvalId }, 'approval'));
-    const checked = checkDecision(approval, body, actor, deps.gov.team(ctx.scope.tenant_id), deps.clock());
+    const checked = checkDecision(approval, body, actor, decidingTeam(deps, ctx), deps.clock());
     const action = body.decision === 'approve' ? 'approved' : body.decision === 'reject' ? 'rejected' : 'changed';
     if (!checked.ok) return deny(deps, ctx, actor, { type: 'approval', id: approvalId }, checked, action);
     const stream = approvalStream(ctx.scope, approvalId);
@@ -189,7 +190,7 @@ export async function decideApproval(deps: ServiceDeps, ctx: WriteContext, appro
     };
   });
   await deps.store.settled();
-  return { approval: approvalView(deps.gov.approval(ctx.scope, approvalId)!, deps.clock()), event: binding(result), replayed: result.replayed };
+  return { approval: approvalView(deps.gov.approval(ctx.scope, approvalId)!, deps.clock(), deps.identities), event: binding(result), replayed: result.replayed };
 }
 
 // ---- reviews ----

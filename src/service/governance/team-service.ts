@@ -13,13 +13,14 @@ import {
 import type { Checked } from '../../domain/governance/types.ts';
 import type { ServiceDeps } from '../deps.ts';
 import { pendingEvent, type WriteContext } from '../write-context.ts';
-import { binding, decideAndAppend, type Decision, type StreamRead } from './decide.ts';
+import { binding, decideAndAppend, decidingTeam, type Decision, type StreamRead } from './decide.ts';
 import { accessEvent, deny, type AccessAction, type Resource } from './refusals.ts';
 
 type Json = Parameters<typeof pendingEvent>[2]['payload'][string];
 
-function teamRead(deps: ServiceDeps, tenantId: string): { team: Team | undefined; read: StreamRead } {
-  const team = deps.gov.team(tenantId);
+function teamRead(deps: ServiceDeps, ctx: WriteContext): { team: Team | undefined; read: StreamRead } {
+  const tenantId = ctx.scope.tenant_id;
+  const team = decidingTeam(deps, ctx);
   const stream = teamStream(tenantId);
   return { team, read: { stream, version: deps.gov.streamVersion(stream), what: 'The team' } };
 }
@@ -32,7 +33,7 @@ export function teamView(deps: ServiceDeps, tenantId: string): { view: Record<st
   const invites = Object.values(team?.invites ?? {}).sort((a, b) => a.invite_id.localeCompare(b.invite_id))
     .map(({ token_sha256: _t, state: _s, ...invite }) => ({ ...invite, status: inviteStatus({ ...invite, token_sha256: '', state: _s }, now) }));
   return {
-    view: { tenant_id: tenantId, bootstrapped_at: team?.bootstrapped_at ?? null, members, invites, version: deps.gov.streamVersion(teamStream(tenantId)), non_claims: ['Identities are asserted by the caller in the preview: the team records who was named, not who acted.'] },
+    view: { tenant_id: tenantId, bootstrapped_at: team?.bootstrapped_at ?? null, members, invites, version: deps.gov.streamVersion(teamStream(tenantId)), non_claims: deps.identities === 'verified' ? [] : ['Identities are asserted by the caller in the preview: the team records who was named, not who acted.'] },
     version: deps.gov.streamVersion(teamStream(tenantId)),
   };
 }
@@ -43,7 +44,7 @@ async function teamWrite<P extends object>(
   check: (team: Team | undefined) => Checked<{ payload: P }>, options: { ifMatch?: boolean; deniedResource: Resource },
 ) {
   const result = await decideAndAppend(deps, ctx, async (): Promise<Decision> => {
-    const { team, read } = teamRead(deps, ctx.scope.tenant_id);
+    const { team, read } = teamRead(deps, ctx);
     const checked = check(team);
     if (!checked.ok) return deny(deps, ctx, actor, options.deniedResource, checked, action);
     const payload = checked.payload as unknown as { [key: string]: Json };

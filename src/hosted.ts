@@ -1,0 +1,120 @@
+// The hosted service's composition root (`gov serve`): the PostgreSQL store, its keys and
+// quarantine, OIDC bearer tokens in place of the run's tokens, and the same app and routes as the
+// preview except those that only make sense on one person's machine (the console's cookie sign-in)
+// or that carry their own credentials (the forge's token API). docs/hosting.md says how to run it.
+import { nanoid } from 'nanoid';
+import type { AddressInfo } from 'node:net';
+import { withQuota, type PreviewConfig } from './config.ts';
+import { loadPolicy, loadProfiles, loadQuestionnaire, loadSchemas, loadTemplates, appDepsOf } from './deps.ts';
+import { AppError } from './errors.ts';
+import type { SchemaRegistry } from './schema-registry.ts';
+import { createApp, type AppDeps } from './server/create-app.ts';
+import { createNodeServer } from './server/node-server.ts';
+import { createOidcVerifier, type OidcConfig } from './server/oidc.ts';
+import type { Route } from './server/route-spec.ts';
+import { ROUTES } from './server/route-table.ts';
+import type { ServiceDeps } from './service/deps.ts';
+import { quotaContext } from './service/quota/quota-context.ts';
+import { createGovernanceQueries } from './store/governance-queries.ts';
+import { loadOrCreatePgKeys, openPgQuarantine } from './store/pg/pg-files.ts';
+import { openPgStore } from './store/pg/pg-store.ts';
+import { createQueries } from './store/queries.ts';
+
+export type ServeConfig = {
+  databaseUrl: string;
+  host: string;
+  port: number;
+  oidc: OidcConfig;
+  /** The quota settings (the preview's config file shape); defaults otherwise. */
+  config?: PreviewConfig;
+  /** Where this process keeps its index (a fresh temporary directory by default). */
+  cacheDir?: string;
+};
+
+export type ServeOptions = {
+  clock?: () => Date;
+  warn?: (message: string) => void;
+  access?: (line: string) => void;
+  logError?: (line: string) => void;
+  registry?: SchemaRegistry;
+  onBatch?: (units: number, events: number) => void;
+};
+
+export type HostedHandle = { baseUrl: string; port: number; deps: AppDeps; stop(): Promise<void>; dropConnections(): void };
+
+/** What the hosted service does not serve: the console (a cookie sign-in on one machine) and the forge's API (its own tokens). */
+export function hostedRoutes(routes: readonly Route[] = ROUTES): Route[] {
+  return routes.filter((r) => r.forge === undefined && !r.path.startsWith('/console') && !r.path.startsWith('/v1/console'));
+}
+
+export async function startHosted(config: ServeConfig, options: ServeOptions = {}): Promise<HostedHandle> {
+  const warn = options.warn ?? ((m: string) => process.stderr.write(`warning: ${m}\n`));
+  const clock = options.clock ?? (() => new Date());
+  const registry = options.registry ?? loadSchemas();
+  const templates = loadTemplates(registry);
+  const regulatoryProfiles = loadProfiles(registry);
+  const oidc = createOidcVerifier(config.oidc, clock);
+  const store = await openPgStore({ databaseUrl: config.databaseUrl, clock, warn, ...(config.cacheDir ? { cacheDir: config.cacheDir } : {}), ...(options.onBatch ? { onBatch: options.onBatch } : {}) });
+  let boundPort = config.port;
+  const shutdown = new AbortController();
+  let deps: AppDeps;
+  try {
+    const service: ServiceDeps = {
+      store,
+      queries: createQueries(store.index.db),
+      gov: createGovernanceQueries(store.index.db),
+      riskPolicy: loadPolicy(registry),
+      regulatoryProfiles,
+      vendorQuestions: loadQuestionnaire(registry),
+      quarantine: openPgQuarantine(store.pool),
+      registry,
+      templates,
+      keys: await loadOrCreatePgKeys(store.pool),
+      clock,
+      newId: (prefix) => `${prefix}_${nanoid(21)}`,
+      identities: 'verified',
+    };
+    const quotaConfig = (config.config ?? withQuota()).quota;
+    deps = {
+      // No run tokens here: an Authorization header is an OIDC token, checked by the hosted auth.
+      ...appDepsOf(service, { tokens: { customer: nanoid(43), operator: nanoid(43) }, port: () => boundPort, quota: quotaContext(service, quotaConfig), stopping: shutdown.signal, ...(options.access ? { access: options.access } : {}), ...(options.logError ? { logError: options.logError } : {}) }),
+      transportOf: () => null,
+      hosted: { oidc },
+    };
+  } catch (err) {
+    await store.close();
+    throw err;
+  }
+  const app = createApp(deps, hostedRoutes());
+  const server = createNodeServer(app.fetch, deps);
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(config.port, config.host, () => resolve());
+    });
+  } catch (err) {
+    await store.close();
+    throw new AppError('cannot_bind', `Cannot listen on ${config.host}:${config.port} (${(err as Error).message}); choose another --port, or --port 0 for a free one.`, { cause: err });
+  }
+  boundPort = (server.address() as AddressInfo).port;
+  const baseUrl = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${boundPort}`;
+  let stopping: Promise<void> | null = null;
+  return {
+    baseUrl,
+    port: boundPort,
+    deps,
+    stop() {
+      stopping ??= (async () => {
+        shutdown.abort();
+        await new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          server.closeIdleConnections();
+        });
+        await store.close();
+      })();
+      return stopping;
+    },
+    dropConnections: () => server.closeAllConnections(),
+  };
+}
+
