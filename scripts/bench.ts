@@ -16,6 +16,7 @@ import { appendsSection } from './bench/sections/appends.ts';
 import { coldStartSection } from './bench/sections/cold-start.ts';
 import { consoleSection } from './bench/sections/console.ts';
 import { dashboardSection } from './bench/sections/dashboard.ts';
+import { hostedSection } from './bench/sections/hosted.ts';
 import { packetsSection } from './bench/sections/packets.ts';
 import { quotaSection } from './bench/sections/quota.ts';
 import { rebuildSection } from './bench/sections/rebuild.ts';
@@ -25,7 +26,7 @@ import { sanitizerSection } from './bench/sections/sanitizer.ts';
 import { searchSection } from './bench/sections/search.ts';
 import { timelineSection } from './bench/sections/timeline.ts';
 
-const SECTIONS: Section[] = [appendsSection, riskSection, timelineSection, searchSection, registrySection, rebuildSection, coldStartSection, packetsSection, quotaSection, sanitizerSection, dashboardSection, consoleSection];
+const SECTIONS: Section[] = [appendsSection, riskSection, timelineSection, searchSection, registrySection, rebuildSection, coldStartSection, packetsSection, quotaSection, sanitizerSection, dashboardSection, consoleSection, hostedSection];
 
 // Durability figures on a RAM disk would measure nothing: refuse tmpfs and ramfs (statfs magic numbers).
 const RAM_FILESYSTEMS = new Map([[0x01021994, 'tmpfs'], [0x858458f6, 'ramfs']]);

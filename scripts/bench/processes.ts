@@ -148,3 +148,38 @@ function tail(path: string): string {
     return '(no log)';
   }
 }
+
+/**
+ * `gov serve` (the hosted service) on a migrated PostgreSQL database, OIDC tokens checked against
+ * a JWKS file. Its pid is the serving process (bin/gov.js runs the code in-process), for cpuSeconds.
+ */
+export async function startHostedServe(name: string, options: { databaseUrl: string; issuer: string; audience: string; jwksFile: string }, logPath: string): Promise<ServerProcess> {
+  const args = [GOV_BIN, 'serve', '--database-url', options.databaseUrl, '--host', '127.0.0.1', '--port', '0', '--issuer', options.issuer, '--audience', options.audience, '--jwks-file', options.jwksFile, '--json'];
+  const { child, started, line } = spawnServer(name, args, logPath);
+  const info = JSON.parse(await line) as { base_url: string; pid: number };
+  return { name, baseUrl: info.base_url, pid: info.pid, tokens: null, spawnedAt: started, listenMs: performance.now() - started, logPath, stop: stopper(name, child) };
+}
+
+/** Runs a one-shot program (not node) to completion, bounded and tracked like runNode's children. */
+export function runProgram(command: string, args: string[], timeoutMs = 120_000): Promise<{ code: number | null; stdout: string; stderr: string; ms: number }> {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const child = spawn(command, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    live.add(child);
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.on('error', (err) => {
+      clearTimeout(timer);
+      live.delete(child);
+      reject(err);
+    });
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      live.delete(child);
+      resolve({ code, stdout, stderr, ms: performance.now() - started });
+    });
+  });
+}
