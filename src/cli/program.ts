@@ -228,6 +228,7 @@ export function createProgram(io: CliIo, state: ProgramState): Command {
     .option('--read-only', 'against --base-url: reads and shape checks only, no write request at all')
     .option('--allow-forge-writes', 'against --base-url: also write the forge quota rules, groups and data set (restored at the end); by default smoke writes only in its own smoke-<run id> tenants')
     .option('--grep <pattern>', 'run only the checks whose name matches this regular expression (case-insensitive)')
+    .option('--run-id <hex8>', 'the run id naming its tenants smoke-<id>, -b, -c (default: random); lets a hosted token be minted for them first')
     .option('--json', 'print one report {passed, failed, skipped, checks:[{name, route, status, detail}], run_id, writes}')
     .addHelpText('after', examples(
       'gov smoke',

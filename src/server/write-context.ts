@@ -21,7 +21,9 @@ export function writeContextOf(c: Context<AppEnv>, idempotencyRequired = false):
     ...caller,
     idempotencyKey,
     // Only a keyed request can be replayed, so only its fingerprint is worth the canonicalization.
-    requestSha256: idempotencyKey === null ? null : canonicalSha256Uri({ method: c.req.method, path: c.req.path, scope, body: body as never }),
+    // A verified caller is part of the request: another subject's request under the same key is a
+    // different one (422 idempotency_key_reused), never answered with someone else's write.
+    requestSha256: idempotencyKey === null ? null : canonicalSha256Uri({ method: c.req.method, path: c.req.path, scope, body: body as never, ...(caller.verified === undefined ? {} : { caller: caller.verified.actor }) }),
     ifMatch: readIfMatch(c),
   };
 }

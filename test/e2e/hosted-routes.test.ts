@@ -240,12 +240,8 @@ t.test('a valid token: /health by role, the token subject is the actor, a body n
   t.same([again.answer.status, again.answer.headers.get('idempotent-replayed'), again.answer.json?.event?.event_id], [200, 'true', first.answer.json.event.event_id], "alice's retry is a replay of her write");
   const byBob = await h.wrote(t, 'the same key and body by bob', [], keyed(bob));
   t.comment(`bob, same key and body: ${byBob.answer.status} replayed=${byBob.answer.headers.get('idempotent-replayed')} ${byBob.answer.text.slice(0, 300)}`);
-  t.not(
-    byBob.answer.headers.get('idempotent-replayed'),
-    'true',
-    "another token subject's request under the same key is not answered as a replay of alice's write",
-    { todo: 'BUG src/server/write-context.ts:24: requestSha256 fingerprints {method, path, scope, body} without the verified caller, so another subject is answered with alice\'s write as a replay' },
-  );
+  t.not(byBob.answer.headers.get('idempotent-replayed'), 'true', "another token subject's request under the same key is not answered as a replay of alice's write");
+  t.same([byBob.answer.status, byBob.answer.json?.code], [422, 'idempotency_key_reused'], "bob's request under alice's key is another request: the key is refused");
 
   // The operator transport reads, and is refused customer writes as in the preview.
   const opWrite = await h.wrote(t, 'POST /v1/tasks with an operator token', [], () => h.call('/v1/tasks', { token: operator, body: task('t-3') }));
@@ -321,9 +317,8 @@ t.test('roles from the token alone drive separation of duties on the approval fl
   t.same([retry.answer.status, retry.answer.headers.get('idempotent-replayed')], [200, 'true'], "the reviewer's retry is a replay");
   const replayed = await h.observe(keyedStep1(contributor));
   t.comment(`a contributor, the reviewer's key and body: ${replayed.answer.status} replayed=${replayed.answer.headers.get('idempotent-replayed')} wrote ${JSON.stringify(replayed.written.map((e) => [e.kind, e.payload.outcome]))}`);
-  const replayBug = "BUG src/server/write-context.ts:24: a replay's fingerprint omits the verified caller, so another subject's request under the same key replays the reviewer's decision (200) instead of meeting SoD";
-  t.same([replayed.answer.status, replayed.answer.json?.code], [403, 'role_required'], "a contributor reusing the reviewer's key and body is refused role_required", { todo: replayBug });
-  t.same(replayed.written.map((e) => [e.kind, e.payload.outcome, e.payload.code]), [['access.logged', 'denied', 'role_required']], 'and its denial is access-logged', { todo: replayBug });
+  t.same([replayed.answer.status, replayed.answer.json?.code], [422, 'idempotency_key_reused'], "a contributor reusing the reviewer's key and body sends another request under a used key: refused, never the reviewer's decision");
+  t.same(replayed.written, [], 'and nothing is written');
   await denied('SOD-4: the reviewer, now also an executive by token, decides step 2', reviewerAsExec, 2, 409, 'one_person_one_step');
   await denied('SOD-5: the asset owner decides the last step', owner, 2, 403, 'owner_cannot_finalise');
   await denied('SOD-3: a reviewer-only token at step 2', await h.idp.mint({ sub: 'user_ravi', gov_roles: ['governance_reviewer'] }), 2, 403, 'role_required');

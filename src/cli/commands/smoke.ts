@@ -16,7 +16,7 @@ import { runSmoke } from '../../smoke/runner.ts';
 import { readSmokeTokenFile } from '../../smoke/target.ts';
 import type { CliIo, CommandResult } from '../io.ts';
 
-export type SmokeOptions = { baseUrl?: string; tokenFile?: string; json?: boolean; grep?: string; readOnly?: boolean; allowForgeWrites?: boolean };
+export type SmokeOptions = { baseUrl?: string; tokenFile?: string; json?: boolean; grep?: string; readOnly?: boolean; allowForgeWrites?: boolean; runId?: string };
 
 export async function smokeCommand(options: SmokeOptions, io: CliIo): Promise<CommandResult> {
   const grep = parseGrep(options.grep);
@@ -45,13 +45,23 @@ export async function smokeCommand(options: SmokeOptions, io: CliIo): Promise<Co
   const progress = io.isTty ? (done: number, total: number, name: string) => io.stderr(`\r\x1b[K[${done + 1}/${total}] ${name.slice(0, 100)}`) : undefined;
   let report: SmokeReport;
   try {
-    report = await runSmoke(target, { runId: randomBytes(4).toString('hex'), reach, ...(grep ? { grep } : {}), ...(progress ? { progress } : {}), interrupted: () => interrupted });
+    report = await runSmoke(target, { runId: runIdOf(options.runId), reach, ...(grep ? { grep } : {}), ...(progress ? { progress } : {}), interrupted: () => interrupted });
   } finally {
     if (progress) io.stderr('\r\x1b[K');
     await preview?.stop();
   }
   // An interrupted run did not check everything, so it cannot pass.
   return { exitCode: report.failed > 0 || interrupted ? 1 : 0, json: report, text: renderSmoke(report) };
+}
+
+/**
+ * The run id names the run's tenants (smoke-<id>, -b, -c): fresh by default; given, so a hosted
+ * service's token can be minted for exactly those tenants before the run (docs/hosting.md).
+ */
+function runIdOf(given: string | undefined): string {
+  if (given === undefined) return randomBytes(4).toString('hex');
+  if (!/^[0-9a-f]{8}$/.test(given)) throw new AppError('usage_error', `--run-id must be 8 lowercase hex digits (the run's tenants are smoke-<run id>, -b and -c), not ${given}.`);
+  return given;
 }
 
 type ThrowawayPreview = { target: SmokeTarget; stop: () => Promise<void> };

@@ -89,7 +89,9 @@ export async function readAccessLog(deps: ServiceDeps, ctx: WriteContext, q: Acc
     next_after_seq: more ? entries[entries.length - 1]!.seq : null,
     read_at_seq: readAt,
     non_claims: [
-      'Actors are the identities callers asserted or their tokens stand for; the preview does not authenticate people.',
+      deps.identities === 'verified'
+        ? 'Actors are the subjects of the OIDC tokens this service verified; it does not know who held a token.'
+        : 'Actors are the identities callers asserted or their tokens stand for; the preview does not authenticate people.',
       'The log lists accesses through this service only; reads of the data dir on disk leave no entry.',
     ],
   };
