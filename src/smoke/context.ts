@@ -41,6 +41,8 @@ export type SmokeCtx = {
   validator: ResponseValidator | null;
   /** Routes the server lists in /health, as routeKey()s. */
   listed: Set<string>;
+  /** The server is the hosted service (its /health mode): OIDC tokens, no loopback Host or Origin guard. */
+  hosted: boolean;
   call(route: string, options?: SmokeCall): Promise<SmokeResponse>;
   /** Asserts the status (and problem `code`), validates the body against the document; returns the body. */
   expect(res: SmokeResponse, status: number, options?: { code?: string }): any;
@@ -53,7 +55,7 @@ export function isRunTenant(tenant: unknown, runId: string): boolean {
   return typeof tenant === 'string' && (tenant === `smoke-${runId}` || tenant.startsWith(`smoke-${runId}-`));
 }
 
-export function createSmokeCtx(target: SmokeTarget, runId: string, validator: ResponseValidator | null, listed: Set<string>, reach: WriteReach = 'forge'): SmokeCtx {
+export function createSmokeCtx(target: SmokeTarget, runId: string, validator: ResponseValidator | null, listed: Set<string>, reach: WriteReach = 'forge', hosted = false): SmokeCtx {
   const client: GovClient = createClient({ baseUrl: target.baseUrl, token: null });
   const scope = (suffix: string): ClientScope => ({ tenant_id: `smoke-${runId}${suffix}`, workspace_id: 'ws-smoke', project_id: 'proj-smoke' });
   const samples = new Map<string, string>();
@@ -73,6 +75,7 @@ export function createSmokeCtx(target: SmokeTarget, runId: string, validator: Re
     samples,
     validator,
     listed,
+    hosted,
     async call(route, o = {}) {
       const [method, template] = route.split(' ') as [string, string];
       const path = fillPath(template, o.params ?? {}, samples);

@@ -92,7 +92,7 @@ export async function runSmoke(target: SmokeTarget, options: RunOptions): Promis
     validator = null; // the public check on /openapi.json reports the broken document
   }
   const listed = new Set(routes.map((r) => routeKey(`${r.method} ${r.path}`)));
-  const ctx = createSmokeCtx(target, options.runId, validator, listed, options.reach ?? 'forge');
+  const ctx = createSmokeCtx(target, options.runId, validator, listed, options.reach ?? 'forge', health.body.mode === 'hosted');
   const suite = smokeSuite(routes, doc);
   const selected = selectChecks(suite, options.grep);
   const outcomes: CheckOutcome[] = [];
