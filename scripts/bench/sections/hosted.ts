@@ -41,6 +41,8 @@ type Measured = LoadResult & {
   /** gov serve runs: the database's commits during the timed run, and events per commit (group commit). */
   commits?: number;
   eventsPerCommit?: number;
+  /** gov serve runs: CPU of the PostgreSQL backends serving gov per request (NaN when not on this machine). */
+  dbCpuUsPerRequest?: number;
 };
 
 /**
@@ -83,7 +85,7 @@ function balancedClient(clients: HttpClient[]): HttpClient & { sent: number[] } 
  * commit share their recorded_at (a commit whose clock reading ties with the one before shares it
  * too, so this is a floor on commits, a ceiling on events per commit).
  */
-type DbProbe = { headSeq(): Promise<number>; commits(after: number, upTo: number): Promise<number>; close(): Promise<void> };
+type DbProbe = { headSeq(): Promise<number>; commits(after: number, upTo: number): Promise<number>; backendCpu(): Promise<Map<number, number> | null>; close(): Promise<void> };
 
 async function dbProbe(databaseUrl: string): Promise<DbProbe> {
   const client = new pg.Client({ connectionString: databaseUrl, connectionTimeoutMillis: 10_000, application_name: 'gov-bench' });
@@ -91,8 +93,28 @@ async function dbProbe(databaseUrl: string): Promise<DbProbe> {
   return {
     headSeq: async () => Number((await client.query<{ seq: string }>('SELECT seq FROM gov_head WHERE id = 1')).rows[0]!.seq),
     commits: async (after, upTo) => Number((await client.query<{ n: string }>('SELECT count(DISTINCT recorded_at) AS n FROM gov_events WHERE seq > $1 AND seq <= $2', [after, upTo])).rows[0]!.n),
+    // CPU seconds of each PostgreSQL backend serving gov on this database; null when the server's
+    // processes are not visible here (another machine or container).
+    backendCpu: async () => {
+      const { rows } = await client.query<{ pid: number }>("SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'gov'");
+      const cpu = new Map<number, number>();
+      for (const { pid } of rows) {
+        const seconds = cpuSeconds(pid);
+        if (seconds === null) return null;
+        cpu.set(pid, seconds);
+      }
+      return cpu;
+    },
     close: () => client.end(),
   };
+}
+
+/** CPU the backends used between two readings; a backend that appeared meanwhile counts whole. */
+function backendCpuUsed(before: Map<number, number> | null, after: Map<number, number> | null): number {
+  if (before === null || after === null) return Number.NaN;
+  let used = 0;
+  for (const [pid, seconds] of after) used += seconds - (before.get(pid) ?? 0);
+  return used;
 }
 
 async function measure(client: HttpClient, servers: ServerProcess[], request: (keyPrefix: string, i: number) => Send, keyPrefix: string, timing: Timing, count: (ok: number, errors: number) => void, db?: DbProbe): Promise<Measured> {
@@ -100,9 +122,11 @@ async function measure(client: HttpClient, servers: ServerProcess[], request: (k
   const warm = await runLoad(client, { concurrency: CONCURRENCY, durationMs: timing.runMs, maxRequests: timing.warmup, request: (i) => request(`${keyPrefix}w`, i), okStatus: 201 });
   count(warm.ok, warm.errors);
   const seqBefore = await db?.headSeq();
+  const dbCpuBefore = await db?.backendCpu();
   const cpuBefore = servers.map((s) => cpuSeconds(s.pid));
   const result = await runLoad(client, { concurrency: CONCURRENCY, durationMs: timing.runMs, maxRequests: timing.maxRequests, request: (i) => request(keyPrefix, i), okStatus: 201 });
   const cpuAfter = servers.map((s) => cpuSeconds(s.pid));
+  const dbCpuAfter = await db?.backendCpu();
   count(result.ok, result.errors);
   // The servers' own CPU (all of them) per request: the gov process's share, not PostgreSQL's.
   const used = cpuBefore.some((c) => c === null) || cpuAfter.some((c) => c === null) ? Number.NaN : cpuAfter.reduce((sum: number, c, k) => sum + c! - cpuBefore[k]!, 0);
@@ -112,6 +136,7 @@ async function measure(client: HttpClient, servers: ServerProcess[], request: (k
     const commits = await db.commits(seqBefore, seqAfter);
     measured.commits = commits;
     measured.eventsPerCommit = (seqAfter - seqBefore) / Math.max(1, commits);
+    measured.dbCpuUsPerRequest = (1e6 * backendCpuUsed(dbCpuBefore ?? null, dbCpuAfter ?? null)) / result.requests;
   }
   return measured;
 }
@@ -226,6 +251,7 @@ function latencyRows(id: string, name: string, r: Measured, who: string): Row[] 
     // No target: a closed loop's p99 at c64 is mostly queueing (Little's law).
     { id: `${id}.p99`, figure: `${name}: p99`, value: r.p99Ms, unit: 'ms' },
     { id: `${id}.server_cpu`, figure: `${name}: ${who} CPU per append`, value: r.serverCpuUsPerRequest, unit: 'µs' },
+    { id: `${id}.db_cpu`, figure: `${name}: PostgreSQL backends' CPU per append`, value: r.dbCpuUsPerRequest ?? Number.NaN, unit: 'µs' },
   ];
 }
 
