@@ -129,6 +129,13 @@ export function createProgram(io: CliIo, state: ProgramState): Command {
     .addHelpText('after', examples('gov db migrate --database-url postgres://gov@127.0.0.1:5432/gov'))
     .action(async (opts) => finish(await (await hosted()).dbMigrate(opts, io), opts.json));
   dbCmd
+    .command('rotate-keys')
+    .description('make a new generation of signing keys (ed25519, ECDSA P-256) the current one; the previous stays served by GET /v1/keys so what it signed still verifies; each gov serve process signs with the new keys from its next start (restart them one by one)')
+    .option('--database-url <url>', 'the PostgreSQL database (default $GOV_DATABASE_URL)')
+    .option('--json', 'machine output')
+    .addHelpText('after', examples('gov db rotate-keys --database-url postgres://gov@127.0.0.1:5432/gov'))
+    .action(async (opts) => finish(await (await hosted()).dbRotateKeys(opts, io), opts.json));
+  dbCmd
     .command('import')
     .description('copy a preview\'s event log (byte for byte: same seqs, hashes, Merkle root) and its signing keys into an empty hosted store, checking every line as gov events verify does; a bad line stops it with its seq and nothing imported (stop the preview first)')
     .option('--from-data-dir <dir>', 'the preview\'s data dir')

@@ -7,7 +7,7 @@ export type { Transport };
 
 /** Who a verified bearer token says the caller is (src/server/oidc.ts). */
 export type Identity = {
-  /** The token's `sub`, as the actor every event of the request names: {type: 'user', id: sub}. */
+  /** The token's `sub` as the actor every event of the request names: {type: 'user' (or its gov_actor_type claim), id: sub}. */
   actor: Actor;
   /** The tenants the token grants (its tenant claim: one id or a list). */
   tenants: readonly string[];

@@ -14,7 +14,8 @@ import { findPacketEvent } from './proofs-service.ts';
 
 export function publicKeys(keys: KeyRing) {
   return {
-    keys: [keys.ed25519, keys.ecdsa].map((k) => ({ key_id: k.keyId, alg: k.alg, public_key_pem: k.publicKeyPem })),
+    // The current keys first (a verifier that takes the first ed25519 key checks the log's checkpoints with it).
+    keys: [keys.ed25519, keys.ecdsa, ...(keys.retired ?? []).flatMap((r) => [r.ed25519, r.ecdsa])].map((k) => ({ key_id: k.keyId, alg: k.alg, public_key_pem: k.publicKeyPem })),
   };
 }
 

@@ -13,6 +13,11 @@ export type KeyRing = {
   hmac: { alg: 'hmac-sha256'; keyId: string; secret: Buffer };
   /** The C2SP checkpoint origin of this preview's log (also the note key name). */
   logOrigin: string;
+  /**
+   * Key sets signing no more (the hosted store's earlier generations, gov db rotate-keys): their
+   * public keys are still served by GET /v1/keys, after the current ones, so what they signed verifies.
+   */
+  retired?: ReadonlyArray<{ ed25519: AsymmetricKey; ecdsa: AsymmetricKey }>;
 };
 
 /** The key material as it is kept: two PKCS#8 PEM private keys and the base64url HMAC secret. */

@@ -6,7 +6,7 @@ import { loadSchemas, readConfigFile } from '../../deps.ts';
 import { AppError } from '../../errors.ts';
 import { startHosted } from '../../hosted.ts';
 import { oidcConfigOf, type OidcConfig } from '../../server/oidc.ts';
-import { importDataDir, migrateDatabase, verifyDatabaseLog } from '../../store/pg/pg-log-tools.ts';
+import { importDataDir, migrateDatabase, rotateDatabaseKeys, verifyDatabaseLog } from '../../store/pg/pg-log-tools.ts';
 import { safeUrl } from '../../store/pg/pg-store.ts';
 import type { CliIo, CommandResult } from '../io.ts';
 import { batchedLines } from './preview.ts';
@@ -30,6 +30,16 @@ export async function dbMigrate(flags: DatabaseFlags, io: CliIo): Promise<Comman
     exitCode: 0,
     json: { database: safeUrl(url), ...report },
     text: `${[...applied, `schema at version ${report.current} (${report.applied.length === 0 ? 'nothing to apply' : `${report.applied.length} applied`})`].join('\n')}\n`,
+  };
+}
+
+export async function dbRotateKeys(flags: DatabaseFlags, io: CliIo): Promise<CommandResult> {
+  const url = databaseUrlOf(flags, io);
+  const rotation = await rotateDatabaseKeys(url);
+  return {
+    exitCode: 0,
+    json: { database: safeUrl(url), ...rotation },
+    text: `key generation ${rotation.generation} signs from each gov serve process's next start (restart them one by one)\n  signing: ${rotation.signing.ed25519}, ${rotation.signing.ecdsa}\n  retired: ${rotation.retired.ed25519}, ${rotation.retired.ecdsa} (still served by GET /v1/keys, so what they signed verifies)\n`,
   };
 }
 

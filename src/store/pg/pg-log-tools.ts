@@ -10,7 +10,7 @@ import { readKeyMaterial } from '../keys.ts';
 import { logLines } from '../log-lines.ts';
 import { logPathOf } from '../store.ts';
 import { chainChecker, readLine, tailOf, type Finding } from '../verify-log.ts';
-import { storePgKeys } from './pg-files.ts';
+import { rotatePgKeys, storePgKeys, type Rotation } from './pg-files.ts';
 import { assertMigrated, migrate, type MigrateReport } from './pg-schema.ts';
 import { pgConfig, unreachable } from './pg-store.ts';
 
@@ -31,6 +31,14 @@ export async function withDatabase<T>(databaseUrl: string, work: (client: pg.Cli
 
 export function migrateDatabase(databaseUrl: string): Promise<MigrateReport> {
   return withDatabase(databaseUrl, (client) => migrate(client));
+}
+
+/** gov db rotate-keys: a new generation of signing keys; running processes take it at their next start. */
+export function rotateDatabaseKeys(databaseUrl: string): Promise<Rotation> {
+  return withDatabase(databaseUrl, async (client) => {
+    await assertMigrated(client);
+    return rotatePgKeys(client);
+  });
 }
 
 export type ImportReport = { events: number; last_seq: number; merkle_root: string; keys_copied: boolean };

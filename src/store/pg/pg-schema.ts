@@ -49,6 +49,15 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
       );
     `,
   },
+  {
+    version: 2,
+    name: 'signing key rotation: key sets by generation, retired ones kept for verification',
+    sql: `
+      ALTER TABLE gov_keys DROP CONSTRAINT gov_keys_id_check;
+      ALTER TABLE gov_keys ADD CONSTRAINT gov_keys_id_check CHECK (id >= 1);
+      ALTER TABLE gov_keys ADD COLUMN retired_at timestamptz;
+    `,
+  },
 ];
 
 export const MIGRATIONS_TABLE = `

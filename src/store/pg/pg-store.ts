@@ -206,9 +206,10 @@ export async function openPgStore(options: PgStoreOptions): Promise<PgStore> {
     let began = false;
     let before = 0;
     try {
-      await client.query('BEGIN');
+      // Three round trips hold the head row: this one (begin and lock), the insert, the commit.
       began = true;
-      const head = (await client.query<{ seq: string; event_hash: string; recorded_at: string }>('SELECT seq, event_hash, recorded_at FROM gov_head WHERE id = 1 FOR UPDATE')).rows[0]!;
+      const opened = (await client.query('BEGIN; SELECT seq, event_hash, recorded_at FROM gov_head WHERE id = 1 FOR UPDATE')) as unknown as pg.QueryResult[];
+      const head = opened[1]!.rows[0] as { seq: string; event_hash: string; recorded_at: string };
       before = Number(head.seq);
       await catchUp(client, before);
       if (indexed.seq !== before || (before > 0 && indexed.hash !== head.event_hash)) {
@@ -226,9 +227,16 @@ export async function openPgStore(options: PgStoreOptions): Promise<PgStore> {
       }
       options.onBatch?.(sealed.accepted.length, sealed.rows.length);
       const rows = sealed.rows;
+      // One statement inserts the rows, moves the head and notifies the other processes (a
+      // data-modifying WITH runs whether or not the outer query reads it).
       await client.query(
-        `INSERT INTO gov_events (seq, event_id, tenant_id, kind, recorded_at, prev_hash, event_hash, line)
-         SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[])`,
+        `WITH inserted AS (
+           INSERT INTO gov_events (seq, event_id, tenant_id, kind, recorded_at, prev_hash, event_hash, line)
+           SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[])
+         ), moved AS (
+           UPDATE gov_head SET seq = $9, event_hash = $10, recorded_at = $11 WHERE id = 1
+         )
+         SELECT pg_notify('${CHANNEL}', $12)`,
         [
           rows.map((r) => r.event.seq),
           rows.map((r) => r.event.event_id),
@@ -238,10 +246,12 @@ export async function openPgStore(options: PgStoreOptions): Promise<PgStore> {
           rows.map((r) => r.event.prev_hash),
           rows.map((r) => r.event.event_hash),
           rows.map((r) => r.line),
+          sealed.seq,
+          sealed.hash,
+          recordedAt,
+          String(sealed.seq),
         ],
       );
-      await client.query('UPDATE gov_head SET seq = $1, event_hash = $2, recorded_at = $3 WHERE id = 1', [sealed.seq, sealed.hash, recordedAt]);
-      await client.query('SELECT pg_notify($1, $2)', [CHANNEL, String(sealed.seq)]);
       await client.query('COMMIT');
       began = false;
     } catch (err) {
