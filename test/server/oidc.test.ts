@@ -310,3 +310,28 @@ t.test('through Hono: requireOidc sets transport and identity, refusals are 401 
     if (authorization !== undefined) t.notOk(body.detail.includes(authorization.slice(7)), 'the problem does not repeat the token');
   }
 });
+
+t.test('a verified token is taken on trust for at most a minute, never past its exp', async (t) => {
+  const idp = await issuerFor(t);
+  let now = Date.now();
+  const verifier = createOidcVerifier(idp.config({ clockToleranceSeconds: 0 }), () => new Date(now));
+  const token = await idp.mint({}, { expiresIn: 90 });
+  const first = await verifier.verify(`Bearer ${token}`);
+  t.equal(await verifier.verify(`Bearer ${token}`), first, 'the same token again: the remembered verification');
+  now += 61_000;
+  const again = await verifier.verify(`Bearer ${token}`);
+  t.not(again, first, 'after a minute it is verified anew');
+  t.same(again, first, 'with the same grants');
+  now += 30_000;
+  await refused(t, verifier.verify(`Bearer ${token}`), 'token_expired', /has expired/, token);
+});
+
+t.test('gov_actor_type: an agent or service account token is recorded as such; other values are refused', async (t) => {
+  const idp = await issuerFor(t);
+  const verifier = createOidcVerifier(idp.config());
+  t.same((await verifier.verify(`Bearer ${await idp.mint()}`)).identity.actor, { type: 'user', id: TEST_SUB }, 'absent: a user');
+  t.same((await verifier.verify(`Bearer ${await idp.mint({ gov_actor_type: 'agent' })}`)).identity.actor, { type: 'agent', id: TEST_SUB });
+  t.same((await verifier.verify(`Bearer ${await idp.mint({ gov_actor_type: 'service_account' })}`)).identity.actor, { type: 'service_account', id: TEST_SUB });
+  const robot = await idp.mint({ gov_actor_type: 'robot' });
+  await refused(t, verifier.verify(`Bearer ${robot}`), 'token_invalid', /gov_actor_type claim \("robot"\) must be one of user, agent, service_account/, robot);
+});
