@@ -69,9 +69,10 @@ export async function runFuzz(target: FuzzTarget, options: FuzzOptions): Promise
   const docRes = await fetch(`${target.baseUrl}/openapi.json`, { signal: AbortSignal.timeout(30_000) });
   if (docRes.status !== 200) throw new Error(`GET /openapi.json answered ${docRes.status}`);
   const doc = (await docRes.json()) as OpenApiDoc;
-  const forgeWrites = target.own || options.allowForgeWrites;
-  // On a server of its own the tenants are fixed, so a seed replays the same requests; elsewhere unique.
-  const run = target.own ? 'run' : `${Date.now().toString(36)}${Math.floor(Math.random() * 1e6).toString(36)}`;
+  const forgeWrites = (target.own || options.allowForgeWrites) && target.forge !== false;
+  // On a server of its own the tenants are fixed, so a seed replays the same requests; elsewhere
+  // unique, unless the target names them (a hosted token must grant them before the run).
+  const run = target.run ?? (target.own ? 'run' : `${Date.now().toString(36)}${Math.floor(Math.random() * 1e6).toString(36)}`);
   const world = await buildWorld(target, run, forgeWrites);
   const ops = operationsOf(doc).filter((op) => (!options.only || options.only.test(op.key)) && (forgeWrites || op.family !== 'forge' || op.method === 'GET'));
 

@@ -17,6 +17,10 @@ export type FuzzTarget = Target & {
   eventsAfter(after: number): { kind: string; outcome: unknown }[] | null;
   /** Where the server's stderr is, for the report. */
   logPath: string | null;
+  /** Names this run's tenants (fuzz-<run>-a, -b) when they must be known before (a hosted token grants them). */
+  run?: string;
+  /** false: the server has no forge routes (the hosted service), so nothing of the forge is set up. */
+  forge?: boolean;
   close(keep: boolean): Promise<void>;
 };
 
@@ -57,6 +61,21 @@ export function existingServer(baseUrl: string, tokenFile: string): FuzzTarget {
     eventsAfter: () => null,
     async close() {},
   };
+}
+
+/**
+ * A hosted service (gov serve) already running, with OIDC tokens minted for the tenants of `run`
+ * (fuzz-<run>-a and -b): the customer token grants them with team roles, the operator token holds
+ * the operator role. Its log is in PostgreSQL: `eventsAfter` reads it where the caller can (a
+ * server in the caller's process reads its own index), else the appended events are only counted.
+ */
+export function hostedServer(
+  baseUrl: string,
+  tokens: { customer: string; operator: string },
+  run: string,
+  reads: { serverError?: (requestId: string | null) => string | null; eventsAfter?: (after: number) => { kind: string; outcome: unknown }[] | null } = {},
+): FuzzTarget {
+  return { baseUrl: baseUrl.replace(/\/+$/, ''), tokens, own: false, run, forge: false, logPath: null, serverError: reads.serverError ?? (() => null), eventsAfter: reads.eventsAfter ?? (() => null), async close() {} };
 }
 
 /** The 5xx record (`{"level":"error","request_id":…}`) for a request id, from the server's stderr. */
