@@ -5,7 +5,6 @@
 import { nanoid } from 'nanoid';
 import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { writeRunFile, removeRunFile } from './cli/run-file.ts';
@@ -16,7 +15,7 @@ import { loadSchemaRegistry, type SchemaRegistry } from './schema-registry.ts';
 import { createApp, type AppDeps } from './server/create-app.ts';
 import { tokenCheck, type Tokens } from './server/middleware/auth.ts';
 import { createConsoleSessions } from './server/console-sessions.ts';
-import { createNodeServer } from './server/node-server.ts';
+import { closeServer, createNodeServer, listenOn } from './server/node-server.ts';
 import type { ServiceDeps } from './service/deps.ts';
 import { ensureForgeData, readForgeDataFile } from './service/quota/forge-data.ts';
 import { quotaContext, type QuotaContext } from './service/quota/quota-context.ts';
@@ -240,17 +239,13 @@ export async function startPreview(config: StartConfig, options: PreviewOptions 
   const deps = await openPreviewDeps(config, { ...options, tokens, port: () => boundPort, stopping: shutdown.signal });
   const app = createApp(deps);
   const server = createNodeServer(options.wrapFetch ? options.wrapFetch((req) => app.fetch(req)) : app.fetch, deps);
+  let baseUrl: string;
   try {
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(config.port, config.host, () => resolve());
-    });
+    ({ baseUrl, port: boundPort } = await listenOn(server, config.host, config.port));
   } catch (err) {
     await deps.store.close();
-    throw new AppError('cannot_bind', `Cannot listen on ${config.host}:${config.port} (${(err as Error).message}); choose another --port, or --port 0 for a free one.`, { cause: err });
+    throw err;
   }
-  boundPort = (server.address() as AddressInfo).port;
-  const baseUrl = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${boundPort}`;
   const runFile = writeRunFile(config.dataDir, { base_url: baseUrl, pid: process.pid, started_at: deps.startedAt.toISOString(), data_dir: config.dataDir, tokens });
   let stopping: Promise<void> | null = null;
   return {
@@ -263,10 +258,7 @@ export async function startPreview(config: StartConfig, options: PreviewOptions 
     stop() {
       stopping ??= (async () => {
         shutdown.abort();
-        await new Promise<void>((resolve) => {
-          server.close(() => resolve());
-          server.closeIdleConnections();
-        });
+        await closeServer(server);
         await deps.store.close();
         removeRunFile(config.dataDir);
       })();

@@ -3,13 +3,11 @@
 // preview except those that only make sense on one person's machine (the console's cookie sign-in)
 // or that carry their own credentials (the forge's token API). docs/hosting.md says how to run it.
 import { nanoid } from 'nanoid';
-import type { AddressInfo } from 'node:net';
 import { withQuota, type PreviewConfig } from './config.ts';
 import { loadPolicy, loadProfiles, loadQuestionnaire, loadSchemas, loadTemplates, appDepsOf } from './deps.ts';
-import { AppError } from './errors.ts';
 import type { SchemaRegistry } from './schema-registry.ts';
 import { createApp, type AppDeps } from './server/create-app.ts';
-import { createNodeServer } from './server/node-server.ts';
+import { closeServer, createNodeServer, listenOn } from './server/node-server.ts';
 import { createOidcVerifier, type OidcConfig } from './server/oidc.ts';
 import type { Route } from './server/route-spec.ts';
 import { ROUTES } from './server/route-table.ts';
@@ -87,17 +85,13 @@ export async function startHosted(config: ServeConfig, options: ServeOptions = {
   }
   const app = createApp(deps, hostedRoutes());
   const server = createNodeServer(app.fetch, deps);
+  let baseUrl: string;
   try {
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(config.port, config.host, () => resolve());
-    });
+    ({ baseUrl, port: boundPort } = await listenOn(server, config.host, config.port));
   } catch (err) {
     await store.close();
-    throw new AppError('cannot_bind', `Cannot listen on ${config.host}:${config.port} (${(err as Error).message}); choose another --port, or --port 0 for a free one.`, { cause: err });
+    throw err;
   }
-  boundPort = (server.address() as AddressInfo).port;
-  const baseUrl = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${boundPort}`;
   let stopping: Promise<void> | null = null;
   return {
     baseUrl,
@@ -106,10 +100,7 @@ export async function startHosted(config: ServeConfig, options: ServeOptions = {
     stop() {
       stopping ??= (async () => {
         shutdown.abort();
-        await new Promise<void>((resolve) => {
-          server.close(() => resolve());
-          server.closeIdleConnections();
-        });
+        await closeServer(server);
         await store.close();
       })();
       return stopping;

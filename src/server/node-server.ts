@@ -126,3 +126,28 @@ function answerClientError(err: NodeJS.ErrnoException, socket: Socket, deps: Nod
 function accessLine(status: number, code: string, requestId: string): string {
   return `- - ${status} - ${code} ${requestId}`;
 }
+
+/**
+ * Listens on host:port and answers the base URL and the bound port (port 0 takes a free one);
+ * cannot_bind, with what to do, when the address is taken or not ours.
+ */
+export async function listenOn(server: Server, host: string, port: number): Promise<{ baseUrl: string; port: number }> {
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, host, () => resolve());
+    });
+  } catch (err) {
+    throw new AppError('cannot_bind', `Cannot listen on ${host}:${port} (${(err as Error).message}); choose another --port, or --port 0 for a free one.`, { cause: err });
+  }
+  const bound = (server.address() as { port: number }).port;
+  return { baseUrl: `http://${host.includes(':') ? `[${host}]` : host}:${bound}`, port: bound };
+}
+
+/** Stops accepting, lets in-flight requests finish and closes idle keep-alive connections. */
+export function closeServer(server: Server): Promise<void> {
+  return new Promise<void>((resolve) => {
+    server.close(() => resolve());
+    server.closeIdleConnections();
+  });
+}

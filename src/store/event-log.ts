@@ -7,7 +7,7 @@ import { fdatasync, write } from 'node:fs';
 import type { EventDraft, StoredEvent, Transport } from '../domain/event.ts';
 import { AppError } from '../errors.ts';
 import type { Expectation } from './expectations.ts';
-import { failBatch, nextRecordedAt, sealBatch, settleBatch, type Queued } from './seal-batch.ts';
+import { failBatch, flushLoop, nextRecordedAt, sealBatch, settleBatch, type Queued } from './seal-batch.ts';
 import type { WriteGate } from './write-gate.ts';
 
 /** An event as a route hands it to the log: the draft plus the server-set request members. */
@@ -67,7 +67,6 @@ export function openEventLog(options: EventLogOptions): EventLog {
   const { gate } = options;
   let tail = { ...options.tail };
   let queue: Queued[] = [];
-  let flushing: Promise<void> | null = null;
   let failed: AppError | null = null;
   let closed = false;
 
@@ -120,20 +119,7 @@ export function openEventLog(options: EventLogOptions): EventLog {
     }
   };
 
-  const kick = () => {
-    if (flushing) return;
-    flushing = new Promise<void>((resolve) => {
-      // setImmediate lets every request that arrived in this turn join the batch.
-      setImmediate(() => {
-        // flush answers every unit itself; a rejection here would be a bug, left to crash loudly.
-        void flush().finally(() => {
-          flushing = null;
-          resolve();
-          if (queue.length > 0) kick();
-        });
-      });
-    });
-  };
+  const loop = flushLoop(flush, () => queue.length > 0);
 
   return {
     path: options.path,
@@ -144,12 +130,12 @@ export function openEventLog(options: EventLogOptions): EventLog {
       if (unit.length === 0) return Promise.reject(new Error('an append needs at least one event'));
       return new Promise<AppendResult>((resolve, reject) => {
         queue.push({ unit, expect, resolve, reject });
-        kick();
+        loop.kick();
       });
     },
     async close() {
       closed = true;
-      while (flushing) await flushing;
+      await loop.idle();
       closeSync(fd);
     },
     fail(error) {

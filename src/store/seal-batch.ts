@@ -132,3 +132,31 @@ export function nextRecordedAt(clock: () => Date, tailRecordedAt: string): strin
   const now = clock().toISOString();
   return now > tailRecordedAt ? now : tailRecordedAt;
 }
+
+/**
+ * Group commit's scheduling: `kick` starts a run of `flush` unless one is under way, after the
+ * current turn (setImmediate) so every append that arrived in it joins the batch; a run that ends
+ * with appends queued starts the next. `idle` resolves once no run is under way.
+ */
+export function flushLoop(flush: () => Promise<void>, queued: () => boolean): { kick(): void; idle(): Promise<void> } {
+  let flushing: Promise<void> | null = null;
+  const kick = (): void => {
+    if (flushing) return;
+    flushing = new Promise<void>((resolve) => {
+      setImmediate(() => {
+        // flush answers every unit itself; a rejection here would be a bug, left to crash loudly.
+        void flush().finally(() => {
+          flushing = null;
+          resolve();
+          if (queued()) kick();
+        });
+      });
+    });
+  };
+  return {
+    kick,
+    async idle() {
+      while (flushing) await flushing;
+    },
+  };
+}

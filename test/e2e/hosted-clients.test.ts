@@ -18,7 +18,7 @@ import { TEST_SUB, testIssuer, type TestIssuer } from '../fixtures/oidc.ts';
 import { testDatabase } from '../fixtures/postgres.ts';
 import { inProcessPreview } from '../fixtures/served-app.ts';
 import { GOV_BIN, runGov, scopeHeaders } from '../fixtures/spawn-preview.ts';
-import { tempDir } from '../fixtures/test-app.ts';
+import { answerOf, tempDir } from '../fixtures/test-app.ts';
 
 type Scope = { tenant_id: string; workspace_id: string; project_id: string };
 const ACME: Scope = { tenant_id: 'acme', workspace_id: 'ws-1', project_id: 'proj-1' };
@@ -51,19 +51,14 @@ type Api = (method: string, path: string, body?: unknown) => Promise<Answer>;
 /** fetch against a base URL with a bearer token and a scope; the answer's status, JSON and text. */
 function apiOf(baseUrl: string, token: string, scope: Scope): Api {
   return async (method, path, body) => {
-    const res = await fetch(`${baseUrl}${path}`, {
-      method,
-      headers: { Authorization: `Bearer ${token}`, ...scopeHeaders(scope), ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    const text = await res.text();
-    let json: any = null;
-    try {
-      json = text ? JSON.parse(text) : null;
-    } catch {
-      json = null;
-    }
-    return { status: res.status, json, text };
+    const { status, json, text } = await answerOf(
+      await fetch(`${baseUrl}${path}`, {
+        method,
+        headers: { Authorization: `Bearer ${token}`, ...scopeHeaders(scope), ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      }),
+    );
+    return { status, json, text };
   };
 }
 

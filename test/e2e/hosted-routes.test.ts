@@ -15,6 +15,7 @@ import { QUOTA_ROUTES } from '../../src/server/routes/quota.ts';
 import { migrateDatabase, verifyDatabaseLog } from '../../src/store/pg/pg-log-tools.ts';
 import { TEST_KIDS, TEST_SUB, testIssuer, type MintOptions, type TestIssuer } from '../fixtures/oidc.ts';
 import { testDatabase } from '../fixtures/postgres.ts';
+import { answerOf } from '../fixtures/test-app.ts';
 
 type Scope = { tenant_id: string; workspace_id: string; project_id: string };
 const ACME: Scope = { tenant_id: 'acme', workspace_id: 'ws-1', project_id: 'proj-1' };
@@ -55,15 +56,7 @@ async function hosted(t: Test) {
       body = JSON.stringify(s.body);
       headers['Content-Type'] = 'application/json';
     }
-    const res = await fetch(`${server.baseUrl}${path}`, { method: s.method ?? (body === undefined ? 'GET' : 'POST'), headers, ...(body === undefined ? {} : { body }) });
-    const text = await res.text();
-    let json: any = null;
-    try {
-      json = text ? JSON.parse(text) : null;
-    } catch {
-      json = null;
-    }
-    return { status: res.status, headers: res.headers, json, text };
+    return answerOf(await fetch(`${server.baseUrl}${path}`, { method: s.method ?? (body === undefined ? 'GET' : 'POST'), headers, ...(body === undefined ? {} : { body }) }));
   };
 
   /** Every stored event, in seq order, read from the hosted log's table. */

@@ -12,7 +12,7 @@ import { logPathOf } from '../store.ts';
 import { chainChecker, readLine, tailOf, type Finding } from '../verify-log.ts';
 import { rotatePgKeys, storePgKeys, type Rotation } from './pg-files.ts';
 import { assertMigrated, migrate, type MigrateReport } from './pg-schema.ts';
-import { pgConfig, unreachable } from './pg-store.ts';
+import { eventColumns, INSERT_EVENTS, pgConfig, unreachable } from './pg-store.ts';
 
 /** Runs `work` on one connection to the database, closed afterwards. */
 export async function withDatabase<T>(databaseUrl: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
@@ -107,20 +107,7 @@ function importStopped(finding: Finding): AppError {
 }
 
 async function insertRows(client: pg.ClientBase, rows: Array<{ event: StoredEvent; line: string }>): Promise<void> {
-  await client.query(
-    `INSERT INTO gov_events (seq, event_id, tenant_id, kind, recorded_at, prev_hash, event_hash, line)
-     SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[])`,
-    [
-      rows.map((r) => r.event.seq),
-      rows.map((r) => r.event.event_id),
-      rows.map((r) => r.event.tenant_id),
-      rows.map((r) => r.event.kind),
-      rows.map((r) => r.event.recorded_at),
-      rows.map((r) => r.event.prev_hash),
-      rows.map((r) => r.event.event_hash),
-      rows.map((r) => r.line),
-    ],
-  );
+  await client.query(INSERT_EVENTS, eventColumns(rows));
 }
 
 export type PgLogVerification = {

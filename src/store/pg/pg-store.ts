@@ -22,7 +22,7 @@ import { beginBulkLoad, endBulkLoad, openIndexDb } from '../index-db.ts';
 import { indexHandle } from '../index-handle.ts';
 import type { IndexStatus } from '../index-writer.ts';
 import { EXTRA_PROJECTIONS } from '../projections/registry.ts';
-import { failBatch, nextRecordedAt, sealBatch, settleBatch, type Queued, type SealedBatch } from '../seal-batch.ts';
+import { failBatch, flushLoop, nextRecordedAt, sealBatch, settleBatch, type Queued, type SealedBatch } from '../seal-batch.ts';
 import type { Store } from '../store.ts';
 import { createWriteGate } from '../write-gate.ts';
 import { assertMigrated } from './pg-schema.ts';
@@ -43,6 +43,24 @@ export type PgStore = Store & {
   /** The pool this store reads through (keys and quarantine use it too). */
   readonly pool: pg.Pool;
 };
+
+/** Inserts rows given as the eight arrays of eventColumns ($1–$8), one statement for a whole batch. */
+export const INSERT_EVENTS = `INSERT INTO gov_events (seq, event_id, tenant_id, kind, recorded_at, prev_hash, event_hash, line)
+  SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[])`;
+
+/** The columns of gov_events for INSERT_EVENTS, one array each, from sealed rows. */
+export function eventColumns(rows: ReadonlyArray<{ event: StoredEvent; line: string }>): unknown[] {
+  return [
+    rows.map((r) => r.event.seq),
+    rows.map((r) => r.event.event_id),
+    rows.map((r) => r.event.tenant_id),
+    rows.map((r) => r.event.kind),
+    rows.map((r) => r.event.recorded_at),
+    rows.map((r) => r.event.prev_hash),
+    rows.map((r) => r.event.event_hash),
+    rows.map((r) => r.line),
+  ];
+}
 
 /** The NOTIFY channel an append commits with: its payload is the new head seq. */
 const CHANNEL = 'gov_events';
@@ -191,7 +209,6 @@ export async function openPgStore(options: PgStoreOptions): Promise<PgStore> {
   }
 
   let queue: Queued[] = [];
-  let flushing: Promise<void> | null = null;
 
   /** One transaction: lock the head, catch up, seal through the gate, insert, move the head, commit. */
   const commit = async (batch: Queued[]): Promise<void> => {
@@ -230,27 +247,11 @@ export async function openPgStore(options: PgStoreOptions): Promise<PgStore> {
       // One statement inserts the rows, moves the head and notifies the other processes (a
       // data-modifying WITH runs whether or not the outer query reads it).
       await client.query(
-        `WITH inserted AS (
-           INSERT INTO gov_events (seq, event_id, tenant_id, kind, recorded_at, prev_hash, event_hash, line)
-           SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[])
-         ), moved AS (
+        `WITH inserted AS (${INSERT_EVENTS}), moved AS (
            UPDATE gov_head SET seq = $9, event_hash = $10, recorded_at = $11 WHERE id = 1
          )
          SELECT pg_notify('${CHANNEL}', $12)`,
-        [
-          rows.map((r) => r.event.seq),
-          rows.map((r) => r.event.event_id),
-          rows.map((r) => r.event.tenant_id),
-          rows.map((r) => r.event.kind),
-          rows.map((r) => r.event.recorded_at),
-          rows.map((r) => r.event.prev_hash),
-          rows.map((r) => r.event.event_hash),
-          rows.map((r) => r.line),
-          sealed.seq,
-          sealed.hash,
-          recordedAt,
-          String(sealed.seq),
-        ],
+        [...eventColumns(rows), sealed.seq, sealed.hash, recordedAt, String(sealed.seq)],
       );
       await client.query('COMMIT');
       began = false;
@@ -283,19 +284,7 @@ export async function openPgStore(options: PgStoreOptions): Promise<PgStore> {
     }
   };
 
-  const kick = (): void => {
-    if (flushing) return;
-    flushing = new Promise<void>((resolve) => {
-      // setImmediate lets every request that arrived in this turn join the transaction.
-      setImmediate(() => {
-        void flush().finally(() => {
-          flushing = null;
-          resolve();
-          if (queue.length > 0) kick();
-        });
-      });
-    });
-  };
+  const loop = flushLoop(flush, () => queue.length > 0);
 
   const refuseIfCorrupt = (): void => {
     if (corrupt !== null) throw corrupt;
@@ -312,7 +301,7 @@ export async function openPgStore(options: PgStoreOptions): Promise<PgStore> {
       if (unit.length === 0) return Promise.reject(new Error('an append needs at least one event'));
       return new Promise<AppendResult>((resolve, reject) => {
         queue.push({ unit, expect, resolve, reject });
-        kick();
+        loop.kick();
       });
     },
     async settled() {
@@ -344,7 +333,7 @@ export async function openPgStore(options: PgStoreOptions): Promise<PgStore> {
     close() {
       closing ??= (async () => {
         closed = true;
-        while (flushing) await flushing;
+        await loop.idle();
         await catchingUp;
         const l = listener;
         listener = null;
