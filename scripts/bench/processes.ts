@@ -111,22 +111,7 @@ export async function startNoopServer(logPath: string): Promise<ServerProcess> {
 
 /** Runs a one-shot command to completion (bounded), with its wall time. */
 export function runNode(args: string[], timeoutMs = 120_000): Promise<{ code: number | null; stdout: string; stderr: string; ms: number }> {
-  return new Promise((resolve, reject) => {
-    const started = performance.now();
-    const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-    live.add(child);
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    child.on('error', reject);
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      live.delete(child);
-      resolve({ code, stdout, stderr, ms: performance.now() - started });
-    });
-  });
+  return runProgram(process.execPath, args, timeoutMs);
 }
 
 /** CPU seconds (user + system) a process has used so far, from /proc; null where there is no /proc. */
@@ -160,7 +145,7 @@ export async function startHostedServe(name: string, options: { databaseUrl: str
   return { name, baseUrl: info.base_url, pid: info.pid, tokens: null, spawnedAt: started, listenMs: performance.now() - started, logPath, stop: stopper(name, child) };
 }
 
-/** Runs a one-shot program (not node) to completion, bounded and tracked like runNode's children. */
+/** Runs a one-shot program to completion, bounded and tracked (killed with the bench), with its wall time. */
 export function runProgram(command: string, args: string[], timeoutMs = 120_000): Promise<{ code: number | null; stdout: string; stderr: string; ms: number }> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
