@@ -40,6 +40,8 @@ export type WriteGate = {
   indexed(seq: number): void;
   /** The index was rebuilt: forget the stream states read from the old one (they are read again). */
   forgetIndexed(): void;
+  /** Events this writer did not seal reached the index (another process's): forget their streams' states. */
+  forgetStreams(ids: Iterable<string>): void;
   /** Durable rows (replays): from an overlay, else from the index. */
   rows(first: number, size: number): SealedRow[];
   /**
@@ -168,6 +170,9 @@ export function createWriteGate(committed: CommittedState): WriteGate {
     },
     forgetIndexed() {
       cache.clear();
+    },
+    forgetStreams(ids) {
+      for (const id of ids) cache.delete(id);
     },
     rows(first, size) {
       for (const o of overlays(false)) {

@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import type { StoredEvent } from '../../domain/event.ts';
+import { streamOf } from '../../domain/streams.ts';
 import { AppError } from '../../errors.ts';
 import { committedReads } from '../committed-state.ts';
 import type { AppendResult, PendingEvent, SealedRow } from '../event-log.ts';
@@ -159,13 +160,31 @@ export async function openPgStore(options: PgStoreOptions): Promise<PgStore> {
     const last = fresh[fresh.length - 1]!.event;
     indexed = { seq: last.seq, hash: last.event_hash, recordedAt: last.recorded_at };
     // Another process's events may have moved streams this process holds in its cache.
-    if (foreign) gate.forgetIndexed();
+    if (foreign) gate.forgetStreams(fresh.map(({ event }) => streamOf(event)).filter((s): s is string => s !== null));
     gate.indexed(last.seq);
     announce(last.seq);
   };
 
-  /** Fetches and applies every committed event after the index's last one, up to `upTo` (the head when omitted). */
+  /**
+   * Fetches and applies every committed event after the index's last one, up to `upTo` (the head
+   * when omitted). One fetch at a time: a catch-up under way (another process's NOTIFY) is waited
+   * for first, so the same rows are not fetched and parsed twice.
+   */
+  let fetching: Promise<void> | null = null;
   const catchUp = async (client: pg.ClientBase | pg.Pool, upTo?: number): Promise<void> => {
+    while (fetching !== null) await fetching;
+    const run = fetchAndApply(client, upTo);
+    // Waiters only wait: the caller of this run gets its failure.
+    const settledRun: Promise<void> = run.then(
+      () => {},
+      () => {},
+    ).finally(() => {
+      if (fetching === settledRun) fetching = null;
+    });
+    fetching = settledRun;
+    return run;
+  };
+  const fetchAndApply = async (client: pg.ClientBase | pg.Pool, upTo?: number): Promise<void> => {
     for (;;) {
       const after = indexed.seq;
       if (upTo !== undefined && after >= upTo) return;
@@ -175,6 +194,12 @@ export async function openPgStore(options: PgStoreOptions): Promise<PgStore> {
       if (rows.length < PAGE) return;
     }
   };
+
+  let queue: Queued[] = [];
+  /** A transaction of this process is under way (it catches up with the others' appends itself). */
+  let committing = false;
+  /** The highest head seq another process announced (NOTIFY). */
+  let knownHead = 0;
 
   // Other processes' commits, announced by NOTIFY: catch up so event streams see them promptly.
   let listener: pg.Client | null = null;
@@ -189,7 +214,9 @@ export async function openPgStore(options: PgStoreOptions): Promise<PgStore> {
   const listen = async (): Promise<void> => {
     const client = new pg.Client(pgConfig(options.databaseUrl));
     client.on('notification', (msg) => {
-      if (Number(msg.payload) > indexed.seq) catchUpSoon();
+      knownHead = Math.max(knownHead, Number(msg.payload) || 0);
+      // Appends queued here catch up before their own transaction anyway: no second fetch meanwhile.
+      if (knownHead > indexed.seq && queue.length === 0 && !committing) catchUpSoon();
     });
     client.on('error', (err) => {
       warn(`The database listener failed (${err.message}); other processes' events reach this one at its next read until it reconnects.`);
@@ -208,10 +235,17 @@ export async function openPgStore(options: PgStoreOptions): Promise<PgStore> {
     warn(`Could not LISTEN for other processes' appends (${(err as Error).message}); they reach this process at its next read.`);
   }
 
-  let queue: Queued[] = [];
 
   /** One transaction: lock the head, catch up, seal through the gate, insert, move the head, commit. */
   const commit = async (batch: Queued[]): Promise<void> => {
+    committing = true;
+    try {
+      await commitBatch(batch);
+    } finally {
+      committing = false;
+    }
+  };
+  const commitBatch = async (batch: Queued[]): Promise<void> => {
     let client: pg.PoolClient;
     try {
       client = await pool.connect();
@@ -223,11 +257,18 @@ export async function openPgStore(options: PgStoreOptions): Promise<PgStore> {
     let began = false;
     let before = 0;
     try {
-      // Three round trips hold the head row: this one (begin and lock), the insert, the commit.
+      // Three round trips hold the head row: this one (begin, lock, and whatever was appended
+      // since this process last looked, read after the lock so nothing committed is missed), the
+      // insert, the commit.
       began = true;
-      const opened = (await client.query('BEGIN; SELECT seq, event_hash, recorded_at FROM gov_head WHERE id = 1 FOR UPDATE')) as unknown as pg.QueryResult[];
+      const from = indexed.seq;
+      const opened = (await client.query(
+        `BEGIN; SELECT seq, event_hash, recorded_at FROM gov_head WHERE id = 1 FOR UPDATE; SELECT line FROM gov_events WHERE seq > ${from} ORDER BY seq LIMIT ${PAGE}`,
+      )) as unknown as pg.QueryResult[];
       const head = opened[1]!.rows[0] as { seq: string; event_hash: string; recorded_at: string };
       before = Number(head.seq);
+      const delta = opened[2]!.rows as Array<{ line: string }>;
+      apply(delta.map(({ line }) => ({ event: JSON.parse(line) as StoredEvent, line })), true);
       await catchUp(client, before);
       if (indexed.seq !== before || (before > 0 && indexed.hash !== head.event_hash)) {
         throw new AppError('store_corrupt', `The database's head (seq ${before}) does not match its log (seq ${indexed.seq}); run gov events verify --database-url.`);
