@@ -19,7 +19,7 @@ import { AppError } from '../../errors.ts';
 import { committedReads } from '../committed-state.ts';
 import type { AppendResult, PendingEvent, SealedRow } from '../event-log.ts';
 import type { Expectation } from '../expectations.ts';
-import { beginBulkLoad, endBulkLoad, openIndexDb } from '../index-db.ts';
+import { beginBulkLoad, endBulkLoad, openIndexDb, removeIndexFiles } from '../index-db.ts';
 import { indexHandle } from '../index-handle.ts';
 import type { IndexStatus } from '../index-writer.ts';
 import { EXTRA_PROJECTIONS } from '../projections/registry.ts';
@@ -331,6 +331,34 @@ export async function openPgStore(options: PgStoreOptions): Promise<PgStore> {
     if (corrupt !== null) throw corrupt;
   };
 
+  /** Builds the index afresh from the database under a new name and reads from it once complete. */
+  let rebuilding: Promise<void> | null = null;
+  let generation = 0;
+  let currentPath = indexPath;
+  const rebuildIndex = async (why: string): Promise<void> => {
+    const path = join(cacheDir, `index-${++generation}.sqlite`);
+    try {
+      const fresh = await loadIndex(pool, path);
+      if (closed) {
+        fresh.close();
+        return;
+      }
+      index.attach(fresh);
+      removeIndexFiles(currentPath);
+      currentPath = path;
+      // Events appended meanwhile by other processes come with the next catch-up.
+      indexed = { seq: fresh.lastSeq(), hash: fresh.lastHash() ?? '', recordedAt: '' };
+      gate.forgetIndexed();
+      corrupt = null;
+      announce(indexed.seq);
+      warn(`Rebuilt this process's index from the database (${indexed.seq} events); it answers again.`);
+    } catch (err) {
+      removeIndexFiles(path);
+      corrupt = new AppError('index_unavailable', `This process's index is damaged (${why}) and rebuilding it from the database failed (${(err as Error).message}); every acknowledged event is safe there. Restart this gov serve process; other processes answer meanwhile.`);
+      warn(corrupt.message);
+    }
+  };
+
   let closing: Promise<void> | null = null;
   return {
     dataDir: cacheDir,
@@ -363,18 +391,25 @@ export async function openPgStore(options: PgStoreOptions): Promise<PgStore> {
     },
     indexStatus: (): IndexStatus => (corrupt === null ? { state: 'current', indexed_seq: indexed.seq, last_error: null } : { state: 'unavailable', indexed_seq: indexed.seq, last_error: corrupt.message }),
     markIndexCorrupt(message) {
-      if (corrupt !== null) return;
-      // The index is this process's cache: a restart builds it again from the database.
-      corrupt = new AppError('index_unavailable', `This process's index is damaged (${message}); every acknowledged event is safe in the database. Restart this gov serve process; other processes answer meanwhile.`);
+      if (corrupt !== null || closed) return;
+      // The index is this process's cache: it is built afresh from the database beside the old one.
+      corrupt = new AppError('index_unavailable', `This process's index is damaged (${message}) and is being rebuilt from the database, where every acknowledged event is safe. Try again in a few seconds; other gov serve processes answer meanwhile.`);
       warn(corrupt.message);
       index.detach(corrupt);
+      rebuilding = rebuildIndex(message).finally(() => {
+        rebuilding = null;
+      });
     },
-    rebuilt: async () => corrupt === null,
+    rebuilt: async () => {
+      await rebuilding;
+      return corrupt === null;
+    },
     stream: (id) => gate.indexedStream(id),
     close() {
       closing ??= (async () => {
         closed = true;
         await loop.idle();
+        await rebuilding;
         await catchingUp;
         const l = listener;
         listener = null;
