@@ -54,9 +54,11 @@ export type RouteSpec = {
    */
   etag?: 'read' | 'write';
   /**
-   * false for writes that read nothing from the index (the log's gate checks their conditions):
-   * they do not wait for the index writer. Every other request waits until the index holds every
-   * acknowledged write, so it reads its own writes (docs/write-path.md).
+   * false for writes that read nothing from the index (the log's gate checks their conditions) or
+   * that decide tentatively on it (service/governance/decide.ts: every stream the decision read is
+   * an expectation, and a refusal is decided again on the settled index): they do not wait for the
+   * index writer. Every other request waits until the index holds every acknowledged write, so it
+   * reads its own writes (docs/write-path.md).
    */
   readsIndex?: false;
   /**

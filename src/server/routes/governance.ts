@@ -165,7 +165,7 @@ export const REGISTRY_ROUTES: Route[] = [
     handler: async (c, deps) => c.json(await assetEvidence(deps, readCtx(c), id(c, 'asset_id', 'asset'))),
   },
   {
-    method: 'POST', path: '/v1/risk/evaluations', status: 'preview', access: 'write', scoped: true,
+    method: 'POST', path: '/v1/risk/evaluations', status: 'preview', access: 'write', scoped: true, readsIndex: false,
     summary: 'Evaluate an asset under gov.risk.default (risk.evaluated, + approval.requested in the same unit when its tier needs approval).',
     readme: '→ `risk.evaluated` (+ `approval.requested` atomically); inputs 0–4, else 422 quoting the anchors',
     request: 'api/risk-evaluation-request.json', responses: { 201: 'api/risk-evaluation-response.json', 200: 'api/risk-evaluation-response.json', ...W },

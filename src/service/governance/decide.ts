@@ -2,12 +2,14 @@
 // the request answers first; otherwise `decide` reads the aggregates it needs and returns the
 // events to append with the stream versions it read, and the append runs under those expectations
 // (If-Match checked against the named stream). A concurrent write to a stream read → decided again.
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { withVerifiedCaller, type Team } from '../../domain/governance/team.ts';
+import { AppError } from '../../errors.ts';
 import type { Expectation } from '../../store/expectations.ts';
 import type { AppendResult, PendingEvent } from '../../store/event-log.ts';
 import type { ServiceDeps } from '../deps.ts';
 import { committedReplay } from '../idempotency.ts';
-import { retryOnConflict, writeConflict } from '../optimistic.ts';
+import { retryOnConflict, WRITE_CONFLICT, writeConflict } from '../optimistic.ts';
 import { preconditionFailed } from '../write-checks.ts';
 import type { WriteContext } from '../write-context.ts';
 
@@ -27,8 +29,51 @@ export function readExpectations(ctx: WriteContext, decision: Decision): Expecta
   return out;
 }
 
-/** Runs a governance write: replay, or decide and append (again on a conflict). */
-export async function decideAndAppend(deps: ServiceDeps, ctx: WriteContext, decide: () => Promise<Decision> | Decision): Promise<AppendResult> {
+/**
+ * Set while a decision is tentative (made on the index as it is, which may trail the log by the
+ * batches the index writer has not applied yet): a refusal then is not recorded but sends the
+ * write back to be decided on the settled index (refusals.ts).
+ */
+const tentative = new AsyncLocalStorage<true>();
+
+/** Thrown instead of recording a refusal decided tentatively: decide again on the settled index. */
+export class DecideOnSettledIndex extends Error {
+  override readonly name = 'DecideOnSettledIndex';
+}
+
+/** Whether the decision running now is tentative (a refusal must not be recorded from it). */
+export function isTentative(): boolean {
+  return tentative.getStore() === true;
+}
+
+/**
+ * Runs a governance write: replay, or decide and append (again on a conflict). With `tentative`,
+ * the first decision is made without waiting for the index writer: every stream it read is an
+ * expectation the log's gate checks against everything acknowledged, so a read the index had not
+ * caught up with fails the append and the write is decided again on the settled index, as is a
+ * decision that refuses or fails. Only for decisions whose every read is a stream in `read`.
+ */
+export async function decideAndAppend(deps: ServiceDeps, ctx: WriteContext, decide: () => Promise<Decision> | Decision, options: { tentative?: boolean } = {}): Promise<AppendResult> {
+  if (options.tentative === true) {
+    // A record found in the index is committed; one the index does not hold yet the gate replays.
+    const replay = committedReplay(deps, ctx);
+    if (replay) return replay;
+    let attempt: { events: PendingEvent[]; expect: Expectation[] } | null = null;
+    try {
+      const decision = await tentative.run(true, decide);
+      attempt = { events: decision.events, expect: readExpectations(ctx, decision) };
+    } catch {
+      attempt = null; // a refusal or an If-Match mismatch is only answered from the settled index
+    }
+    if (attempt !== null) {
+      try {
+        return await deps.store.append(attempt.events, attempt.expect);
+      } catch (err) {
+        // A stream read moved on, maybe only in batches the index had not applied: decide again below.
+        if (!(err instanceof AppError && err.code === WRITE_CONFLICT)) throw err;
+      }
+    }
+  }
   await deps.store.settled();
   const replay = committedReplay(deps, ctx);
   if (replay) return replay;

@@ -9,6 +9,7 @@ import { AppError } from '../../errors.ts';
 import type { PendingEvent } from '../../store/event-log.ts';
 import type { ServiceDeps } from '../deps.ts';
 import { pendingEvent, type WriteContext } from '../write-context.ts';
+import { DecideOnSettledIndex, isTentative } from './decide.ts';
 
 type Json = PendingEvent['payload'][string];
 
@@ -23,8 +24,13 @@ export function accessEvent(deps: ServiceDeps, ctx: WriteContext, actor: Actor, 
   return pendingEvent({ ...ctx, idempotencyKey: null, requestSha256: null }, deps.newId, { kind: 'access.logged', actor, payload });
 }
 
-/** Records the refusal in the access log, then throws it as the rule's error. */
+/**
+ * Records the refusal in the access log, then throws it as the rule's error. A refusal decided
+ * tentatively (on an index that may trail the log, decide.ts) is not recorded: the write is
+ * decided again on the settled index.
+ */
 export async function deny(deps: ServiceDeps, ctx: WriteContext, actor: Actor, resource: Resource, refusal: Pick<Refusal, 'code' | 'message'> & { rule?: string }, action: AccessAction = 'attempted'): Promise<never> {
+  if (isTentative()) throw new DecideOnSettledIndex(refusal.code);
   await deps.store.append([accessEvent(deps, ctx, actor, { action, outcome: 'denied', resource, code: refusal.code, reason: `${refusal.rule ? `${refusal.rule}: ` : ''}${refusal.message}` })]);
   throw new AppError(refusal.code, refusal.message);
 }

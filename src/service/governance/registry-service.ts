@@ -8,7 +8,7 @@ import { checkReviewCompletion, parseReviewId, REVIEW_COMPLETED, reviewSchedule,
 import { checkRiskInputs, riskInputsError } from '../../domain/governance/risk-inputs.ts';
 import { evaluateRisk } from '../../domain/governance/risk.ts';
 import { sha256Hex } from '../../domain/canonical-json.ts';
-import { approvalStream, assetStream } from '../../domain/streams.ts';
+import { approvalStream, assetStream, vendorStream } from '../../domain/streams.ts';
 import type { ServiceDeps } from '../deps.ts';
 import { pendingEvent, type WriteContext } from '../write-context.ts';
 import { binding, decideAndAppend, decidingTeam, type StreamRead } from './decide.ts';
@@ -23,8 +23,11 @@ const json = (value: object) => value as unknown as { [key: string]: Json };
 export const GOV_PAGE = { default: 50, max: 200 } as const;
 
 function assetRead(deps: ServiceDeps, scope: Scope, assetId: string): StreamRead {
-  const stream = assetStream(scope, assetId);
-  return { stream, version: deps.gov.streamVersion(stream), what: `Asset ${assetId}` };
+  return streamRead(deps, assetStream(scope, assetId), `Asset ${assetId}`);
+}
+
+function streamRead(deps: ServiceDeps, stream: string, what: string): StreamRead {
+  return { stream, version: deps.gov.streamVersion(stream), what };
 }
 
 function policyOptions(deps: ServiceDeps) {
@@ -128,8 +131,10 @@ export async function evaluateAssetRisk(deps: ServiceDeps, ctx: WriteContext, bo
     const events = [pendingEvent(ctx, deps.newId, { kind: 'risk.evaluated', actor, payload: json(record) })];
     if (request) events.push(pendingEvent(ctx, deps.newId, { kind: 'approval.requested', actor, payload: json(request) }));
     events.push(accessEvent(deps, ctx, actor, { action: 'created', outcome: 'allowed', resource: { type: 'risk_evaluation', id: evaluationId } }));
-    return { events, read: [assetRead(deps, ctx.scope, assetId)] };
-  });
+    // The asset and every vendor the derived maturity read: what the decision rests on.
+    const vendors = (asset.registration.vendor_ids ?? []).map((id) => streamRead(deps, vendorStream(ctx.scope, id), `Vendor ${id}`));
+    return { events, read: [assetRead(deps, ctx.scope, assetId), ...vendors] };
+  }, { tentative: true });
   const evaluation = result.events[0]!;
   return { evaluation: evaluation.payload, event: binding(result), replayed: result.replayed };
 }
