@@ -4,6 +4,7 @@
 // does) are replaced: a write meanwhile is answered 503 at worst and never lost, and the next one
 // lands; the listener reconnects and streams go on.
 import t, { type Test } from 'tap';
+import { get } from 'node:http';
 import pg from 'pg';
 import { streamEvents, type StreamedEvent } from '../../src/client/event-stream.ts';
 import { startHosted, type HostedHandle } from '../../src/hosted.ts';
@@ -61,6 +62,17 @@ t.test('two instances: streams and reads see each other, dropped connections hea
     stop.abort();
     await streaming;
   });
+
+  // Behind a proxy the Host is the public name: any Host reaches the hosted service (no loopback guard).
+  for (const host of ['gov.example.com', 'gov.example.com:443', '10.0.0.5:8080']) {
+    const status = await new Promise<number | undefined>((resolve, reject) => {
+      get({ host: '127.0.0.1', port: a.port, path: '/v1/tasks', headers: { Host: host, Authorization: `Bearer ${token}`, 'X-Tenant-Id': SCOPE.tenant_id, 'X-Workspace-Id': SCOPE.workspace_id, 'X-Project-Id': SCOPE.project_id } }, (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode));
+      }).on('error', reject);
+    });
+    t.equal(status, 200, `Host: ${host} is served`);
+  }
 
   const first = await note(a.baseUrl, token, 'written through a');
   t.equal(first.status, 201);

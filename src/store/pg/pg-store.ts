@@ -235,7 +235,6 @@ export async function openPgStore(options: PgStoreOptions): Promise<PgStore> {
     warn(`Could not LISTEN for other processes' appends (${(err as Error).message}); they reach this process at its next read.`);
   }
 
-
   /** One transaction: lock the head, catch up, seal through the gate, insert, move the head, commit. */
   const commit = async (batch: Queued[]): Promise<void> => {
     committing = true;
