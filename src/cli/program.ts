@@ -22,7 +22,7 @@ function examples(...lines: string[]): string {
 
 export function createProgram(io: CliIo, state: ProgramState): Command {
   const program = new Command('gov')
-    .description('gov — governance backend for AI-agent work (local-first preview)')
+    .description('gov — governance backend for AI-agent work (local-first preview; hosted service: gov serve)')
     .version(VERSION)
     .exitOverride()
     .showHelpAfterError('(run with --help for usage and examples)')
