@@ -19,31 +19,13 @@ import { testDatabase } from '../fixtures/postgres.ts';
 import { inProcessPreview } from '../fixtures/served-app.ts';
 import { GOV_BIN, runGov, scopeHeaders } from '../fixtures/spawn-preview.ts';
 import { answerOf, tempDir } from '../fixtures/test-app.ts';
+import { closeout, evidence } from '../fixtures/bodies.ts';
 
 type Scope = { tenant_id: string; workspace_id: string; project_id: string };
 const ACME: Scope = { tenant_id: 'acme', workspace_id: 'ws-1', project_id: 'proj-1' };
 const scopeEnv = (s: Scope) => ({ GOV_TENANT_ID: s.tenant_id, GOV_WORKSPACE_ID: s.workspace_id, GOV_PROJECT_ID: s.project_id });
 const baseEnv = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' };
 const HIGH = { data_sensitivity: 3, decision_impact: 3, autonomy: 2, vendor_maturity: 2, prohibited_practice: 0 };
-
-const evidence = {
-  artifact_id: 'build-314',
-  uri: 'https://ci.internal.test/builds/314',
-  evidence_type: 'artifact',
-  sha256: 'c'.repeat(64),
-  confidence: 'claimed',
-  redaction: 'none',
-  content_trust: 'trusted_internal',
-  captured_at: '2026-11-01T09:00:00Z',
-};
-const closeout = {
-  outcome: 'completed',
-  summary: 'Pinned the base image of the release builder by digest.',
-  verification: ['Release build 314 succeeded with the pinned digest'],
-  evidence_refs: [evidence],
-  context_lines: ['The builder Dockerfile lives in tools/release/Dockerfile and pins by sha256 digest'],
-  future_agent_traps: ['Renovate rewrites the digest weekly; the pin comment must stay on the FROM line'],
-};
 
 type Answer = { status: number; json: any; text: string };
 type Api = (method: string, path: string, body?: unknown) => Promise<Answer>;
@@ -256,7 +238,7 @@ t.test('a Proof Packet issued by the hosted service verifies online with gov pac
 
   // One byte of an evidence reference's artifact id changed: the JSON and the schema still hold, the hash does not.
   const tamperedFile = join(dir, 'tampered.json');
-  const tamperedText = tamperOneByte(text, '"artifact_id": "build-314');
+  const tamperedText = tamperOneByte(text, '"artifact_id": "ci-run-91');
   t.equal(Buffer.byteLength(tamperedText), Buffer.byteLength(text), 'same length');
   t.equal([...Buffer.from(tamperedText)].filter((b, i) => b !== Buffer.from(text)[i]).length, 1, 'exactly one byte differs');
   writeFileSync(tamperedFile, tamperedText);
@@ -308,7 +290,7 @@ t.test("a promoted preview's packets still verify online against the hosted serv
   t.equal(online.code, 0, `the preview's packet verifies online against the hosted service: ${online.stderr}${online.code === 0 ? '' : online.stdout}`);
   t.match(online.report, { mode: 'online', ok: true, current: true, latest_status: packet.packet_status }, "verified online; the hosted service knows the preview's issue of the packet");
   const tampered = join(dir, 'tampered.json');
-  writeFileSync(tampered, tamperOneByte(JSON.stringify(packet), '"artifact_id":"build-314'));
+  writeFileSync(tampered, tamperOneByte(JSON.stringify(packet), '"artifact_id":"ci-run-91'));
   const bad = await verifyOnline(tampered, h.server.baseUrl, tokenFileOf(t, token));
   t.equal(bad.code, 1, `the preview's packet with one byte changed: exit 1 against the hosted service (${bad.stderr.trim()})`);
   t.match(bad.report, { ok: false, checks: { packet_hash: { status: 'fail' } } });
