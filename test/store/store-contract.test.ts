@@ -60,6 +60,16 @@ async function outcome(p: Promise<{ events: StoredEvent[]; replayed: boolean }>)
   }
 }
 
+/** The adapter's store, closed at teardown, with the units of each batch it writes; null when the adapter is skipped. */
+async function openCounted(t: Test, adapter: Adapter): Promise<{ store: Store; batches: number[] } | null> {
+  const open = await adapter.setUp(t);
+  if (open === null) return null;
+  const batches: number[] = [];
+  const store = await open((units) => batches.push(units));
+  t.teardown(() => store.close());
+  return { store, batches };
+}
+
 function allRows(store: Store): Array<{ seq: number; line: string }> {
   return store.index.db.prepare<[], { seq: number; line: string }>('SELECT seq, line FROM events ORDER BY seq').all();
 }
@@ -90,11 +100,9 @@ for (const adapter of ADAPTERS) {
     });
 
     t.test('100 concurrent appends into one open task: all accepted, several per batch', async (t) => {
-      const open = await adapter.setUp(t);
-      if (open === null) return;
-      const batches: number[] = [];
-      const store = await open((units) => batches.push(units));
-      t.teardown(() => store.close());
+      const opened = await openCounted(t, adapter);
+      if (opened === null) return;
+      const { store, batches } = opened;
       const note = noteEvents();
       await store.append([note({ kind: 'task.created' })], [expectTask('absent')]);
       const results = await Promise.all(Array.from({ length: 100 }, () => outcome(store.append([note()], [expectTask('open')]))));
@@ -105,11 +113,9 @@ for (const adapter of ADAPTERS) {
     });
 
     t.test('expectations inside the append: a refused unit alone, the rest of its batch commits', async (t) => {
-      const open = await adapter.setUp(t);
-      if (open === null) return;
-      const batches: number[] = [];
-      const store = await open((units) => batches.push(units));
-      t.teardown(() => store.close());
+      const opened = await openCounted(t, adapter);
+      if (opened === null) return;
+      const { store, batches } = opened;
       const note = noteEvents();
       const results = await Promise.all([
         outcome(store.append([note({ kind: 'task.created' })], [expectTask('absent')])),
