@@ -109,7 +109,7 @@ export function createProgram(io: CliIo, state: ProgramState): Command {
     .option('--roles-claim <name>', 'claim (or dotted path, e.g. realm_access.roles) holding the team roles', 'gov_roles')
     .option('--operator-role <name>', 'roles-claim value that makes a token the operator transport', 'gov_operator')
     .option('--config <file>', 'configuration JSON ({"quota": {...}}), as gov preview start takes')
-    .option('--cache-dir <dir>', 'where this process keeps its index (default: a fresh temporary directory)')
+    .option('--cache-dir <dir>', 'where this process keeps its index, rebuilt from the database at every start (one directory per process; default: a fresh temporary one)')
     .option('--json', 'print one JSON line {base_url, database, pid, events, issuer} once listening')
     .addHelpText('after', examples(
       'GOV_DATABASE_URL=postgres://gov@db:5432/gov gov serve --host 0.0.0.0 --port 8080 --issuer https://login.example.com/realms/acme --audience gov-api --jwks-url https://login.example.com/realms/acme/protocol/openid-connect/certs',

@@ -13,6 +13,7 @@ import { openEventLog, readLastLine, truncateDurably, type AppendResult, type Ev
 import type { Expectation } from './expectations.ts';
 import { catchUpIndex, freshIndexPathOf, openIndexDb, rebuildIndexFile, removeIndexFiles, type IndexDb, type ProjectionFactory } from './index-db.ts';
 import { indexHandle } from './index-handle.ts';
+import { indexListeners } from './index-listeners.ts';
 import { MAX_BEHIND, startIndexWriter, type IndexStatus, type IndexWriter } from './index-writer.ts';
 import { EXTRA_PROJECTIONS } from './projections/registry.ts';
 import { createWriteGate } from './write-gate.ts';
@@ -98,17 +99,8 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     try {
       const indexPath = indexPathOf(dataDir);
       const gate = createWriteGate(committedReads(index.db));
-      const indexedListeners = new Set<(seq: number) => void>();
-      const indexedTo = (seq: number): void => {
-        for (const listener of indexedListeners) {
-          try {
-            listener(seq);
-          } catch (err) {
-            indexedListeners.delete(listener);
-            warn(`An index listener failed and was dropped (${(err as Error)?.message ?? String(err)}).`);
-          }
-        }
-      };
+      const listeners = indexListeners(warn);
+      const indexedTo = listeners.indexedTo;
       let log: EventLog | null = null;
       /** Callbacks of a writer count only while it is the current one (a retired writer's are ignored). */
       let generation = 0;
@@ -240,10 +232,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
         append: (unit, expect) => opened().append(unit, expect),
         settled: () => (rebuild === null ? writer.settled(opened().tail().seq) : Promise.reject(rebuild.error)),
         indexedSeq: () => (rebuild === null ? writer.indexedSeq() : rebuild.indexedSeq),
-        onIndexed: (listener) => {
-          indexedListeners.add(listener);
-          return () => indexedListeners.delete(listener);
-        },
+        onIndexed: (listener) => listeners.add(listener),
         indexStatus: () => (rebuild === null ? writer.status() : { state: 'unavailable', indexed_seq: rebuild.indexedSeq, last_error: rebuild.error.message }),
         markIndexCorrupt: (message) => {
           if (!refusals.includes(message)) corrupt(message);

@@ -3,12 +3,14 @@
 // from the database while it runs, and answers again with every event, those other processes
 // appended meanwhile included.
 import t from 'tap';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { AppError } from '../../src/errors.ts';
 import { migrateDatabase } from '../../src/store/pg/pg-log-tools.ts';
 import { openPgStore } from '../../src/store/pg/pg-store.ts';
 import { testDatabase } from '../fixtures/postgres.ts';
 import { noteEvents } from '../fixtures/store-harness.ts';
-import { fixedClock } from '../fixtures/test-app.ts';
+import { fixedClock, tempDir } from '../fixtures/test-app.ts';
 
 const codeOf = (p: Promise<unknown>): Promise<string> =>
   p.then(
@@ -45,4 +47,20 @@ t.test('a damaged index is rebuilt from the database while the process runs', as
   const next = await store.append([note({ event_id: 'evt_a10' })]);
   t.equal(next.events[0]!.seq, 12, 'appends go on after it');
   t.match(warnings.join('\n'), /is being rebuilt from the database[\s\S]*Rebuilt this process's index from the database/);
+});
+
+t.test('a --cache-dir used before is rebuilt from the database, not replayed on top of its old index', async (t) => {
+  const url = await testDatabase(t);
+  if (url === null) return;
+  await migrateDatabase(url);
+  const cacheDir = tempDir(t);
+  const note = noteEvents();
+  const first = await openPgStore({ databaseUrl: url, clock: fixedClock(), warn: () => {}, cacheDir });
+  for (let k = 0; k < 5; k++) await first.append([note()]);
+  await first.close();
+  t.ok(existsSync(join(cacheDir, 'index.sqlite')), 'the given cache dir keeps its index after a stop');
+  const second = await openPgStore({ databaseUrl: url, clock: fixedClock(), warn: () => {}, cacheDir });
+  t.teardown(() => second.close());
+  t.same(second.index.db.prepare<[], { seq: number }>('SELECT seq FROM events ORDER BY seq').all().map((r) => r.seq), [1, 2, 3, 4, 5], 'each event once');
+  t.equal((await second.append([note()])).events[0]!.seq, 6);
 });

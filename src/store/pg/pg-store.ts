@@ -13,7 +13,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import type { StoredEvent } from '../../domain/event.ts';
+import { ZERO_HASH, type StoredEvent } from '../../domain/event.ts';
 import { streamOf } from '../../domain/streams.ts';
 import { AppError } from '../../errors.ts';
 import { committedReads } from '../committed-state.ts';
@@ -21,6 +21,7 @@ import type { AppendResult, PendingEvent, SealedRow } from '../event-log.ts';
 import type { Expectation } from '../expectations.ts';
 import { beginBulkLoad, endBulkLoad, openIndexDb, removeIndexFiles } from '../index-db.ts';
 import { indexHandle } from '../index-handle.ts';
+import { indexListeners } from '../index-listeners.ts';
 import type { IndexStatus } from '../index-writer.ts';
 import { EXTRA_PROJECTIONS } from '../projections/registry.ts';
 import { failBatch, flushLoop, nextRecordedAt, sealBatch, settleBatch, type Queued, type SealedBatch } from '../seal-batch.ts';
@@ -34,7 +35,7 @@ export type PgStoreOptions = {
   warn: (message: string) => void;
   /** Where this process keeps its index (a fresh temporary directory by default, removed on close). */
   cacheDir?: string;
-  /** Connections of the read pool (the writer and the listener have one each). */
+  /** Connections of the pool (reads, catch-ups and each transaction take one; the NOTIFY listener has its own). */
   poolSize?: number;
   /** Called once per committed batch: units and events in it. */
   onBatch?: (units: number, events: number) => void;
@@ -127,20 +128,10 @@ export async function openPgStore(options: PgStoreOptions): Promise<PgStore> {
     throw err;
   }
   const gate = createWriteGate(committedReads(index.db));
-  let indexed = { seq: index.lastSeq(), hash: index.lastHash() ?? '', recordedAt: '' };
-  const listeners = new Set<(seq: number) => void>();
+  let indexed = { seq: index.lastSeq(), hash: index.lastHash() ?? ZERO_HASH, recordedAt: '' };
+  const listeners = indexListeners(warn);
+  const announce = listeners.indexedTo;
   let corrupt: AppError | null = null;
-
-  const announce = (seq: number): void => {
-    for (const listener of listeners) {
-      try {
-        listener(seq);
-      } catch (err) {
-        listeners.delete(listener);
-        warn(`An index listener failed and was dropped (${(err as Error)?.message ?? String(err)}).`);
-      }
-    }
-  };
 
   /**
    * Applies committed rows in seq order, skipping what the index holds already (a catch-up and
@@ -149,13 +140,7 @@ export async function openPgStore(options: PgStoreOptions): Promise<PgStore> {
   const apply = (rows: SealedRow[], foreign: boolean): void => {
     const fresh = rows.filter((r) => r.event.seq > indexed.seq);
     if (fresh.length === 0) return;
-    let { seq, hash } = indexed;
-    for (const { event } of fresh) {
-      if (event.seq !== seq + 1) throw new AppError('store_corrupt', `The database's log has seq ${event.seq} where ${seq + 1} was expected; run gov events verify --database-url.`);
-      if (seq > 0 && event.prev_hash !== hash) throw new AppError('store_corrupt', `The database's log breaks its hash chain at seq ${event.seq}; run gov events verify --database-url.`);
-      seq = event.seq;
-      hash = event.event_hash;
-    }
+    checkLinks(fresh, indexed);
     index.applyBatch(fresh, 0);
     const last = fresh[fresh.length - 1]!.event;
     indexed = { seq: last.seq, hash: last.event_hash, recordedAt: last.recorded_at };
@@ -346,7 +331,7 @@ export async function openPgStore(options: PgStoreOptions): Promise<PgStore> {
       removeIndexFiles(currentPath);
       currentPath = path;
       // Events appended meanwhile by other processes come with the next catch-up.
-      indexed = { seq: fresh.lastSeq(), hash: fresh.lastHash() ?? '', recordedAt: '' };
+      indexed = { seq: fresh.lastSeq(), hash: fresh.lastHash() ?? ZERO_HASH, recordedAt: '' };
       gate.forgetIndexed();
       corrupt = null;
       announce(indexed.seq);
@@ -384,10 +369,7 @@ export async function openPgStore(options: PgStoreOptions): Promise<PgStore> {
       if (head > indexed.seq) await catchUp(pool, head);
     },
     indexedSeq: () => indexed.seq,
-    onIndexed(fn) {
-      listeners.add(fn);
-      return () => listeners.delete(fn);
-    },
+    onIndexed: (fn) => listeners.add(fn),
     indexStatus: (): IndexStatus => (corrupt === null ? { state: 'current', indexed_seq: indexed.seq, last_error: null } : { state: 'unavailable', indexed_seq: indexed.seq, last_error: corrupt.message }),
     markIndexCorrupt(message) {
       if (corrupt !== null || closed) return;
@@ -422,20 +404,38 @@ export async function openPgStore(options: PgStoreOptions): Promise<PgStore> {
   };
 }
 
-/** A fresh index in `path` with every event of the database's log, read in pages. */
+/**
+ * Rows of the log follow the last one applied (`after`): consecutive seqs, each prev_hash the
+ * event_hash before it. Anything else is a log changed behind the service's back.
+ */
+function checkLinks(rows: readonly SealedRow[], after: { seq: number; hash: string }): void {
+  let { seq, hash } = after;
+  for (const { event } of rows) {
+    if (event.seq !== seq + 1) throw new AppError('store_corrupt', `The database's log has seq ${event.seq} where ${seq + 1} was expected; run gov events verify --database-url.`);
+    if (event.prev_hash !== hash) throw new AppError('store_corrupt', `The database's log breaks its hash chain at seq ${event.seq}; run gov events verify --database-url.`);
+    seq = event.seq;
+    hash = event.event_hash;
+  }
+}
+
+/**
+ * A fresh index in `path` with every event of the database's log, read in pages and checked link
+ * by link. Whatever was at `path` (a cache dir used before) is deleted first.
+ */
 async function loadIndex(pool: pg.Pool, path: string): Promise<ReturnType<typeof openIndexDb>> {
+  removeIndexFiles(path);
   const index = openIndexDb(path, EXTRA_PROJECTIONS);
   try {
     beginBulkLoad(index);
-    let after = 0;
+    let last = { seq: 0, hash: ZERO_HASH };
     for (;;) {
-      const { rows } = await pool.query<{ seq: string; line: string }>('SELECT seq, line FROM gov_events WHERE seq > $1 ORDER BY seq LIMIT $2', [after, PAGE * 4]);
+      const { rows } = await pool.query<{ line: string }>('SELECT line FROM gov_events WHERE seq > $1 ORDER BY seq LIMIT $2', [last.seq, PAGE * 4]);
       if (rows.length === 0) break;
       const batch = rows.map(({ line }) => ({ event: JSON.parse(line) as StoredEvent, line }));
-      for (const { event } of batch) {
-        if (event.seq !== ++after) throw new AppError('store_corrupt', `The database's log has seq ${event.seq} where ${after} was expected; run gov events verify --database-url.`);
-      }
+      checkLinks(batch, last);
       index.applyBatch(batch, 0);
+      const end = batch[batch.length - 1]!.event;
+      last = { seq: end.seq, hash: end.event_hash };
     }
     endBulkLoad(index);
     return index;
