@@ -5,7 +5,6 @@
 import type { Context } from 'hono';
 import { canonicalSha256Uri } from '../domain/canonical-json.ts';
 import { transportPrincipal } from '../domain/event.ts';
-import { AppError } from '../errors.ts';
 import type { WriteContext } from '../service/write-context.ts';
 import type { AppEnv } from './env.ts';
 import { readIdempotencyKey, readIfMatch } from './request-input.ts';
@@ -15,7 +14,6 @@ export function writeContextOf(c: Context<AppEnv>, idempotencyRequired = false):
   const { scope, body } = c.var;
   const idempotencyKey = readIdempotencyKey(c, idempotencyRequired);
   const caller = callerOf(c);
-  checkBodyActor(c, body);
   return {
     scope,
     ...caller,
@@ -37,21 +35,6 @@ export function callerOf(c: Context<AppEnv>): Pick<WriteContext, 'transport' | '
   const identity = c.get('identity');
   if (identity === undefined) return { transport, principal: transportPrincipal(transport) };
   return { transport, principal: identity.actor, verified: { actor: identity.actor, roles: identity.roles } };
-}
-
-/**
- * A verified caller acts as itself: a body that names another actor (the preview lets callers say
- * who acted) is refused, 403, so every event the hosted service records names who authenticated.
- */
-function checkBodyActor(c: Context<AppEnv>, body: unknown): void {
-  const identity = c.get('identity');
-  if (identity === undefined || body === null || typeof body !== 'object' || !('actor' in body)) return;
-  const actor = (body as { actor?: unknown }).actor;
-  if (actor === undefined) return;
-  const named = actor as { type?: unknown; id?: unknown } | null;
-  if (named === null || typeof named !== 'object' || named.type !== identity.actor.type || named.id !== identity.actor.id) {
-    throw new AppError('actor_not_token_subject', `The body names actor ${JSON.stringify(actor)}, but the bearer token authenticates ${identity.actor.type} ${identity.actor.id}; leave actor out (the token's subject acts) or send it as {"type":"${identity.actor.type}","id":"${identity.actor.id}"}.`);
-  }
 }
 
 /** JSON text placed into an answer as it is: a stored event line is already canonical JSON. */

@@ -3,6 +3,7 @@
 // version the caller's If-Match names.
 import { transportPrincipal, type Actor, type EventDraft, type Scope, type Transport } from '../domain/event.ts';
 import type { TeamRole } from '../domain/governance/team.ts';
+import { AppError } from '../errors.ts';
 import type { PendingEvent } from '../store/event-log.ts';
 
 export type WriteContext = {
@@ -41,11 +42,24 @@ export function pendingEvent(ctx: WriteContext, newId: (prefix: string) => strin
     ...fields,
     ...ctx.scope,
     event_id: fields.event_id ?? newId('evt'),
-    actor: fields.actor ?? ctx.principal,
+    actor: actingAs(ctx, fields.actor),
     transport: ctx.transport,
     idempotency_key: ctx.idempotencyKey,
     request_sha256: ctx.requestSha256,
   };
+}
+
+/**
+ * Who a write acts as: the actor its body names, else the transport's principal. A verified caller
+ * (the hosted service's OIDC token) acts as itself: a body naming anyone else is refused, 403
+ * actor_not_token_subject, so every event the hosted service records names who authenticated.
+ */
+export function actingAs(ctx: WriteContext, named: Actor | undefined): Actor {
+  const verified = ctx.verified?.actor;
+  if (verified !== undefined && named !== undefined && !(named.type === verified.type && named.id === verified.id)) {
+    throw new AppError('actor_not_token_subject', `The body names actor ${JSON.stringify(named)}, but the bearer token authenticates ${verified.type} ${verified.id}; leave actor out (the token's subject acts) or send it as {"type":"${verified.type}","id":"${verified.id}"}.`);
+  }
+  return named ?? ctx.principal;
 }
 
 /** The context of writes the server makes on its own behalf over the operator transport (quota, forge data). */

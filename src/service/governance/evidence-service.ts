@@ -12,7 +12,7 @@ import { rolesOf } from '../../domain/governance/team.ts';
 import { refuse, showActor, type Refusal } from '../../domain/governance/types.ts';
 import { teamStream } from '../../domain/streams.ts';
 import type { ServiceDeps } from '../deps.ts';
-import { pendingEvent, type WriteContext } from '../write-context.ts';
+import { actingAs, pendingEvent, type WriteContext } from '../write-context.ts';
 import { decideAndAppend, decidingTeam } from './decide.ts';
 import { accessEvent, deny, notInScope } from './refusals.ts';
 
@@ -30,7 +30,7 @@ function checkReviewer(actor: Actor, roles: readonly string[]): Refusal | null {
 }
 
 export async function reviewEvidence(deps: ServiceDeps, ctx: WriteContext, artifactId: string, body: EvidenceReviewBody) {
-  const actor = body.actor ?? ctx.principal;
+  const actor = actingAs(ctx, body.actor);
   const result = await decideAndAppend(deps, ctx, async () => {
     const holders = deps.gov.artifactHolders(ctx.scope, artifactId);
     if (holders.length === 0) return notInScope(deps, ctx, actor, { type: 'evidence', id: artifactId }, 'evidence artifact');
@@ -80,7 +80,7 @@ function decodeBase64(text: string): Uint8Array {
  * event in every task whose ref is bound to those bytes raises its trust to sanitized_projection.
  */
 export async function sanitizeEvidence(deps: ServiceDeps, ctx: WriteContext, body: SanitizeBody) {
-  const actor = body.actor ?? ctx.principal;
+  const actor = actingAs(ctx, body.actor);
   const bytes = decodeBase64(body.content_base64);
   const result = sanitize(bytes, { media_type: body.media_type });
   const appended = await decideAndAppend(deps, ctx, async () => {

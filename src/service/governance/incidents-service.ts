@@ -14,7 +14,7 @@ import { incidentTrigger, type ReviewTrigger } from '../../domain/governance/rev
 import { AppError } from '../../errors.ts';
 import { incidentStream } from '../../domain/streams.ts';
 import type { ServiceDeps } from '../deps.ts';
-import { pendingEvent, type WriteContext } from '../write-context.ts';
+import { actingAs, pendingEvent, type WriteContext } from '../write-context.ts';
 import { binding, decideAndAppend, type Decision } from './decide.ts';
 import { accessEvent, deny, notInScope, type Resource } from './refusals.ts';
 
@@ -74,7 +74,7 @@ export type IncidentPatchBody = IncidentPatch & { actor?: Actor };
 /** `POST /v1/incidents`: the asset and evidence references, INC-2, then incident.logged (status open) with its access entry (created). */
 export async function logIncident(deps: ServiceDeps, ctx: WriteContext, body: IncidentCreateBody) {
   const { actor: named, ...input } = body;
-  const actor = named ?? ctx.principal;
+  const actor = actingAs(ctx, named);
   const result = await decideAndAppend(deps, ctx, async (): Promise<Decision> => {
     const incidentId = deps.newId('inc');
     const resource = resourceOf(incidentId);
@@ -139,7 +139,7 @@ export async function getIncident(deps: ServiceDeps, ctx: WriteContext, incident
  */
 export async function updateIncident(deps: ServiceDeps, ctx: WriteContext, incidentId: string, body: IncidentPatchBody) {
   const { actor: named, ...patch } = body;
-  const actor = named ?? ctx.principal;
+  const actor = actingAs(ctx, named);
   const resource = resourceOf(incidentId);
   const result = await decideAndAppend(deps, ctx, async (): Promise<Decision> => {
     const incident = await findIncident(deps, ctx, incidentId, actor);

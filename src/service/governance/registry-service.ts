@@ -10,7 +10,7 @@ import { evaluateRisk } from '../../domain/governance/risk.ts';
 import { sha256Hex } from '../../domain/canonical-json.ts';
 import { approvalStream, assetStream, vendorStream } from '../../domain/streams.ts';
 import type { ServiceDeps } from '../deps.ts';
-import { pendingEvent, type WriteContext } from '../write-context.ts';
+import { actingAs, pendingEvent, type WriteContext } from '../write-context.ts';
 import { binding, decideAndAppend, decidingTeam, type StreamRead } from './decide.ts';
 import { accessEvent, deny, notInScope } from './refusals.ts';
 import { incidentTriggers } from './incidents-service.ts';
@@ -40,7 +40,7 @@ export type AssetBody = AssetRegistration & { asset_id?: string; actor?: Actor }
 
 export async function registerAsset(deps: ServiceDeps, ctx: WriteContext, body: AssetBody) {
   const assetId = body.asset_id ?? deps.newId('ast');
-  const actor = body.actor ?? ctx.principal;
+  const actor = actingAs(ctx, body.actor);
   const result = await decideAndAppend(deps, ctx, () => {
     const asset = deps.gov.asset(ctx.scope, assetId);
     const read = assetRead(deps, ctx.scope, assetId);
@@ -106,7 +106,7 @@ export async function evaluateAssetRisk(deps: ServiceDeps, ctx: WriteContext, bo
   const checked = checkRiskInputs(policy, inputs);
   if (!checked.ok) throw riskInputsError(checked.problems);
   const assetId = body.asset_id as string;
-  const actor = body.actor ?? ctx.principal;
+  const actor = actingAs(ctx, body.actor);
   const evaluationId = deps.newId('eval');
   const result = await decideAndAppend(deps, ctx, async () => {
     const asset = await findAsset(deps, ctx, assetId, actor);
@@ -177,7 +177,7 @@ export async function getApproval(deps: ServiceDeps, ctx: WriteContext, approval
 }
 
 export async function decideApproval(deps: ServiceDeps, ctx: WriteContext, approvalId: string, body: DecisionBody & { actor?: Actor }) {
-  const actor = body.actor ?? ctx.principal;
+  const actor = actingAs(ctx, body.actor);
   const result = await decideAndAppend(deps, ctx, async () => {
     const approval = deps.gov.approval(ctx.scope, approvalId) ?? (await notInScope(deps, ctx, actor, { type: 'approval', id: approvalId }, 'approval'));
     const checked = checkDecision(approval, body, actor, decidingTeam(deps, ctx), deps.clock());
@@ -223,7 +223,7 @@ function assetOfReview(deps: ServiceDeps, scope: Scope, id: string): AssetState 
 }
 
 export async function completeReview(deps: ServiceDeps, ctx: WriteContext, id: string, body: ReviewCompleteBody & { actor?: Actor }) {
-  const actor = body.actor ?? ctx.principal;
+  const actor = actingAs(ctx, body.actor);
   const result = await decideAndAppend(deps, ctx, async () => {
     const asset = assetOfReview(deps, ctx.scope, id) ?? (await notInScope(deps, ctx, actor, { type: 'review', id }, 'review'));
     const now = deps.clock();

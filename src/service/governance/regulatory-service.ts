@@ -16,7 +16,7 @@ import { eventActor } from '../../domain/governance/types.ts';
 import { postureStream } from '../../domain/streams.ts';
 import { AppError } from '../../errors.ts';
 import type { ServiceDeps } from '../deps.ts';
-import { pendingEvent, type WriteContext } from '../write-context.ts';
+import { actingAs, pendingEvent, type WriteContext } from '../write-context.ts';
 import { binding, decideAndAppend, type Decision, type StreamRead } from './decide.ts';
 import { findAsset } from './registry-service.ts';
 import { accessEvent, deny, type Resource } from './refusals.ts';
@@ -185,7 +185,7 @@ function itemOfEvent(event: StoredEvent): PostureItem {
  */
 export async function updatePosture(deps: ServiceDeps, ctx: WriteContext, profileId: string, requirementParam: string, body: PostureBody) {
   const { actor: bodyActor, ...patch } = body;
-  const actor = bodyActor ?? ctx.principal;
+  const actor = actingAs(ctx, bodyActor);
   const target = { profile_id: profileId, requirement_id: requirementParam };
   const result = await decideAndAppend(deps, ctx, async (): Promise<Decision> => {
     const profile = deps.regulatoryProfiles.get(profileId);

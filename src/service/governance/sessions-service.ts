@@ -10,7 +10,7 @@ import { AppError } from '../../errors.ts';
 import type { PendingEvent } from '../../store/event-log.ts';
 import { sessionEvents } from '../../store/session-queries.ts';
 import type { ServiceDeps } from '../deps.ts';
-import { pendingEvent, type WriteContext } from '../write-context.ts';
+import { actingAs, pendingEvent, type WriteContext } from '../write-context.ts';
 import { binding, decideAndAppend, type Decision } from './decide.ts';
 import { accessEvent, notInScope } from './refusals.ts';
 
@@ -20,7 +20,7 @@ const resourceOf = (sessionId: string) => ({ type: 'session', id: sessionId });
 
 /** `POST /v1/sessions`: appends session.bound (and its access-log entry) for the scope's session. */
 export async function bindSession(deps: ServiceDeps, ctx: WriteContext, body: SessionBindBody) {
-  const actor: Actor = body.actor ?? ctx.principal;
+  const actor: Actor = actingAs(ctx, body.actor);
   const key = tenantHostKey(deps.keys.hmac.secret, ctx.scope.tenant_id);
   const result = await decideAndAppend(deps, ctx, async (): Promise<Decision> => {
     const checked = bindPayload(body, key);

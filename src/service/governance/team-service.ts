@@ -12,7 +12,7 @@ import {
 } from '../../domain/governance/team.ts';
 import type { Checked } from '../../domain/governance/types.ts';
 import type { ServiceDeps } from '../deps.ts';
-import { pendingEvent, type WriteContext } from '../write-context.ts';
+import { actingAs, pendingEvent, type WriteContext } from '../write-context.ts';
 import { binding, decideAndAppend, decidingTeam, type Decision, type StreamRead } from './decide.ts';
 import { accessEvent, deny, type AccessAction, type Resource } from './refusals.ts';
 
@@ -62,13 +62,13 @@ async function teamWrite<P extends object>(
 
 export async function bootstrapOwner(deps: ServiceDeps, ctx: WriteContext, body: OwnerBootstrapBody) {
   const key = tenantEmailKey(deps.keys.hmac.secret, ctx.scope.tenant_id);
-  const { payload, event, replayed } = await teamWrite<TeamMemberAddedPayload>(deps, ctx, body.actor, TEAM_KINDS.memberAdded, (p) => ({ type: 'team_member', id: p.member_id }), 'created',
+  const { payload, event, replayed } = await teamWrite<TeamMemberAddedPayload>(deps, ctx, actingAs(ctx, body.actor), TEAM_KINDS.memberAdded, (p) => ({ type: 'team_member', id: p.member_id }), 'created',
     (team) => checkOwnerBootstrap(team, body, key), { deniedResource: { type: 'team', id: ctx.scope.tenant_id } });
   return { member: payload, event, replayed };
 }
 
 export async function createInvite(deps: ServiceDeps, ctx: WriteContext, body: InviteBody & { actor?: Actor }) {
-  const actor = body.actor ?? ctx.principal;
+  const actor = actingAs(ctx, body.actor);
   const key = tenantEmailKey(deps.keys.hmac.secret, ctx.scope.tenant_id);
   // The token exists only in this answer: the event keeps its sha256.
   const token = `gti_${randomBytes(24).toString('base64url')}`;
@@ -80,20 +80,20 @@ export async function createInvite(deps: ServiceDeps, ctx: WriteContext, body: I
 }
 
 export async function revokeInvite(deps: ServiceDeps, ctx: WriteContext, inviteId: string, body: { actor?: Actor }) {
-  const actor = body.actor ?? ctx.principal;
+  const actor = actingAs(ctx, body.actor);
   const { payload, event, replayed } = await teamWrite<TeamInviteRevokedPayload>(deps, ctx, actor, TEAM_KINDS.inviteRevoked, (p) => ({ type: 'team_invite', id: p.invite_id }), 'revoked',
     (team) => checkInviteRevoke(team, actor, inviteId, deps.clock()), { deniedResource: { type: 'team_invite', id: inviteId } });
   return { invite_id: payload.invite_id, status: 'revoked', event, replayed };
 }
 
 export async function acceptInvite(deps: ServiceDeps, ctx: WriteContext, inviteId: string, body: InviteAcceptBody) {
-  const { payload, event, replayed } = await teamWrite<TeamMemberAddedPayload>(deps, ctx, body.actor, TEAM_KINDS.memberAdded, (p) => ({ type: 'team_member', id: p.member_id }), 'created',
+  const { payload, event, replayed } = await teamWrite<TeamMemberAddedPayload>(deps, ctx, actingAs(ctx, body.actor), TEAM_KINDS.memberAdded, (p) => ({ type: 'team_member', id: p.member_id }), 'created',
     (team) => checkInviteAcceptance(team, inviteId, body, deps.clock()), { deniedResource: { type: 'team_invite', id: inviteId } });
   return { member: payload, event, replayed };
 }
 
 export async function changeRoles(deps: ServiceDeps, ctx: WriteContext, memberId: string, body: RoleChangeBody & { actor?: Actor }) {
-  const actor = body.actor ?? ctx.principal;
+  const actor = actingAs(ctx, body.actor);
   const { payload, event, replayed } = await teamWrite<TeamMemberRolesChangedPayload>(deps, ctx, actor, TEAM_KINDS.rolesChanged, (p) => ({ type: 'team_member', id: p.member_id }), 'changed',
     (team) => checkRoleChange(team, actor, memberId, body), { ifMatch: true, deniedResource: { type: 'team_member', id: memberId } });
   return { member_id: payload.member_id, roles: payload.roles, previous_roles: payload.previous_roles, event, replayed };

@@ -13,7 +13,7 @@ import type { DerivedVendorMaturity } from '../../domain/governance/risk.ts';
 import { vendorStream } from '../../domain/streams.ts';
 import { AppError } from '../../errors.ts';
 import type { ServiceDeps } from '../deps.ts';
-import { pendingEvent, type WriteContext } from '../write-context.ts';
+import { actingAs, pendingEvent, type WriteContext } from '../write-context.ts';
 import { binding, decideAndAppend } from './decide.ts';
 import { accessEvent, notInScope } from './refusals.ts';
 
@@ -34,7 +34,7 @@ function requiredTier(assets: readonly AssetState[]): Tier | undefined {
 
 export async function assessVendorAnswers(deps: ServiceDeps, ctx: WriteContext, body: VendorBody) {
   const { actor: named, vendor_id: given, ...input } = body;
-  const actor = named ?? ctx.principal;
+  const actor = actingAs(ctx, named);
   const vendorId = given ?? deps.newId('vnd');
   const result = await decideAndAppend(deps, ctx, async () => {
     const assets: AssetState[] = [];
