@@ -23,13 +23,13 @@ export type KeyRing = {
 /** The key material as it is kept: two PKCS#8 PEM private keys and the base64url HMAC secret. */
 export type KeyMaterial = { ed25519Pem: string; ecdsaPem: string; hmacSecret: string };
 
+const newEd25519Pem = () => generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }) as string;
+const newEcdsaPem = () => generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'pkcs8', format: 'pem' }) as string;
+const newHmacSecret = () => randomBytes(32).toString('base64url');
+
 /** Fresh key material (a new preview's, or a hosted store's first). */
 export function newKeyMaterial(): KeyMaterial {
-  return {
-    ed25519Pem: generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }) as string,
-    ecdsaPem: generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'pkcs8', format: 'pem' }) as string,
-    hmacSecret: randomBytes(32).toString('base64url'),
-  };
+  return { ed25519Pem: newEd25519Pem(), ecdsaPem: newEcdsaPem(), hmacSecret: newHmacSecret() };
 }
 
 /** The key ring of some key material; the log's origin names its ed25519 key. */
@@ -60,10 +60,10 @@ export function readKeyMaterial(dataDir: string): KeyMaterial | null {
 export function loadOrCreateKeys(dataDir: string): KeyRing {
   mkdirSync(join(dataDir, 'keys'), { recursive: true, mode: 0o700 });
   const files = keyFilesOf(dataDir);
-  const fresh = newKeyMaterial();
-  if (!existsSync(files.ed25519)) writeSecret(files.ed25519, fresh.ed25519Pem);
-  if (!existsSync(files.ecdsa)) writeSecret(files.ecdsa, fresh.ecdsaPem);
-  if (!existsSync(files.hmac)) writeSecret(files.hmac, fresh.hmacSecret);
+  // Each key made only when its file is missing (a first start), so a start costs no key generation.
+  if (!existsSync(files.ed25519)) writeSecret(files.ed25519, newEd25519Pem());
+  if (!existsSync(files.ecdsa)) writeSecret(files.ecdsa, newEcdsaPem());
+  if (!existsSync(files.hmac)) writeSecret(files.hmac, newHmacSecret());
   return keyRingOf(readKeyMaterial(dataDir)!);
 }
 

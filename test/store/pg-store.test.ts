@@ -5,8 +5,9 @@
 import t from 'tap';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import pg from 'pg';
 import { AppError } from '../../src/errors.ts';
-import { migrateDatabase } from '../../src/store/pg/pg-log-tools.ts';
+import { migrateDatabase, verifyDatabaseLog } from '../../src/store/pg/pg-log-tools.ts';
 import { openPgStore } from '../../src/store/pg/pg-store.ts';
 import { testDatabase } from '../fixtures/postgres.ts';
 import { noteEvents } from '../fixtures/store-harness.ts';
@@ -63,4 +64,38 @@ t.test('a --cache-dir used before is rebuilt from the database, not replayed on 
   t.teardown(() => second.close());
   t.same(second.index.db.prepare<[], { seq: number }>('SELECT seq FROM events ORDER BY seq').all().map((r) => r.seq), [1, 2, 3, 4, 5], 'each event once');
   t.equal((await second.append([note()])).events[0]!.seq, 6);
+});
+
+t.test('every connection commits durably even where the database default says otherwise', async (t) => {
+  const url = await testDatabase(t);
+  if (url === null) return;
+  await migrateDatabase(url);
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  t.teardown(() => admin.end());
+  await admin.query(`ALTER DATABASE ${new URL(url).pathname.slice(1)} SET synchronous_commit = off`);
+  const store = await openPgStore({ databaseUrl: url, clock: fixedClock(), warn: () => {} });
+  t.teardown(() => store.close());
+  t.equal((await store.pool.query<{ synchronous_commit: string }>('SHOW synchronous_commit')).rows[0]!.synchronous_commit, 'on', 'the store sets synchronous_commit=on for its connections');
+});
+
+t.test('gov events verify --database-url finds a row changed behind the service, by seq', async (t) => {
+  const url = await testDatabase(t);
+  if (url === null) return;
+  await migrateDatabase(url);
+  const store = await openPgStore({ databaseUrl: url, clock: fixedClock(), warn: () => {} });
+  const note = noteEvents();
+  for (let k = 0; k < 6; k++) await store.append([note()]);
+  await store.close();
+  const clean = await verifyDatabaseLog(url);
+  t.match(clean, { ok: true, event_count: 6, last_seq: 6, head: { seq: 6, agrees: true } });
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  t.teardown(() => admin.end());
+  await admin.query(`UPDATE gov_events SET line = replace(line, 'note 4 ', 'note 9 ') WHERE seq = 4`);
+  const tampered = await verifyDatabaseLog(url);
+  t.match(tampered, { ok: false, first_bad_seq: 4, problem_code: 'event_hash_mismatch', merkle_root: null });
+  await admin.query(`UPDATE gov_head SET seq = 5`);
+  await admin.query(`UPDATE gov_events SET line = replace(line, 'note 9 ', 'note 4 ') WHERE seq = 4`);
+  t.match(await verifyDatabaseLog(url), { ok: false, problem_code: 'head_mismatch', head: { seq: 5, agrees: false } }, 'a head row that does not name the last event');
 });

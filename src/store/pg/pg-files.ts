@@ -16,16 +16,20 @@ type KeyRow = { id: number; ed25519_pem: string; ecdsa_pem: string; hmac_secret:
  * The log's origin names the first generation's key, so it stays the same across rotations.
  */
 export async function loadOrCreatePgKeys(pool: pg.Pool): Promise<KeyRing> {
-  const fresh = newKeyMaterial();
-  await pool.query('INSERT INTO gov_keys (id, ed25519_pem, ecdsa_pem, hmac_secret) VALUES (1, $1, $2, $3) ON CONFLICT (id) DO NOTHING', [fresh.ed25519Pem, fresh.ecdsaPem, fresh.hmacSecret]);
-  const rows = (await pool.query<KeyRow>('SELECT id, ed25519_pem, ecdsa_pem, hmac_secret FROM gov_keys ORDER BY id')).rows;
+  const select = async () => (await pool.query<KeyRow>('SELECT id, ed25519_pem, ecdsa_pem, hmac_secret FROM gov_keys ORDER BY id')).rows;
+  let rows = await select();
+  if (rows.length === 0) {
+    // Keys are made once per store, not at every start.
+    await storePgKeys(pool, newKeyMaterial());
+    rows = await select();
+  }
   const rings = rows.map((row) => keyRingOf({ ed25519Pem: row.ed25519_pem, ecdsaPem: row.ecdsa_pem, hmacSecret: row.hmac_secret }));
   const current = rings[rings.length - 1]!;
   return { ...current, logOrigin: rings[0]!.logOrigin, retired: rings.slice(0, -1).reverse().map((r) => ({ ed25519: r.ed25519, ecdsa: r.ecdsa })) };
 }
 
 /** Stores key material unless the store has keys already; true when it was stored. */
-export async function storePgKeys(client: pg.ClientBase, material: KeyMaterial): Promise<boolean> {
+export async function storePgKeys(client: pg.ClientBase | pg.Pool, material: KeyMaterial): Promise<boolean> {
   const result = await client.query('INSERT INTO gov_keys (id, ed25519_pem, ecdsa_pem, hmac_secret) VALUES (1, $1, $2, $3) ON CONFLICT (id) DO NOTHING', [material.ed25519Pem, material.ecdsaPem, material.hmacSecret]);
   return result.rowCount === 1;
 }
