@@ -2,12 +2,13 @@
 // refusals (401 token_invalid for a token the service cannot verify) hold for the hosted service,
 // with an OIDC token minted for the run's own smoke-<run id> tenants. The write checks walk
 // multi-person flows with asserted actors, which the hosted service refuses by design (a body may
-// not name another actor than the token's subject), so they run against the preview only.
+// not name another actor than the token's subject), so they run against the preview only. Also:
+// /health lists the hosted routes with their classes, the seed's live routes live.
 import t from 'tap';
 import { execFile } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startHosted } from '../../src/hosted.ts';
+import { hostedRoutes, startHosted } from '../../src/hosted.ts';
 import { migrateDatabase } from '../../src/store/pg/pg-log-tools.ts';
 import { testIssuer } from '../fixtures/oidc.ts';
 import { testDatabase } from '../fixtures/postgres.ts';
@@ -39,4 +40,15 @@ t.test('gov smoke --read-only passes against gov serve', async (t) => {
   t.equal(report.writes, 'none');
   t.ok(report.passed > 100, `${report.passed} checks passed`);
   t.ok(report.checks.some((c) => c.status === 'passed' && /a token the server never issued/.test(c.name)), 'the refusal of an unverifiable token is checked');
+
+  // Route classes: what the hosted service lists is the preview's declarations minus the console
+  // and the forge, each with its class; the seed's live routes are live.
+  const health = (await (await fetch(`${hosted.baseUrl}/health`)).json()) as { mode: string; routes: Array<{ method: string; path: string; status: string }> };
+  t.equal(health.mode, 'hosted');
+  const declared = hostedRoutes().map((r) => `${r.method} ${r.path} ${r.status}`).sort();
+  t.same(health.routes.map((r) => `${r.method} ${r.path} ${r.status}`).sort(), declared, '/health lists every hosted route with its declared class');
+  for (const live of ['POST /v1/events', 'POST /v1/tasks', 'POST /v1/tasks/{task_id}/checkpoints', 'POST /v1/tasks/{task_id}/closeout', 'GET /v1/tasks/{task_id}/timeline', 'GET /v1/search', 'GET /health']) {
+    t.ok(health.routes.some((r) => `${r.method} ${r.path}` === live && r.status === 'live'), `${live} is live`);
+  }
+  t.notOk(health.routes.some((r) => r.path.startsWith('/console') || r.path.startsWith('/v1/console') || r.path.startsWith('/api/')), 'no console or forge route');
 });
