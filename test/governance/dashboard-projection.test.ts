@@ -19,6 +19,7 @@ import { pendingEvent } from '../../src/service/write-context.ts';
 import { indexPathOf } from '../../src/store/store.ts';
 import { SCOPE_A, SCOPE_B, testApp, type Call } from '../fixtures/test-app.ts';
 import { readDashboardByFolding } from './dashboard-oracle.ts';
+import { BEST_VENDOR_ANSWERS, BIAS_AUDIT_BYTES, evidenceRef } from '../fixtures/governance.ts';
 
 const DAY = 86_400_000;
 const START = Date.parse('2026-11-20T10:00:00.000Z');
@@ -27,17 +28,10 @@ const reviewer = { type: 'user', id: 'rhea' };
 const officer = { type: 'user', id: 'otto' };
 const HIGH = { data_sensitivity: 3, decision_impact: 3, autonomy: 2, vendor_maturity: 2, prohibited_practice: 0 };
 const LOW = { data_sensitivity: 0, decision_impact: 0, autonomy: 0, vendor_maturity: 4, prohibited_practice: 0 };
-const RAW = Buffer.from('Bias audit 2026\nNo disparate impact found.\n', 'utf8');
+const RAW = BIAS_AUDIT_BYTES;
 const RAW_HEX = createHash('sha256').update(RAW).digest('hex');
-const ref = (artifactId: string, over: Record<string, unknown> = {}) => ({
-  artifact_id: artifactId, uri: `https://ci.example.test/${artifactId}`, evidence_type: 'document', sha256: 'e'.repeat(64),
-  confidence: 'verified', redaction: 'none', content_trust: 'trusted_internal', captured_at: '2026-11-01T09:00:00Z', ...over,
-});
-const BEST = [
-  ['VQ-01', 'listed_with_versions'], ['VQ-02', 'never'], ['VQ-03', 'zero_retention_available'], ['VQ-04', 'pinnable'], ['VQ-05', 'yes'], ['VQ-06', ['iso_42001']],
-  ['VQ-07', 'yes'], ['VQ-08', 'yes'], ['VQ-09', 'yes'], ['VQ-10', 'yes'], ['VQ-11', 'contractual_72h'], ['VQ-12', 'minimal'], ['VQ-13', 'yes'], ['VQ-14', 'marking_and_indemnity'],
-  ['VQ-15', 'yes'], ['VQ-16', 'yes'],
-].map(([question_id, value]) => ({ question_id, value }));
+const ref = evidenceRef;
+const BEST = BEST_VENDOR_ANSWERS;
 
 async function scopeApp(t: Test, dataDir?: string) {
   let now = START;

@@ -13,6 +13,7 @@ import { ROUTES } from '../../src/server/route-table.ts';
 import { DASHBOARD_ROUTES } from '../../src/server/routes/dashboard.ts';
 import { INCIDENT_ROUTES } from '../../src/server/routes/incidents.ts';
 import { assertSchema, HOST, SCOPE_A, SCOPE_B, testApp, TOKENS, type Call } from '../fixtures/test-app.ts';
+import { BEST_VENDOR_ANSWERS, evidenceRef } from '../fixtures/governance.ts';
 
 const DAY = 86_400_000;
 const START = Date.parse('2026-11-20T10:00:00.000Z');
@@ -20,15 +21,8 @@ const T1 = START + 60_000;
 const owner = { type: 'user', id: 'olivia' };
 const HIGH = { data_sensitivity: 3, decision_impact: 3, autonomy: 2, vendor_maturity: 2, prohibited_practice: 0 };
 const LOW = { data_sensitivity: 0, decision_impact: 0, autonomy: 0, vendor_maturity: 4, prohibited_practice: 0 };
-const BEST = [
-  ['VQ-01', 'listed_with_versions'], ['VQ-02', 'never'], ['VQ-03', 'zero_retention_available'], ['VQ-04', 'pinnable'], ['VQ-05', 'yes'], ['VQ-06', ['iso_42001']],
-  ['VQ-07', 'yes'], ['VQ-08', 'yes'], ['VQ-09', 'yes'], ['VQ-10', 'yes'], ['VQ-11', 'contractual_72h'], ['VQ-12', 'minimal'], ['VQ-13', 'yes'], ['VQ-14', 'marking_and_indemnity'],
-  ['VQ-15', 'yes'], ['VQ-16', 'yes'],
-].map(([question_id, value]) => ({ question_id, value }));
-const ref = (artifactId: string) => ({
-  artifact_id: artifactId, uri: `https://ci.example.test/${artifactId}`, evidence_type: 'document', sha256: 'e'.repeat(64),
-  confidence: 'verified', redaction: 'none', content_trust: 'trusted_internal', captured_at: '2026-11-01T09:00:00Z',
-});
+const BEST = BEST_VENDOR_ANSWERS;
+const ref = evidenceRef;
 const CADENCE: Record<string, number> = { minimal: 365, limited: 180, high: 90, prohibited: 30 };
 const ART73: Record<string, number> = { death: 10, critical_infrastructure: 2, widespread_infringement: 2, health_harm: 15, fundamental_rights: 15, property_or_environment: 15 };
 

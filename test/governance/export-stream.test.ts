@@ -21,6 +21,7 @@ import { accessEvent, readContext } from '../../src/service/governance/refusals.
 import type { ServiceDeps } from '../../src/service/deps.ts';
 import { serveApp } from '../fixtures/served-app.ts';
 import { rawEvent, SCOPE_A, SCOPE_B, testApp, TOKENS } from '../fixtures/test-app.ts';
+import { BEST_VENDOR_ANSWERS, BIAS_AUDIT_BYTES, evidenceRef } from '../fixtures/governance.ts';
 
 const owner = { type: 'user', id: 'olivia' };
 const HIGH = { data_sensitivity: 3, decision_impact: 3, autonomy: 2, vendor_maturity: 2, prohibited_practice: 0 };
@@ -94,16 +95,9 @@ t.test('the same bytes whatever the page size, and the old fold\'s bytes for the
 });
 
 const reviewer = { type: 'user', id: 'rhea' };
-const RAW = Buffer.from('Bias audit 2026\nNo disparate impact found.\n', 'utf8');
-const ref = (artifactId: string, over: Record<string, unknown> = {}) => ({
-  artifact_id: artifactId, uri: `https://ci.example.test/${artifactId}`, evidence_type: 'document', sha256: 'e'.repeat(64),
-  confidence: 'verified', redaction: 'none', content_trust: 'trusted_internal', captured_at: '2026-11-01T09:00:00Z', ...over,
-});
-const BEST = [
-  ['VQ-01', 'listed_with_versions'], ['VQ-02', 'never'], ['VQ-03', 'zero_retention_available'], ['VQ-04', 'pinnable'], ['VQ-05', 'yes'], ['VQ-06', ['iso_42001']],
-  ['VQ-07', 'yes'], ['VQ-08', 'yes'], ['VQ-09', 'yes'], ['VQ-10', 'yes'], ['VQ-11', 'contractual_72h'], ['VQ-12', 'minimal'], ['VQ-13', 'yes'], ['VQ-14', 'marking_and_indemnity'],
-  ['VQ-15', 'yes'], ['VQ-16', 'yes'],
-].map(([question_id, value]) => ({ question_id, value }));
+const RAW = BIAS_AUDIT_BYTES;
+const ref = evidenceRef;
+const BEST = BEST_VENDOR_ANSWERS;
 
 t.test('posture, vendors and the evidence manifest fold as they are read: the same bytes at every page size, the list folds\' records', async (t) => {
   const { call, service, dataDir } = await testApp(t);

@@ -14,19 +14,13 @@ import { transportPrincipal, type StoredEvent } from '../../src/domain/event.ts'
 import { EXPORT_KINDS, exportKind } from '../../src/service/governance/exports-service.ts';
 import { readContext } from '../../src/service/governance/refusals.ts';
 import { assertSchema, fixedClock, rawEvent, SCOPE_A, SCOPE_B, testApp } from '../fixtures/test-app.ts';
+import { BEST_VENDOR_ANSWERS, evidenceRef } from '../fixtures/governance.ts';
 
 const owner = { type: 'user', id: 'olivia' };
 const HIGH = { data_sensitivity: 3, decision_impact: 3, autonomy: 2, vendor_maturity: 2, prohibited_practice: 0 };
 const asset = (id: string) => ({ asset_id: id, name: `Asset ${id}`, purpose: 'Answer billing questions', owner, deployment_context: 'web', models: [{ provider: 'acme', name: 'c-1' }], actor: owner });
-const ref = (artifactId: string) => ({
-  artifact_id: artifactId, uri: `https://ci.example.test/${artifactId}`, evidence_type: 'document', sha256: 'e'.repeat(64),
-  confidence: 'verified', redaction: 'none', content_trust: 'trusted_internal', captured_at: '2026-11-01T09:00:00Z',
-});
-const BEST = [
-  ['VQ-01', 'listed_with_versions'], ['VQ-02', 'never'], ['VQ-03', 'zero_retention_available'], ['VQ-04', 'pinnable'], ['VQ-05', 'yes'], ['VQ-06', ['iso_42001']],
-  ['VQ-07', 'yes'], ['VQ-08', 'yes'], ['VQ-09', 'yes'], ['VQ-10', 'yes'], ['VQ-11', 'contractual_72h'], ['VQ-12', 'minimal'], ['VQ-13', 'yes'], ['VQ-14', 'marking_and_indemnity'],
-  ['VQ-15', 'yes'], ['VQ-16', 'yes'],
-].map(([question_id, value]) => ({ question_id, value }));
+const ref = evidenceRef;
+const BEST = BEST_VENDOR_ANSWERS;
 
 type App = Awaited<ReturnType<typeof testApp>>;
 

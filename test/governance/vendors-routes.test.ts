@@ -7,14 +7,11 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { StoredEvent } from '../../src/domain/event.ts';
 import { assertSchema, SCOPE_B, testApp } from '../fixtures/test-app.ts';
+import { BEST_VENDOR_ANSWERS } from '../fixtures/governance.ts';
 
 const DAY = 86_400_000;
 /** Every question at its best answer (0 points): maturity 4. */
-const BEST = [
-  ['VQ-01', 'listed_with_versions'], ['VQ-02', 'never'], ['VQ-03', 'zero_retention_available'], ['VQ-04', 'pinnable'], ['VQ-05', 'yes'], ['VQ-06', ['iso_42001']],
-  ['VQ-07', 'yes'], ['VQ-08', 'yes'], ['VQ-09', 'yes'], ['VQ-10', 'yes'], ['VQ-11', 'contractual_72h'], ['VQ-12', 'minimal'], ['VQ-13', 'yes'], ['VQ-14', 'marking_and_indemnity'],
-  ['VQ-15', 'yes'], ['VQ-16', 'yes'],
-].map(([question_id, value]) => ({ question_id, value }));
+const BEST = BEST_VENDOR_ANSWERS;
 
 async function app(t: Parameters<typeof testApp>[0]) {
   let now = Date.parse('2026-11-01T10:00:00.000Z');
