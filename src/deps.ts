@@ -16,6 +16,7 @@ import { createApp, type AppDeps } from './server/create-app.ts';
 import { tokenCheck, type Tokens } from './server/middleware/auth.ts';
 import { createConsoleSessions } from './server/console-sessions.ts';
 import { closeServer, createNodeServer, listenOn } from './server/node-server.ts';
+import type { OidcVerifier } from './server/oidc.ts';
 import type { ServiceDeps } from './service/deps.ts';
 import { ensureForgeData, readForgeDataFile } from './service/quota/forge-data.ts';
 import { quotaContext, type QuotaContext } from './service/quota/quota-context.ts';
@@ -150,7 +151,11 @@ export async function openServiceDeps(options: ServiceDepsOptions): Promise<Serv
 }
 
 export type AppDepsExtra = {
-  tokens: Tokens;
+  /**
+   * The run's tokens (the preview), or the hosted service's token verifier: there an
+   * Authorization header is an OIDC token, never one of a run's.
+   */
+  auth: { tokens: Tokens } | { oidc: OidcVerifier };
   port: () => number;
   config?: PreviewConfig;
   /** The quota context, when the caller built it already (start-up loads the forge data through it). */
@@ -166,7 +171,7 @@ export type AppDepsExtra = {
 export function appDepsOf(service: ServiceDeps, extra: AppDepsExtra): AppDeps {
   return {
     ...service,
-    transportOf: tokenCheck(extra.tokens),
+    ...('tokens' in extra.auth ? { transportOf: tokenCheck(extra.auth.tokens) } : { transportOf: () => null, hosted: { oidc: extra.auth.oidc } }),
     quota: extra.quota ?? quotaContext(service, (extra.config ?? withQuota()).quota),
     port: extra.port,
     startedAt: service.clock(),
@@ -210,7 +215,7 @@ export async function openPreviewDeps(
     await service.store.close();
     throw err;
   }
-  return appDepsOf(service, { tokens: options.tokens, port: options.port, quota, access: options.access, logError: options.logError, stopping: options.stopping });
+  return appDepsOf(service, { auth: { tokens: options.tokens }, port: options.port, quota, access: options.access, logError: options.logError, stopping: options.stopping });
 }
 
 export type PreviewHandle = {

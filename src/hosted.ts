@@ -73,12 +73,7 @@ export async function startHosted(config: ServeConfig, options: ServeOptions = {
       identities: 'verified',
     };
     const quotaConfig = (config.config ?? withQuota()).quota;
-    deps = {
-      // No run tokens here: an Authorization header is an OIDC token, checked by the hosted auth.
-      ...appDepsOf(service, { tokens: { customer: nanoid(43), operator: nanoid(43) }, port: () => boundPort, quota: quotaContext(service, quotaConfig), stopping: shutdown.signal, ...(options.access ? { access: options.access } : {}), ...(options.logError ? { logError: options.logError } : {}) }),
-      transportOf: () => null,
-      hosted: { oidc },
-    };
+    deps = appDepsOf(service, { auth: { oidc }, port: () => boundPort, quota: quotaContext(service, quotaConfig), stopping: shutdown.signal, ...(options.access ? { access: options.access } : {}), ...(options.logError ? { logError: options.logError } : {}) });
   } catch (err) {
     await store.close();
     throw err;

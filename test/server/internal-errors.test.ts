@@ -14,7 +14,7 @@ const SECRET = 'internal detail: /var/lib/gov/index.sqlite row 7';
 async function failingApp(t: Test, thrown: () => unknown) {
   const { service } = await testApp(t, { forgeData: 'fixture' });
   let failing = false;
-  const deps = appDepsOf({ ...service, newId: (prefix) => (failing ? (() => { throw thrown(); })() : service.newId(prefix)) }, { tokens: TOKENS, port: () => 7337 });
+  const deps = appDepsOf({ ...service, newId: (prefix) => (failing ? (() => { throw thrown(); })() : service.newId(prefix)) }, { auth: { tokens: TOKENS }, port: () => 7337 });
   let n = 0;
   deps.newRequestId = () => `req_${++n}`;
   const app = createApp(deps);
