@@ -27,7 +27,7 @@ import { openQuarantine } from './store/quarantine.ts';
 import { loadRiskPolicy, RISK_POLICY_SCHEMA, type RiskPolicy } from './domain/governance/risk-policy.ts';
 import { loadRegulatoryProfiles, REGULATORY_PROFILE_SCHEMA, type RegulatoryProfile } from './domain/governance/regulatory-profile.ts';
 import { loadVendorQuestionnaire, VENDOR_QUESTIONS_SCHEMA, type VendorQuestionnaire } from './domain/governance/vendors-questionnaire.ts';
-import { openStore } from './store/store.ts';
+import { openStore, type Store } from './store/store.ts';
 
 export const PROJECT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export const SCHEMAS_DIR = join(PROJECT_ROOT, 'schemas');
@@ -126,28 +126,46 @@ export type ServiceDepsOptions = {
   regulatoryProfiles?: ReadonlyMap<string, RegulatoryProfile>;
 };
 
-export async function openServiceDeps(options: ServiceDepsOptions): Promise<ServiceDeps> {
-  const warn = options.warn ?? ((m: string) => process.stderr.write(`warning: ${m}\n`));
-  const clock = options.clock ?? (() => new Date());
+/** The checked documents the services decide with: schemas, templates, profiles, policy, questionnaire. */
+export type ServiceDocuments = Pick<ServiceDeps, 'registry' | 'templates' | 'regulatoryProfiles' | 'riskPolicy' | 'vendorQuestions'>;
+
+/** Loads and checks them (the ones given are shared, not loaded again), before any store opens: a bad one holds no lock. */
+export function loadServiceDocuments(options: Partial<Pick<ServiceDeps, 'registry' | 'templates' | 'regulatoryProfiles' | 'riskPolicy'>> = {}): ServiceDocuments {
   const registry = options.registry ?? loadSchemas();
-  // Checked before the store is opened, so a bad template holds no lock.
-  const templates = options.templates ?? loadTemplates(registry);
-  const regulatoryProfiles = options.regulatoryProfiles ?? loadProfiles(registry);
-  const store = await openStore({ dataDir: options.dataDir, clock, warn, ...(options.onBatch ? { onBatch: options.onBatch } : {}) });
   return {
+    registry,
+    templates: options.templates ?? loadTemplates(registry),
+    regulatoryProfiles: options.regulatoryProfiles ?? loadProfiles(registry),
+    riskPolicy: options.riskPolicy ?? loadPolicy(registry),
+    vendorQuestions: loadQuestionnaire(registry),
+  };
+}
+
+/** The services' deps on an open store, whichever adapter it is (the preview's file, PostgreSQL). */
+export function serviceDepsOn(
+  store: Store,
+  parts: Pick<ServiceDeps, 'keys' | 'quarantine' | 'clock'> & Partial<Pick<ServiceDeps, 'newId' | 'identities'>>,
+  documents: ServiceDocuments,
+): ServiceDeps {
+  return {
+    ...documents,
     store,
     queries: createQueries(store.index.db),
     gov: createGovernanceQueries(store.index.db),
-    riskPolicy: options.riskPolicy ?? loadPolicy(registry),
-    regulatoryProfiles,
-    vendorQuestions: loadQuestionnaire(registry),
-    quarantine: openQuarantine(options.dataDir),
-    registry,
-    templates,
-    keys: loadOrCreateKeys(options.dataDir),
-    clock,
-    newId: options.newId ?? ((prefix) => `${prefix}_${nanoid(21)}`),
+    keys: parts.keys,
+    quarantine: parts.quarantine,
+    clock: parts.clock,
+    newId: parts.newId ?? ((prefix) => `${prefix}_${nanoid(21)}`),
+    ...(parts.identities === undefined ? {} : { identities: parts.identities }),
   };
+}
+
+export async function openServiceDeps(options: ServiceDepsOptions): Promise<ServiceDeps> {
+  const warn = options.warn ?? ((m: string) => process.stderr.write(`warning: ${m}\n`));
+  const clock = options.clock ?? (() => new Date());
+  const documents = loadServiceDocuments(options);
+  const store = await openStore({ dataDir: options.dataDir, clock, warn, ...(options.onBatch ? { onBatch: options.onBatch } : {}) });
+  return serviceDepsOn(store, { keys: loadOrCreateKeys(options.dataDir), quarantine: openQuarantine(options.dataDir), clock, ...(options.newId ? { newId: options.newId } : {}) }, documents);
 }
 
 export type AppDepsExtra = {

@@ -2,21 +2,17 @@
 // quarantine, OIDC bearer tokens in place of the run's tokens, and the same app and routes as the
 // preview except those that only make sense on one person's machine (the console's cookie sign-in)
 // or that carry their own credentials (the forge's token API). docs/hosting.md says how to run it.
-import { nanoid } from 'nanoid';
 import { withQuota, type PreviewConfig } from './config.ts';
-import { loadPolicy, loadProfiles, loadQuestionnaire, loadSchemas, loadTemplates, appDepsOf } from './deps.ts';
+import { appDepsOf, loadServiceDocuments, serviceDepsOn } from './deps.ts';
 import type { SchemaRegistry } from './schema-registry.ts';
 import { createApp, type AppDeps } from './server/create-app.ts';
 import { closeServer, createNodeServer, listenOn } from './server/node-server.ts';
 import { createOidcVerifier, type OidcConfig } from './server/oidc.ts';
 import type { Route } from './server/route-spec.ts';
 import { ROUTES } from './server/route-table.ts';
-import type { ServiceDeps } from './service/deps.ts';
 import { quotaContext } from './service/quota/quota-context.ts';
-import { createGovernanceQueries } from './store/governance-queries.ts';
 import { loadOrCreatePgKeys, openPgQuarantine } from './store/pg/pg-files.ts';
 import { openPgStore } from './store/pg/pg-store.ts';
-import { createQueries } from './store/queries.ts';
 
 export type ServeConfig = {
   databaseUrl: string;
@@ -48,30 +44,14 @@ export function hostedRoutes(routes: readonly Route[] = ROUTES): Route[] {
 export async function startHosted(config: ServeConfig, options: ServeOptions = {}): Promise<HostedHandle> {
   const warn = options.warn ?? ((m: string) => process.stderr.write(`warning: ${m}\n`));
   const clock = options.clock ?? (() => new Date());
-  const registry = options.registry ?? loadSchemas();
-  const templates = loadTemplates(registry);
-  const regulatoryProfiles = loadProfiles(registry);
+  const documents = loadServiceDocuments(options.registry ? { registry: options.registry } : {});
   const oidc = createOidcVerifier(config.oidc, clock);
   const store = await openPgStore({ databaseUrl: config.databaseUrl, clock, warn, ...(config.cacheDir ? { cacheDir: config.cacheDir } : {}), ...(options.onBatch ? { onBatch: options.onBatch } : {}) });
   let boundPort = config.port;
   const shutdown = new AbortController();
   let deps: AppDeps;
   try {
-    const service: ServiceDeps = {
-      store,
-      queries: createQueries(store.index.db),
-      gov: createGovernanceQueries(store.index.db),
-      riskPolicy: loadPolicy(registry),
-      regulatoryProfiles,
-      vendorQuestions: loadQuestionnaire(registry),
-      quarantine: openPgQuarantine(store.pool),
-      registry,
-      templates,
-      keys: await loadOrCreatePgKeys(store.pool),
-      clock,
-      newId: (prefix) => `${prefix}_${nanoid(21)}`,
-      identities: 'verified',
-    };
+    const service = serviceDepsOn(store, { keys: await loadOrCreatePgKeys(store.pool), quarantine: openPgQuarantine(store.pool), clock, identities: 'verified' }, documents);
     const quotaConfig = (config.config ?? withQuota()).quota;
     deps = appDepsOf(service, { auth: { oidc }, port: () => boundPort, quota: quotaContext(service, quotaConfig), stopping: shutdown.signal, ...(options.access ? { access: options.access } : {}), ...(options.logError ? { logError: options.logError } : {}) });
   } catch (err) {
