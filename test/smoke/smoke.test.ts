@@ -166,6 +166,13 @@ t.test('--read-only and --allow-forge-writes together are a usage error', async 
   await t.rejects(smokeCommand({ tokenFile: 'unused', readOnly: true, allowForgeWrites: true }, io), { code: 'usage_error' });
 });
 
+t.test('--run-id must be 8 lowercase hex digits, checked before anything runs', async (t) => {
+  const io: CliIo = { stdout: () => {}, stderr: () => {}, env: {}, cwd: process.cwd(), isTty: false, onStopSignal: () => {} };
+  for (const runId of ['C0FFEE42', 'c0ffee4', 'c0ffee42-b', '']) {
+    await t.rejects(smokeCommand({ runId }, io), { code: 'usage_error', message: /--run-id must be 8 lowercase hex digits/ }, JSON.stringify(runId));
+  }
+});
+
 t.test('the call helper refuses, unsent, a write beyond the run\'s reach or outside its tenants', async (t) => {
   let sent = 0;
   const server = createServer((_req, res) => {

@@ -20,6 +20,7 @@ export type SmokeOptions = { baseUrl?: string; tokenFile?: string; json?: boolea
 
 export async function smokeCommand(options: SmokeOptions, io: CliIo): Promise<CommandResult> {
   const grep = parseGrep(options.grep);
+  const runId = runIdOf(options.runId);
   if (options.readOnly && options.allowForgeWrites) throw new AppError('usage_error', '--read-only sends no write at all, so it cannot be combined with --allow-forge-writes; pick one.');
   let preview: ThrowawayPreview | null = null;
   let target: SmokeTarget;
@@ -45,7 +46,7 @@ export async function smokeCommand(options: SmokeOptions, io: CliIo): Promise<Co
   const progress = io.isTty ? (done: number, total: number, name: string) => io.stderr(`\r\x1b[K[${done + 1}/${total}] ${name.slice(0, 100)}`) : undefined;
   let report: SmokeReport;
   try {
-    report = await runSmoke(target, { runId: runIdOf(options.runId), reach, ...(grep ? { grep } : {}), ...(progress ? { progress } : {}), interrupted: () => interrupted });
+    report = await runSmoke(target, { runId, reach, ...(grep ? { grep } : {}), ...(progress ? { progress } : {}), interrupted: () => interrupted });
   } finally {
     if (progress) io.stderr('\r\x1b[K');
     await preview?.stop();
