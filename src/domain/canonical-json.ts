@@ -1,17 +1,19 @@
-// RFC 8785 (JCS) canonical JSON. The `canonicalize` package implements the serialisation and passes
-// the published vectors, but it silently drops `undefined` and turns functions into null, so every
-// value is first checked to be plain JSON (what JSON.parse could have produced) and refused if not.
-import canonicalizeRaw from 'canonicalize';
-import { createHash } from 'node:crypto';
+// RFC 8785 (JCS) canonical JSON, written in one pass that also refuses anything JSON.parse could not
+// have produced. Every event hash and every keyed request's fingerprint is one of these, so the
+// writer is our own: the `canonicalize` package plus a separate guard walk cost a seventh of the
+// server's time per append (docs/contract.md §1 says why it is now the tests' oracle only). When the
+// one pass meets anything unusual it gives up, and the guard walk explains the refusal (code and
+// pointer), so refusals read as they always did.
+import { hash } from 'node:crypto';
 import { AppError } from '../errors.ts';
 import { pointerOf, tooDeep } from './json-depth.ts';
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
 /**
- * How deep a value may nest for canonicalization: the `canonicalize` package recurses once per
- * level, and a few thousand levels exhaust the stack (fewer on a cold start or a smaller stack).
- * Far above what the API lets in (a 64-level body inside an event or a packet), far below that.
+ * How deep a value may nest for canonicalization: the writer recurses once per level, and a few
+ * thousand levels exhaust the stack (fewer on a cold start or a smaller stack). Far above what the
+ * API lets in (a 64-level body inside an event or a packet), far below that.
  */
 export const MAX_CANONICAL_NESTING = 256;
 
@@ -84,17 +86,82 @@ export function assertPlainJson(value: unknown, limit = Number.POSITIVE_INFINITY
 
 /**
  * RFC 8785 canonical form of a plain JSON value; throws `not_plain_json` for anything else and
- * `json_too_deep` past MAX_CANONICAL_NESTING (the serialiser recurses).
+ * `json_too_deep` past MAX_CANONICAL_NESTING.
  */
 export function canonicalJson(value: unknown): string {
+  const text = write(value, 0);
+  // JSON.stringify writes a lone surrogate as a `\udXXX` escape and nothing else as `\ud…`, so
+  // text without that sequence has none (text with it may only hold an escaped backslash before "ud").
+  if (text !== undefined && !text.includes('\\ud')) return text;
   assertPlainJson(value, MAX_CANONICAL_NESTING);
-  const text = canonicalizeRaw(value);
   if (text === undefined) refuse('', 'the value has no canonical form');
   return text;
 }
 
+/**
+ * The canonical text of `v` (members sorted by UTF-16 code units, ECMAScript number and string
+ * forms, as RFC 8785 §3.2 says), or undefined for anything that is not plain JSON or nests too deep.
+ */
+function write(v: unknown, depth: number): string | undefined {
+  switch (typeof v) {
+    case 'string':
+      return JSON.stringify(v);
+    case 'number':
+      return Number.isFinite(v) ? JSON.stringify(v) : undefined;
+    case 'boolean':
+      return v ? 'true' : 'false';
+    case 'object': {
+      if (v === null) return 'null';
+      if (depth > MAX_CANONICAL_NESTING) return undefined;
+      if (Array.isArray(v)) return writeArray(v, depth);
+      const proto = Object.getPrototypeOf(v) as unknown;
+      if (proto !== Object.prototype && proto !== null) return undefined;
+      const record = v as Record<string, unknown>;
+      const keys = Object.keys(record).sort();
+      let out = '{';
+      for (let i = 0; i < keys.length; i++) {
+        const key = keys[i]!;
+        const member = write(record[key], depth + 1);
+        if (member === undefined) return undefined;
+        out += `${i === 0 ? '' : ','}${quotedKey(key)}:${member}`;
+      }
+      return `${out}}`;
+    }
+    default:
+      return undefined;
+  }
+}
+
+/** Member names repeat from value to value: their quoted forms are kept (a bounded cache). */
+const quotedKeys = new Map<string, string>();
+
+function quotedKey(key: string): string {
+  let quoted = quotedKeys.get(key);
+  if (quoted === undefined) {
+    quoted = JSON.stringify(key);
+    if (key.length <= 64) {
+      if (quotedKeys.size >= 4096) quotedKeys.clear();
+      quotedKeys.set(key, quoted);
+    }
+  }
+  return quoted;
+}
+
+function writeArray(v: unknown[], depth: number): string | undefined {
+  let out = '[';
+  for (let i = 0; i < v.length; i++) {
+    // A hole reads as undefined, which write refuses.
+    const item = write(v[i], depth + 1);
+    if (item === undefined) return undefined;
+    out += i === 0 ? item : `,${item}`;
+  }
+  // A named member on an array would be dropped: refuse rather than hash less than given.
+  if (Object.keys(v).length !== v.length) return undefined;
+  return `${out}]`;
+}
+
 export function sha256Hex(data: string | Uint8Array): string {
-  return createHash('sha256').update(data).digest('hex');
+  return hash('sha256', data, 'hex');
 }
 
 /** `sha256:` + hex SHA-256 of the canonical form. */
