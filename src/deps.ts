@@ -9,6 +9,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { writeRunFile, removeRunFile } from './cli/run-file.ts';
 import { parseHost, parsePort, parsePreviewConfig, resolveDataDir, withQuota, type ForgeDataChoice, type PreviewConfig, type StartConfig } from './config.ts';
+import { timeOrderedId } from './domain/ids.ts';
 import { createTemplateRegistry, type TemplateRegistry } from './domain/templates.ts';
 import { AppError } from './errors.ts';
 import { loadSchemaRegistry, type SchemaRegistry } from './schema-registry.ts';
@@ -155,7 +156,7 @@ export function serviceDepsOn(
     keys: parts.keys,
     quarantine: parts.quarantine,
     clock: parts.clock,
-    newId: parts.newId ?? ((prefix) => `${prefix}_${nanoid(21)}`),
+    newId: parts.newId ?? ((prefix) => timeOrderedId(prefix)),
     ...(parts.identities === undefined ? {} : { identities: parts.identities }),
   };
 }
