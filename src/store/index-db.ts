@@ -50,8 +50,9 @@ export function openIndexDb(path: string, projections: ProjectionFactory[]): Ind
   const getMeta = db.prepare<[string], { value: string }>('SELECT value FROM meta WHERE key = ?');
   const setMeta = db.prepare('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)');
   const appliers = [prepareCoreProjections(db), ...projections.map((make) => make(db))];
-  const apply = db.transaction((events: Array<{ event: StoredEvent; line: string }>, endOffset: number) => {
+  const transaction = db.transaction((events: Array<{ event: StoredEvent; line: string }>, endOffset: number) => {
     for (const { event, line } of events) for (const applyOne of appliers) applyOne(event, line);
+    for (const applier of appliers) applier.finish?.();
     const last = events[events.length - 1];
     if (last) {
       setMeta.run('last_seq', String(last.event.seq));
@@ -59,6 +60,15 @@ export function openIndexDb(path: string, projections: ProjectionFactory[]): Ind
     }
     setMeta.run('log_offset', String(endOffset));
   });
+  const apply = (events: Array<{ event: StoredEvent; line: string }>, endOffset: number) => {
+    try {
+      transaction(events, endOffset);
+    } catch (err) {
+      // Rolled back: what a projection kept for the commit belongs to no transaction now.
+      for (const applier of appliers) applier.discard?.();
+      throw err;
+    }
+  };
   const meta = (key: string) => getMeta.get(key)?.value;
   return {
     db,

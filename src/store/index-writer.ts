@@ -3,6 +3,13 @@
 // it (`settled`), and holds the log back while the worker is too far behind (bounded memory). A
 // writer started with `rebuildUpTo` first builds the index afresh from the log in its thread (a
 // running preview that found its index corrupt) and is ready once the new file is in place.
+//
+// Durable batches linger before they are handed over: consecutive batches are one byte range, sent
+// as one message once LINGER_MS have passed or LINGER_EVENTS are waiting, or at once when a reader
+// waits for them (`settled`). An index transaction has a fixed cost (every page it touches is
+// written whole), which made the small batches of group commit cost twice as much per event as
+// batches of a hundred; and every message costs the event loop. Acknowledgements never wait for
+// this (they wait for the log's fsync), nor do reads (they flush).
 import { Worker } from 'node:worker_threads';
 import { AppError } from '../errors.ts';
 import type { LogExtent } from './index-db.ts';
@@ -46,6 +53,9 @@ export type IndexWriter = {
 
 /** How far (in events) the index may trail the log before the log waits for it. */
 export const MAX_BEHIND = 20_000;
+/** How long a durable batch may wait for the next ones before the worker gets it, and how many events may wait. */
+export const LINGER_MS = 10;
+export const LINGER_EVENTS = 2_000;
 /** SQLite's result codes (extended ones included) that say the file is damaged. */
 const CORRUPT_CODE = /^SQLITE_(CORRUPT|NOTADB)/;
 
@@ -65,10 +75,29 @@ export async function startIndexWriter(options: {
   onCorrupt: (message: string) => void;
   /** The worker is gone: nothing more can be indexed until a restart. */
   onFailed: (error: AppError) => void;
+  /** LINGER_MS and LINGER_EVENTS unless given (tests). */
+  linger?: { ms: number; events: number };
 }): Promise<IndexWriter> {
+  const linger = options.linger ?? { ms: LINGER_MS, events: LINGER_EVENTS };
   const worker = spawnWorker({ path: options.path, logPath: options.logPath, check: options.checkInBackground, rebuild: options.rebuildUpTo ?? null });
   let indexed = options.startSeq;
+  /** The last seq handed to this writer, and the last one posted to the worker. */
   let sent = options.startSeq;
+  let posted = options.startSeq;
+  /** The durable batches not yet posted, as one byte range (batches are consecutive). */
+  let lingering: { from: number; to: number; lastSeq: number } | null = null;
+  let lingerTimer: NodeJS.Timeout | null = null;
+  const post = () => {
+    if (lingerTimer !== null) clearTimeout(lingerTimer);
+    lingerTimer = null;
+    if (lingering === null) return;
+    worker.ref();
+    // Offsets only: the worker reads the lines from the log (the page cache has them), so the
+    // event loop neither copies nor clones a batch.
+    worker.postMessage({ type: 'apply', ...lingering } satisfies IndexRequest);
+    posted = lingering.lastSeq;
+    lingering = null;
+  };
   let fatal: AppError | null = null;
   /** Set while applying fails (the worker retries); cleared by the next batch applied. */
   let trouble: { error: AppError; state: 'failing' | 'unavailable'; message: string } | null = null;
@@ -143,16 +172,17 @@ export async function startIndexWriter(options: {
     if (seq <= indexed) return Promise.resolve();
     const refusal = fatal ?? trouble?.error;
     if (refusal) return Promise.reject(refusal);
+    // A reader never waits for the linger.
+    if (seq > posted) post();
     return new Promise((resolve, reject) => waiters.push({ seq, resolve, reject }));
   };
 
   return {
     apply({ from, to, lastSeq }) {
       sent = lastSeq;
-      worker.ref();
-      // Offsets only: the worker reads the lines from the log (the page cache has them), so the
-      // event loop neither copies nor clones a batch.
-      worker.postMessage({ type: 'apply', from, to, lastSeq } satisfies IndexRequest);
+      lingering = lingering === null ? { from, to, lastSeq } : { from: lingering.from, to, lastSeq };
+      if (sent - posted >= linger.events) post();
+      else lingerTimer ??= setTimeout(post, linger.ms);
     },
     indexedSeq: () => indexed,
     settled,
@@ -165,6 +195,7 @@ export async function startIndexWriter(options: {
     markCorrupt,
     close() {
       closing ??= (async () => {
+        post();
         // Everything sent is applied first unless applying fails (the next start catches up).
         if (!fatal && !trouble && !corrupt) await settled(sent).catch(() => {});
         if (!exited) {

@@ -69,6 +69,8 @@ export type StoreOptions = {
   warn: (message: string) => void;
   /** Called once per written batch (one write + one fsync): units and events in it. */
   onBatch?: (units: number, events: number) => void;
+  /** How long durable batches wait to be indexed together (index-writer.ts); its defaults unless given (tests). */
+  indexLinger?: { ms: number; events: number };
 };
 
 export function logPathOf(dataDir: string): string {
@@ -111,6 +113,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
           logPath,
           startSeq,
           checkInBackground,
+          ...(options.indexLinger ? { linger: options.indexLinger } : {}),
           ...(rebuildUpTo === null ? {} : { rebuildUpTo: { seq: rebuildUpTo.seq, size: rebuildUpTo.size } }),
           onCorrupt: (message) => {
             if (mine === generation) corrupt(message);

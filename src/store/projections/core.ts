@@ -4,10 +4,15 @@
 import type Database from 'better-sqlite3';
 import { createHash } from 'node:crypto';
 import type { Scope, StoredEvent } from '../../domain/event.ts';
-import { nextStreamState, streamOf } from '../../domain/streams.ts';
+import { nextStreamState, streamOf, type StreamState } from '../../domain/streams.ts';
 import { applyTaskEvent, type Task } from '../../domain/task.ts';
 
-export type Apply = (event: StoredEvent, line: string) => void;
+/**
+ * Applies one event inside a batch's index transaction. A projection that keeps rows in memory
+ * while a transaction runs (a row several events of the batch change is written once) writes them
+ * in `finish`, before the commit, and forgets them in `discard` when the transaction rolls back.
+ */
+export type Apply = ((event: StoredEvent, line: string) => void) & { finish?: () => void; discard?: () => void };
 
 export function scopeKey(scope: Scope): string {
   // ids cannot contain '/', so the key is unambiguous.
@@ -43,21 +48,37 @@ export function prepareCoreProjections(db: Database.Database): Apply {
     return token;
   };
 
-  return (event, line) => {
+  // A task or stream that several events of one batch touch is read once and written once, at the
+  // end of the transaction (a hot task takes most of a batch).
+  const tasks = new Map<string, { scope: string; taskId: string; state: Task | undefined; changed: boolean }>();
+  const streams = new Map<string, StreamState>();
+
+  const apply: Apply = (event, line) => {
     const scope = scopeKey(event);
     insertEvent.run(event.seq, event.event_id, scope, event.kind, event.task_id ?? null, event.session_id ?? null, event.recorded_at, event.event_hash, line);
     if (event.task_id !== undefined) {
       for (const ref of event.evidence_refs ?? []) putArtifact.run(scope, ref.artifact_id, event.task_id, event.seq, ref.sha256 ?? null);
-      const row = getTask.get(scope, event.task_id);
-      const before = row ? (JSON.parse(row.state) as Task) : undefined;
-      const after = applyTaskEvent(before, event);
-      if (after && after !== before) putTask.run(scope, event.task_id, JSON.stringify(after));
+      const key = `${scope}/${event.task_id}`;
+      let task = tasks.get(key);
+      if (task === undefined) {
+        const row = getTask.get(scope, event.task_id);
+        task = { scope, taskId: event.task_id, state: row ? (JSON.parse(row.state) as Task) : undefined, changed: false };
+        tasks.set(key, task);
+      }
+      const after = applyTaskEvent(task.state, event);
+      if (after && after !== task.state) {
+        task.state = after;
+        task.changed = true;
+      }
     }
     const stream = streamOf(event);
     if (stream !== null) {
-      const row = getStream.get(stream);
-      const next = nextStreamState(row ? { version: row.version, closed: row.closed === 1 } : undefined, event);
-      putStream.run(stream, next.version, next.closed ? 1 : 0);
+      let before = streams.get(stream);
+      if (before === undefined) {
+        const row = getStream.get(stream);
+        if (row) before = { version: row.version, closed: row.closed === 1 };
+      }
+      streams.set(stream, nextStreamState(before, event));
     }
     if (event.idempotency_key !== null && (event.unit === undefined || event.unit.index === 0)) {
       putIdem.run(event.tenant_id, event.idempotency_key, event.seq, event.unit?.size ?? 1, event.request_sha256);
@@ -68,6 +89,17 @@ export function prepareCoreProjections(db: Database.Database): Apply {
     }
     putSearch.run(event.seq, tokenOf(event, scope), searchText(event));
   };
+  apply.finish = () => {
+    for (const task of tasks.values()) if (task.changed) putTask.run(task.scope, task.taskId, JSON.stringify(task.state));
+    for (const [stream, state] of streams) putStream.run(stream, state.version, state.closed ? 1 : 0);
+    tasks.clear();
+    streams.clear();
+  };
+  apply.discard = () => {
+    tasks.clear();
+    streams.clear();
+  };
+  return apply;
 }
 
 /** What search finds an event by: its kind, every string in its payload, evidence uris and sources. */

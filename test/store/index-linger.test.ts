@@ -1,0 +1,104 @@
+// Durable batches linger before the index writer gets them (index-writer.ts), so that one index
+// transaction holds many batches; a reader never waits for the linger. And inside one transaction a
+// task that several events change is read once and written once (projections/core.ts), which must
+// give the row the fold gives, and a rolled-back transaction must leave nothing of it behind.
+import t, { type Test } from 'tap';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { StoredEvent } from '../../src/domain/event.ts';
+import { foldTask } from '../../src/domain/task.ts';
+import type { PendingEvent } from '../../src/store/event-log.ts';
+import { openIndexDb } from '../../src/store/index-db.ts';
+import { EXTRA_PROJECTIONS } from '../../src/store/projections/registry.ts';
+import { sealEvent } from '../../src/store/seal-batch.ts';
+import { openStore, type Store } from '../../src/store/store.ts';
+import { fixedClock, tempDir } from '../fixtures/test-app.ts';
+
+const scope = { tenant_id: 'tenant-a', workspace_id: 'ws-1', project_id: 'proj-1' };
+let id = 0;
+function pending(extra: Partial<PendingEvent> = {}): PendingEvent {
+  return { event_id: `evt_${++id}`, kind: 'ext.acme.note', ...scope, transport: 'customer', idempotency_key: null, request_sha256: null, payload: { text: `note ${id}` }, ...extra };
+}
+
+/** A store whose index applications are counted (each `onIndexed` is one transaction of the writer). */
+async function open(t: Test, linger?: { ms: number; events: number }): Promise<{ store: Store; applied: number[] }> {
+  const store = await openStore({ dataDir: tempDir(t), clock: fixedClock(), warn: () => {}, ...(linger ? { indexLinger: linger } : {}) });
+  t.teardown(() => store.close().catch(() => {}));
+  const applied: number[] = [];
+  store.onIndexed((seq) => applied.push(seq));
+  return { store, applied };
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+t.test('lingering batches are indexed in one transaction when a reader asks', async (t) => {
+  // A minute's linger: nothing may reach the index unless a reader flushes it.
+  const { store, applied } = await open(t, { ms: 60_000, events: 1_000 });
+  for (let k = 0; k < 5; k++) await store.append([pending()]);
+  await sleep(150);
+  t.equal(store.indexedSeq(), 0, 'five durable batches, none indexed while they linger');
+  t.same(applied, []);
+  await store.settled();
+  t.equal(store.indexedSeq(), 5, 'the reader sees every acknowledged event');
+  t.same(applied, [5], 'one transaction for the five batches');
+});
+
+t.test('enough lingering events are indexed without a reader', async (t) => {
+  const { store, applied } = await open(t, { ms: 60_000, events: 10 });
+  for (let k = 0; k < 3; k++) await store.append(Array.from({ length: 4 }, () => pending()));
+  for (let waited = 0; applied.length === 0 && waited < 5_000; waited += 20) await sleep(20);
+  t.same(applied, [12], 'the batch that took the lingering events to 10 or more sent all three');
+  t.equal(store.indexedSeq(), 12);
+});
+
+t.test('with the default linger the index catches up alone', async (t) => {
+  const { store, applied } = await open(t);
+  await store.append([pending()]);
+  await store.append([pending(), pending()]);
+  for (let waited = 0; store.indexedSeq() < 3 && waited < 5_000; waited += 20) await sleep(20);
+  t.equal(store.indexedSeq(), 3);
+  t.ok(applied.length >= 1 && applied.length <= 2, `applied in ${applied.length} transaction(s)`);
+});
+
+function sealed(pendings: PendingEvent[], firstSeq: number, prev: string): Array<{ event: StoredEvent; line: string }> {
+  const rows: Array<{ event: StoredEvent; line: string }> = [];
+  pendings.forEach((p, k) => rows.push(sealEvent(p, firstSeq + k, k === 0 ? prev : rows[k - 1]!.event.event_hash, '2026-11-01T10:00:00.000Z')));
+  return rows;
+}
+
+t.test('a task changed by several events of one transaction gets the row the fold gives', async (t) => {
+  const dir = tempDir(t);
+  mkdirSync(dir, { recursive: true });
+  const index = openIndexDb(join(dir, 'index.sqlite'), EXTRA_PROJECTIONS);
+  t.teardown(() => index.close());
+  const taskRow = (taskId: string) => (index.db.prepare('SELECT state FROM tasks WHERE task_id = ?').get(taskId) as { state: string } | undefined)?.state;
+  const zero = `sha256:${'0'.repeat(64)}`;
+  const batch = sealed([
+    pending({ kind: 'task.created', task_id: 'task-1', session_id: 'sess-b', payload: { title: 'Fold me' } }),
+    pending({ kind: 'ext.acme.note', task_id: 'task-1', session_id: 'sess-a' }),
+    pending({ kind: 'ext.acme.note', task_id: 'task-1', session_id: 'sess-c' }),
+    pending({ kind: 'task.created', task_id: 'task-2', payload: { title: 'Other' } }),
+    pending({ kind: 'task.closed', task_id: 'task-1', payload: { outcome: 'succeeded' } }),
+  ], 1, zero);
+  index.applyBatch(batch, 0);
+  t.same(JSON.parse(taskRow('task-1')!), foldTask(batch.filter((r) => r.event.task_id === 'task-1').map((r) => r.event)));
+  t.same(JSON.parse(taskRow('task-1')!).session_ids, ['sess-a', 'sess-b', 'sess-c']);
+  t.equal(JSON.parse(taskRow('task-1')!).status, 'closed');
+  t.same(JSON.parse(taskRow('task-2')!), foldTask([batch[3]!.event]));
+  const streamRow = index.db.prepare('SELECT version, closed FROM streams WHERE stream LIKE ?').get('%task-1') as { version: number; closed: number };
+  t.same(streamRow, { version: 5, closed: 1 }, 'the stream row is the last event\'s version, closed by task.closed');
+
+  // A transaction that fails (here: a seq the table holds already) rolls back, and what it had
+  // folded in memory must not leak into the next one.
+  const failing = sealed([
+    pending({ kind: 'task.created', task_id: 'task-3', session_id: 'sess-leak', payload: { title: 'Three' } }),
+    pending({ kind: 'ext.acme.note', task_id: 'task-3', session_id: 'sess-leak-2' }),
+  ], 6, batch[4]!.event.event_hash);
+  const duplicate = sealed([pending({ kind: 'ext.acme.note' })], 1, zero);
+  t.throws(() => index.applyBatch([...failing, ...duplicate], 0), /UNIQUE|PRIMARY KEY/);
+  t.equal(taskRow('task-3'), undefined, 'nothing of the failed transaction is stored');
+  const retry = sealed([pending({ kind: 'task.created', task_id: 'task-3', payload: { title: 'Three' } })], 6, batch[4]!.event.event_hash);
+  index.applyBatch(retry, 0);
+  t.same(JSON.parse(taskRow('task-3')!), foldTask([retry[0]!.event]), 'the next transaction folds from the stored rows only');
+  t.same(JSON.parse(taskRow('task-3')!).session_ids, []);
+});
