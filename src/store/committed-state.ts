@@ -7,6 +7,7 @@ import type { StoredEvent } from '../domain/event.ts';
 import type { StreamState } from '../domain/streams.ts';
 import type { SealedRow } from './event-log.ts';
 import { preparedOn } from './index-handle.ts';
+import { createKeyFilter, type KeyFilter } from './key-filter.ts';
 import type { CommittedState, IdempotencyRecord } from './write-gate.ts';
 
 export type CommittedReads = CommittedState & {
@@ -14,7 +15,12 @@ export type CommittedReads = CommittedState & {
   rows(first: number, size: number): SealedRow[];
 };
 
-export function committedReads(db: Database.Database): CommittedReads {
+/**
+ * `filterKeys`: keep a filter of the keys the index holds (read once, here) and of every key the
+ * gate seals from now on (`noteKey`), and ask the index only about keys the filter may have. Only
+ * for a store whose gate seals every event its index receives (key-filter.ts says why).
+ */
+export function committedReads(db: Database.Database, options: { filterKeys?: boolean } = {}): CommittedReads {
   const statements = preparedOn(db, (db) => ({
     stream: db.prepare<[string], { version: number; closed: number }>('SELECT version, closed FROM streams WHERE stream = ?'),
     idem: db.prepare<[string, string], IdempotencyRecord>('SELECT first_seq, size, request_sha256 FROM idempotency WHERE tenant_id = ? AND key = ?'),
@@ -22,14 +28,27 @@ export function committedReads(db: Database.Database): CommittedReads {
     recordedAt: db.prepare<[number], { recorded_at: string }>('SELECT recorded_at FROM events WHERE seq = ?'),
     lines: db.prepare<[number, number], { line: string }>('SELECT line FROM events WHERE seq BETWEEN ? AND ? ORDER BY seq'),
   }));
+  const filter = options.filterKeys === true ? loadKeyFilter(db) : null;
   return {
     stream(id): StreamState | undefined {
       const row = statements().stream.get(id);
       return row ? { version: row.version, closed: row.closed === 1 } : undefined;
     },
-    idempotency: (tenantId, key) => statements().idem.get(tenantId, key),
+    idempotency: (tenantId, key) => (filter === null || filter.mayHave(keySlot(tenantId, key)) ? statements().idem.get(tenantId, key) : undefined),
+    ...(filter === null ? {} : { noteKey: (tenantId: string, key: string) => filter.add(keySlot(tenantId, key)) }),
     eventIdTaken: (id) => statements().eventId.get(id) !== undefined,
     recordedAtOf: (seq) => statements().recordedAt.get(seq)?.recorded_at,
     rows: (first, size) => statements().lines.all(first, first + size - 1).map(({ line }) => ({ event: JSON.parse(line) as StoredEvent, line })),
   };
+}
+
+function keySlot(tenantId: string, key: string): string {
+  return `${tenantId}\n${key}`;
+}
+
+function loadKeyFilter(db: Database.Database): KeyFilter {
+  const { n } = db.prepare<[], { n: number }>('SELECT count(*) AS n FROM idempotency').get()!;
+  const filter = createKeyFilter(n);
+  for (const [tenantId, key] of db.prepare<[], [string, string]>('SELECT tenant_id, key FROM idempotency').raw().iterate()) filter.add(keySlot(tenantId, key));
+  return filter;
 }

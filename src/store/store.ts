@@ -100,7 +100,8 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     const index = indexHandle(openCaughtUpIndex(dataDir, tail, EXTRA_PROJECTIONS, warn));
     try {
       const indexPath = indexPathOf(dataDir);
-      const gate = createWriteGate(committedReads(index.db));
+      // The data-dir lock makes this gate the only writer of the log: it may filter the keys.
+      const gate = createWriteGate(committedReads(index.db, { filterKeys: true }));
       const listeners = indexListeners(warn);
       const indexedTo = listeners.indexedTo;
       let log: EventLog | null = null;

@@ -18,6 +18,8 @@ export type CommittedState = {
   eventIdTaken(eventId: string): boolean;
   recordedAtOf(seq: number): string | undefined;
   rows(first: number, size: number): SealedRow[];
+  /** A key this writer sealed: the index will hold it (committed-state.ts keeps a filter of them). */
+  noteKey?(tenantId: string, key: string): void;
 };
 
 export type Admission =
@@ -149,6 +151,7 @@ export function createWriteGate(committed: CommittedState): WriteGate {
       const head = rows[0]!.event;
       if (head.idempotency_key !== null) {
         o.keys.set(`${head.tenant_id}\n${head.idempotency_key}`, { first_seq: head.seq, size: rows.length, request_sha256: head.request_sha256 });
+        committed.noteKey?.(head.tenant_id, head.idempotency_key);
       }
       for (const { event } of rows) o.ids.add(event.event_id);
       for (const [stream, state] of streams) o.streams.set(stream, state);

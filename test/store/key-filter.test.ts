@@ -1,0 +1,44 @@
+// The filter of used Idempotency-Keys (key-filter.ts): never "unused" for a used key, rarely
+// "maybe" for an unused one, growing past its first capacity; and the preview's committed reads
+// ask the index only about keys the filter may have (the keys the index held at start and every
+// key the gate sealed since).
+import t from 'tap';
+import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import { committedReads } from '../../src/store/committed-state.ts';
+import { openIndexDb } from '../../src/store/index-db.ts';
+import { createKeyFilter } from '../../src/store/key-filter.ts';
+import { EXTRA_PROJECTIONS } from '../../src/store/projections/registry.ts';
+import { tempDir } from '../fixtures/test-app.ts';
+
+t.test('no false negatives, about 1 % false positives, across several layers', async (t) => {
+  const filter = createKeyFilter();
+  // 300,000 keys: past the first layer's 65,536 and the second's 262,144.
+  const used = Array.from({ length: 300_000 }, (_, i) => (i % 2 === 0 ? `tenant-a\n${randomUUID()}` : `tenant-b\nkey-${i}`));
+  for (const key of used) filter.add(key);
+  t.equal(filter.count, used.length);
+  t.ok(used.every((key) => filter.mayHave(key)), 'every added key may be used');
+  const unused = Array.from({ length: 100_000 }, (_, i) => (i % 2 === 0 ? `tenant-a\n${randomUUID()}` : `tenant-b\nkey-${i}-new`));
+  const falsePositives = unused.filter((key) => filter.mayHave(key)).length;
+  t.ok(falsePositives / unused.length < 0.03, `false positives: ${(100 * falsePositives / unused.length).toFixed(2)} % of unused keys`);
+  t.notOk(createKeyFilter().mayHave('tenant-a\nanything'), 'an empty filter has nothing');
+});
+
+t.test('committed reads consult the index only for keys the filter may have', async (t) => {
+  const dir = tempDir(t);
+  const index = openIndexDb(join(dir, 'index.sqlite'), EXTRA_PROJECTIONS);
+  t.teardown(() => index.close());
+  index.db.prepare('INSERT INTO idempotency (tenant_id, key, first_seq, size, request_sha256) VALUES (?, ?, ?, ?, ?)').run('tenant-a', 'used-before', 1, 1, 'sha256:x');
+  const reads = committedReads(index.db, { filterKeys: true });
+  t.same(reads.idempotency('tenant-a', 'used-before'), { first_seq: 1, size: 1, request_sha256: 'sha256:x' }, 'a key the index held at start is found');
+  reads.noteKey!('tenant-a', 'sealed-since');
+  const unfiltered = committedReads(index.db);
+  t.equal(unfiltered.noteKey, undefined, 'without filterKeys nothing is filtered (the hosted store)');
+  // Without its table the index cannot answer: a look-up that reaches it throws.
+  index.db.exec('DROP TABLE idempotency');
+  t.throws(() => reads.idempotency('tenant-a', 'used-before'), /no such table/, 'a key loaded at start is looked up');
+  t.throws(() => reads.idempotency('tenant-a', 'sealed-since'), /no such table/, 'a key sealed since is looked up');
+  t.equal(reads.idempotency('tenant-a', 'never-used'), undefined, 'a new key is known new without the index');
+  t.equal(reads.idempotency('tenant-b', 'used-before'), undefined, 'keys are per tenant');
+  t.throws(() => unfiltered.idempotency('tenant-a', 'never-used'), /no such table/, 'unfiltered reads always ask the index');
+});
