@@ -39,7 +39,7 @@ export async function submitRawEvent(deps: ServiceDeps, ctx: WriteContext, body:
     const eventId = draft.event_id;
     expect.push({ type: 'event_id_unused', eventId, orElse: () => new AppError('event_id_exists', `An event with id ${eventId} is already recorded; send a new event_id, or leave it out and the server makes one.`) });
   }
-  const { tenant_id: _t, workspace_id: _w, project_id: _p, ...fields } = draft;
-  const write = await deps.store.append([pendingEvent(ctx, deps.newId, fields)], expect);
+  // The scope members are the context's (assertScopeMatches made sure they agree).
+  const write = await deps.store.append([pendingEvent(ctx, deps.newId, draft)], expect);
   return { ok: true, write };
 }
