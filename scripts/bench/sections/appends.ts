@@ -25,10 +25,13 @@ const OPEN_LOOP_SHAPES: ShapeName[] = ['spread', 'hot_task'];
 const OPEN_LOOP_RATE = 2_000;
 const OPEN_LOOP_CONNECTIONS = 64;
 
-// Full: 5 shapes × 3 levels × (no-op + durable) × 2.5 s ≈ 75 s, plus two 5 s open loops, warm-ups
-// and set-up: about 1.5–2 minutes in all. A level stops at its duration; maxRequests only bounds it.
-const FULL = { levelMs: 2_500, warmup: 200, maxRequests: 60_000, openLoopMs: 5_000, drainMs: 3_000 };
-const QUICK = { levelMs: 400, warmup: 30, maxRequests: 10_000, openLoopMs: 1_000, drainMs: 1_000 };
+// Each level alternates no-op and durable runs `rounds` times and keeps the round with the median
+// ratio: this machine's speed drifts by a fifth from one few-second run to the next, more than most
+// changes move a figure. Full: 5 shapes × 3 levels × 3 rounds × (no-op + durable) × 1 s ≈ 90 s, plus
+// two 5 s open loops, warm-ups and set-up: about 2 minutes in all. A run stops at its duration;
+// maxRequests only bounds it.
+const FULL = { rounds: 3, levelMs: 1_000, warmup: 200, maxRequests: 60_000, openLoopMs: 5_000, drainMs: 3_000 };
+const QUICK = { rounds: 1, levelMs: 400, warmup: 30, maxRequests: 10_000, openLoopMs: 1_000, drainMs: 1_000 };
 type Timing = typeof FULL;
 
 type LevelResult = LoadResult & { serverCpuUsPerRequest: number };
@@ -52,6 +55,12 @@ async function level(client: HttpClient, server: ServerProcess, concurrency: num
   // The server's own CPU per request tells a CPU-bound server from one waiting on the disk or the client.
   const serverCpuUsPerRequest = cpuBefore === null || cpuAfter === null ? Number.NaN : (1e6 * (cpuAfter - cpuBefore)) / result.requests;
   return { ...result, serverCpuUsPerRequest };
+}
+
+/** The round whose durable / no-op ratio is the median (its pair of runs, measured seconds apart). */
+function medianRound(rounds: Array<{ base: LevelResult; durable: LevelResult }>): { base: LevelResult; durable: LevelResult } {
+  const ratio = (r: { base: LevelResult; durable: LevelResult }) => r.durable.perSecond / r.base.perSecond;
+  return [...rounds].sort((a, b) => ratio(a) - ratio(b))[Math.floor(rounds.length / 2)]!;
 }
 
 async function createTasks(client: HttpClient, shapes: Shape[], headers: Record<string, string>, runId: string): Promise<number> {
@@ -129,7 +138,7 @@ function openLoopRows(shape: ShapeName, r: OpenLoopResult): Row[] {
 
 export const appendsSection: Section = {
   name: 'appends',
-  describe: 'five write shapes vs a no-op POST of the same requests; open loop',
+  describe: 'five write shapes vs a no-op POST of the same requests (the median of alternated rounds); open loop',
   async run(ctx: BenchContext): Promise<Row[]> {
     const timing = ctx.quick ? QUICK : FULL;
     const dataDir = ctx.newDir('appends');
@@ -158,10 +167,14 @@ export const appendsSection: Section = {
           ctx.progress(`appends: ${shape.name}, concurrency ${concurrency}: no-op baseline, then durable preview`);
           // Key prefixes of one length: the baseline's requests are the durable ones byte for byte.
           const prefix = `${runId}-${shape.name}-c${concurrency}`;
-          const base = await level(noopClient, noop, concurrency, shape.request, `${prefix}-n`, timing, t);
-          const durable = await level(durableClient, preview, concurrency, shape.request, `${prefix}-d`, timing, t);
-          for (const r of [base, durable]) if (r.errors > 0) ctx.progress(`  ${r.errors} errors; first: ${r.firstError}`);
-          results.set(`${shape.name}.c${concurrency}`, { base, durable });
+          const rounds: Array<{ base: LevelResult; durable: LevelResult }> = [];
+          for (let round = 0; round < timing.rounds; round++) {
+            const base = await level(noopClient, noop, concurrency, shape.request, `${prefix}-n${round}`, timing, t);
+            const durable = await level(durableClient, preview, concurrency, shape.request, `${prefix}-d${round}`, timing, t);
+            for (const r of [base, durable]) if (r.errors > 0) ctx.progress(`  ${r.errors} errors; first: ${r.firstError}`);
+            rounds.push({ base, durable });
+          }
+          results.set(`${shape.name}.c${concurrency}`, medianRound(rounds));
         }
       }
       const at = (shape: ShapeName, c: number) => results.get(`${shape}.c${c}`)!;
