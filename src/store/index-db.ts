@@ -26,6 +26,11 @@ export type IndexDb = {
 export function openIndexDb(path: string, projections: ProjectionFactory[]): IndexDb {
   const db = new Database(path);
   try {
+    // 8 KiB pages, not SQLite's 4 KiB: an event row with its line is ~1.4 KB, and each transaction
+    // writes every page it touches whole; the index writer spent ~12 % less CPU per event, with
+    // sequential and with random Idempotency-Keys alike. Only a new file takes it (an index made
+    // before keeps its pages until it is rebuilt).
+    db.pragma('page_size = 8192');
     db.pragma('journal_mode = WAL');
     // The log is the durable record; the index may lose its last transactions on a crash and catch up.
     db.pragma('synchronous = NORMAL');

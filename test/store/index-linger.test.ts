@@ -71,6 +71,7 @@ t.test('a task changed by several events of one transaction gets the row the fol
   mkdirSync(dir, { recursive: true });
   const index = openIndexDb(join(dir, 'index.sqlite'), EXTRA_PROJECTIONS);
   t.teardown(() => index.close());
+  t.equal(index.db.pragma('page_size', { simple: true }), 8192, 'a new index file has 8 KiB pages');
   const taskRow = (taskId: string) => (index.db.prepare('SELECT state FROM tasks WHERE task_id = ?').get(taskId) as { state: string } | undefined)?.state;
   const zero = `sha256:${'0'.repeat(64)}`;
   const batch = sealed([
