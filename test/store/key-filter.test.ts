@@ -42,3 +42,20 @@ t.test('committed reads consult the index only for keys the filter may have', as
   t.equal(reads.idempotency('tenant-b', 'used-before'), undefined, 'keys are per tenant');
   t.throws(() => unfiltered.idempotency('tenant-a', 'never-used'), /no such table/, 'unfiltered reads always ask the index');
 });
+
+t.test('the start-up scan fills the filter a page per turn; until it ends the index decides', async (t) => {
+  const dir = tempDir(t);
+  const index = openIndexDb(join(dir, 'index.sqlite'), EXTRA_PROJECTIONS);
+  t.teardown(() => index.close());
+  const insert = index.db.prepare('INSERT INTO idempotency (tenant_id, key, first_seq, size, request_sha256) VALUES (?, ?, ?, ?, ?)');
+  // 12,000 keys: three pages of the scan.
+  index.db.transaction(() => {
+    for (let i = 0; i < 12_000; i++) insert.run('tenant-a', `key-${String(i).padStart(5, '0')}`, i + 1, 1, null);
+  })();
+  const reads = committedReads(index.db, { filterKeys: true });
+  t.same(reads.idempotency('tenant-a', 'key-11999'), { first_seq: 12_000, size: 1, request_sha256: null }, 'a key past the first page is found while the scan runs');
+  for (let turn = 0; turn < 10; turn++) await new Promise((resolve) => setImmediate(resolve));
+  index.db.exec('ALTER TABLE idempotency RENAME TO idempotency_away');
+  for (const i of [0, 4_999, 5_000, 9_999, 10_000, 11_999]) t.throws(() => reads.idempotency('tenant-a', `key-${String(i).padStart(5, '0')}`), /no such table/, `key ${i} is looked up`);
+  t.equal(reads.idempotency('tenant-a', 'key-new'), undefined, 'once the scan is done a new key is known new');
+});
