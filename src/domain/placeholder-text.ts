@@ -56,6 +56,7 @@ export function normaliseText(text: string): string {
 
 /** The `<…>` token in `text` outside code spans, if any. */
 export function findAngleToken(text: string): string | undefined {
+  if (!text.includes('<')) return undefined;
   const prose = text.replace(CODE_SPAN, (span) => ' '.repeat(span.length));
   for (const match of prose.matchAll(ANGLE_TOKEN)) {
     const token = match[1]!;
@@ -86,15 +87,49 @@ export function findPlaceholder(text: string): string | undefined {
 export function findEmptyValue(text: string): string | undefined {
   const angle = findAngleToken(text);
   if (angle !== undefined) return angle;
-  const normal = normaliseText(text);
-  if (EMPTY_VALUES.has(normal)) return text.trim();
+  if (mayBeEmptyValue(text) && EMPTY_VALUES.has(normaliseText(text))) return text.trim();
   const lead = LEADING_MARKER.exec(text.trim());
   return lead ? lead[0] : undefined;
 }
 
+/** The longest normal form in EMPTY_VALUES. */
+const LONGEST_EMPTY_VALUE = Math.max(...[...EMPTY_VALUES].map((v) => v.length));
+const ASCII = /^[\x00-\x7f]*$/;
+
+/**
+ * False when `text` cannot normalise to one of EMPTY_VALUES, decided without normalising it: ASCII
+ * text normalises to its letters and digits (lower-cased, runs of anything else as one space), so
+ * more of them than the longest empty value has letters rule it out. Other text is normalised.
+ */
+function mayBeEmptyValue(text: string): boolean {
+  if (!ASCII.test(text)) return true;
+  let alphanumerics = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    const lower = c | 0x20;
+    if ((lower >= 0x61 && lower <= 0x7a) || (c >= 0x30 && c <= 0x39)) {
+      if (++alphanumerics > LONGEST_EMPTY_VALUE) return false;
+    }
+  }
+  return true;
+}
+
 /** Length in code points after trimming: what "at least 20 characters" counts. */
 export function trimmedLength(text: string): number {
-  return [...text.trim()].length;
+  const trimmed = text.trim();
+  let length = trimmed.length;
+  // A surrogate pair is one code point.
+  for (let i = 0; i < trimmed.length - 1; i++) {
+    const c = trimmed.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff) {
+      const next = trimmed.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        length--;
+        i++;
+      }
+    }
+  }
+  return length;
 }
 
 /**
@@ -107,7 +142,9 @@ export function isCopiedFrom(text: string, sources: ReadonlySet<string>): boolea
   if (normal === '') return false;
   if (sources.has(normal)) return true;
   for (const source of sources) {
-    const [short, long] = source.length <= normal.length ? [source, normal] : [normal, source];
+    const sourceShorter = source.length <= normal.length;
+    const short = sourceShorter ? source : normal;
+    const long = sourceShorter ? normal : source;
     if (short.length >= 20 && short.length >= 0.8 * long.length && long.includes(short)) return true;
   }
   return false;
