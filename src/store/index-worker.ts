@@ -4,7 +4,8 @@
 // commits). Projections, FTS merges and WAL checkpoints run here, never on the server's event loop.
 // Asked to rebuild, it first builds the index afresh from the log and puts it in place of the
 // corrupt one (a failure ends the thread before it is ready: the store reports it).
-import { closeSync, openSync, readSync } from 'node:fs';
+import { closeSync, openSync, readlinkSync, readSync } from 'node:fs';
+import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import type { StoredEvent } from '../domain/event.ts';
 import { openIndexDb, replaceIndexFile } from './index-db.ts';
@@ -12,6 +13,9 @@ import type { IndexReply, IndexRequest, IndexWorkerData } from './index-writer.t
 import { EXTRA_PROJECTIONS } from './projections/registry.ts';
 
 const port = parentPort!;
+/** How much lower than the event loop's this thread's priority is (Linux nice value). */
+const INDEX_WRITER_NICE = 10;
+lowerThreadPriority();
 const { path, logPath, check, rebuild } = workerData as IndexWorkerData;
 const index = rebuild === null ? openIndexDb(path, EXTRA_PROJECTIONS) : replaceIndexFile(path, logPath, rebuild, EXTRA_PROJECTIONS);
 const log = openSync(logPath, 'r');
@@ -95,4 +99,21 @@ if (check) {
       reply({ type: 'corrupt', message: (err as Error)?.message ?? String(err) });
     }
   });
+}
+
+/**
+ * The event loop answers requests; this thread only keeps the index up with them. Where the
+ * threads compete for the cores (two here, shared with whatever sends the load) the event loop
+ * should win: on Linux this thread gets a lower priority (nice +INDEX_WRITER_NICE; a thread is a
+ * task with its own id there). It falls behind under a burst and catches up after (the log waits
+ * for it past MAX_BEHIND events), and its transactions grow meanwhile, which costs less per event.
+ * Elsewhere, or without permission, it keeps the process's priority.
+ */
+function lowerThreadPriority(): void {
+  try {
+    const tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
+    if (Number.isInteger(tid) && tid > 0) setPriority(tid, INDEX_WRITER_NICE);
+  } catch {
+    // Not Linux, or not allowed: the thread keeps the process's priority.
+  }
 }

@@ -3,7 +3,7 @@
 // task that several events change is read once and written once (projections/core.ts), which must
 // give the row the fold gives, and a rolled-back transaction must leave nothing of it behind.
 import t, { type Test } from 'tap';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { StoredEvent } from '../../src/domain/event.ts';
 import { foldTask } from '../../src/domain/task.ts';
@@ -102,4 +102,14 @@ t.test('a task changed by several events of one transaction gets the row the fol
   index.applyBatch(retry, 0);
   t.same(JSON.parse(taskRow('task-3')!), foldTask([retry[0]!.event]), 'the next transaction folds from the stored rows only');
   t.same(JSON.parse(taskRow('task-3')!).session_ids, []);
+});
+
+t.test('the index writer thread yields the cores to the event loop (nice +10 on Linux)', async (t) => {
+  const { store } = await open(t);
+  await store.append([pending()]);
+  await store.settled();
+  const nice = (stat: string) => Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
+  const threads = readdirSync('/proc/self/task').map((tid) => ({ tid, nice: nice(readFileSync(`/proc/self/task/${tid}/stat`, 'utf8')) }));
+  t.equal(nice(readFileSync('/proc/self/stat', 'utf8')), 0, 'the process (its main thread) keeps its priority');
+  t.equal(threads.filter((th) => th.nice === 10).length, 1, 'one thread, the index writer, runs at nice 10');
 });
