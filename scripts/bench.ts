@@ -1,6 +1,8 @@
 // `npm run bench`: runs the named benchmark sections in order on a temporary on-disk work dir,
 // prints the table (figure, value, target, pass/miss) on stdout and progress on stderr, and writes
 // every figure to bench/results/<ISO time>.json. Usage: npm run bench [-- --only appends,search] [-- --keep]
+// `npm run bench -- --only compare --against REF` measures this checkout against another commit
+// (alternated builds, sections/compare.ts); it runs only when named.
 // GOV_BENCH_QUICK=1 shortens every timed run (appends and risk: 400 ms per level, a 1 s open loop;
 // risk registers 200 assets, not 1,000, and registry 1,000, not 10,000; the other sections run fixed
 // counts) to try the bench's code fast; its figures mean nothing, and its results file says
@@ -14,6 +16,7 @@ import { renderTable, rowsForJson, summarize, writeResults, type SectionResult }
 import { createContext, type Section } from './bench/section.ts';
 import { appendsSection } from './bench/sections/appends.ts';
 import { coldStartSection } from './bench/sections/cold-start.ts';
+import { compareSection } from './bench/sections/compare.ts';
 import { consoleSection } from './bench/sections/console.ts';
 import { dashboardSection } from './bench/sections/dashboard.ts';
 import { hostedSection } from './bench/sections/hosted.ts';
@@ -31,20 +34,25 @@ const SECTIONS: Section[] = [appendsSection, riskSection, timelineSection, searc
 // Durability figures on a RAM disk would measure nothing: refuse tmpfs and ramfs (statfs magic numbers).
 const RAM_FILESYSTEMS = new Map([[0x01021994, 'tmpfs'], [0x858458f6, 'ramfs']]);
 
-function parseArgs(argv: string[]): { only: Set<string> | null; keep: boolean } {
+function parseArgs(argv: string[]): { only: Set<string> | null; keep: boolean; against: string | null } {
   let only: Set<string> | null = null;
   let keep = false;
+  let against: string | null = null;
+  const names = [...SECTIONS.map((s) => s.name), 'compare'];
   for (let i = 0; i < argv.length; i++) {
     if (argv[i] === '--keep') keep = true;
     else if (argv[i] === '--only' && argv[i + 1]) only = new Set(argv[++i]!.split(','));
-    else throw new Error(`unknown argument ${argv[i]}; use --only ${SECTIONS.map((s) => s.name).join(',')} and/or --keep`);
+    else if (argv[i] === '--against' && argv[i + 1]) against = argv[++i]!;
+    else throw new Error(`unknown argument ${argv[i]}; use --only ${names.join(',')}, --keep, and --against REF with --only compare`);
   }
-  for (const name of only ?? []) if (!SECTIONS.some((s) => s.name === name)) throw new Error(`no section ${name}; sections: ${SECTIONS.map((s) => s.name).join(', ')}`);
-  return { only, keep };
+  for (const name of only ?? []) if (!names.includes(name)) throw new Error(`no section ${name}; sections: ${names.join(', ')}`);
+  if (against !== null && !only?.has('compare')) throw new Error('--against REF is for the compare section: add --only compare');
+  if (only?.has('compare') && against === null) throw new Error('the compare section needs --against REF (a commit, branch or tag)');
+  return { only, keep, against };
 }
 
 async function main(): Promise<number> {
-  const { only, keep } = parseArgs(process.argv.slice(2));
+  const { only, keep, against } = parseArgs(process.argv.slice(2));
   const parent = process.env.GOV_BENCH_DIR ?? tmpdir();
   const fsType = statfsSync(parent).type;
   if (RAM_FILESYSTEMS.has(fsType)) {
@@ -68,7 +76,9 @@ async function main(): Promise<number> {
   if (quick) progress('GOV_BENCH_QUICK=1: shortened runs, to try the bench itself; the figures mean nothing');
   const ctx = createContext(workDir, progress, quick);
   const results: SectionResult[] = [];
-  for (const section of SECTIONS.filter((s) => only === null || only.has(s.name))) {
+  // The compare section runs only when named: it builds another commit.
+  const sections = only?.has('compare') ? [...SECTIONS, compareSection(against)] : SECTIONS;
+  for (const section of sections.filter((s) => only === null || only.has(s.name))) {
     const began = performance.now();
     try {
       const rows = await section.run(ctx);

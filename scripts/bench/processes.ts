@@ -95,8 +95,9 @@ function stopper(name: string, child: ChildProcess): () => Promise<void> {
   };
 }
 
-export async function startPreview(dataDir: string, logPath = join(dataDir, '..', `preview-${Date.now()}.log`)): Promise<ServerProcess> {
-  const { child, started, line } = spawnServer('preview', [GOV_BIN, 'preview', 'start', '--port', '0', '--json', '--data-dir', dataDir], logPath);
+/** `bin`: another build's bin/gov.js (the compare section); this checkout's by default. */
+export async function startPreview(dataDir: string, logPath = join(dataDir, '..', `preview-${Date.now()}.log`), bin = GOV_BIN): Promise<ServerProcess> {
+  const { child, started, line } = spawnServer('preview', [bin, 'preview', 'start', '--port', '0', '--json', '--data-dir', dataDir], logPath);
   const info = JSON.parse(await line) as { base_url: string; pid: number; run_file: string };
   const listenMs = performance.now() - started;
   const run = JSON.parse(readFileSync(info.run_file, 'utf8')) as { tokens: Tokens };
