@@ -16,11 +16,12 @@ export type CommittedReads = CommittedState & {
 };
 
 /**
- * `filterKeys`: keep a filter of the keys the index holds (read once, here) and of every key the
- * gate seals from now on (`noteKey`), and ask the index only about keys the filter may have. Only
- * for a store whose gate seals every event its index receives (key-filter.ts says why).
+ * `filterKeys`: keep a filter of the keys the index holds (read from it `startAfterMs` from now, a
+ * page per turn) and of every key the gate seals from now on (`noteKey`), and ask the index only
+ * about keys the filter may have. Only for a store whose gate seals every event its index receives
+ * (key-filter.ts says why).
  */
-export function committedReads(db: Database.Database, options: { filterKeys?: boolean } = {}): CommittedReads {
+export function committedReads(db: Database.Database, options: { filterKeys?: { startAfterMs: number } } = {}): CommittedReads {
   const statements = preparedOn(db, (db) => ({
     stream: db.prepare<[string], { version: number; closed: number }>('SELECT version, closed FROM streams WHERE stream = ?'),
     idem: db.prepare<[string, string], IdempotencyRecord>('SELECT first_seq, size, request_sha256 FROM idempotency WHERE tenant_id = ? AND key = ?'),
@@ -28,7 +29,7 @@ export function committedReads(db: Database.Database, options: { filterKeys?: bo
     recordedAt: db.prepare<[number], { recorded_at: string }>('SELECT recorded_at FROM events WHERE seq = ?'),
     lines: db.prepare<[number, number], { line: string }>('SELECT line FROM events WHERE seq BETWEEN ? AND ? ORDER BY seq'),
   }));
-  const filter = options.filterKeys === true ? loadKeyFilter(db) : null;
+  const filter = options.filterKeys === undefined ? null : loadKeyFilter(db, options.filterKeys.startAfterMs);
   return {
     stream(id): StreamState | undefined {
       const row = statements().stream.get(id);
@@ -50,15 +51,15 @@ function keySlot(tenantId: string, key: string): string {
 const SCAN_PAGE = 5_000;
 
 /**
- * The filter of used keys, filled from the index a page per turn of the event loop (a start with
- * 100,000 keys would otherwise wait ~0.2 s for it). Until the scan is done every key "may" be used,
- * so the index decides, as without a filter. Keys sealed meanwhile are added as they come; the scan
- * misses none of the earlier ones (they are in the table, and it walks the table in key order). If
- * the index goes away mid-scan (a rebuild), the filter stays incomplete and the index decides.
+ * The filter of used keys, filled from the index a page per turn of the event loop, starting
+ * `startAfterMs` from now (at once for 0): a start with 100,000 keys would otherwise spend ~0.1 s
+ * of its cold start on them. Until the scan is done every key "may" be used, so the index decides,
+ * as without a filter. Keys sealed meanwhile are added as they come; the scan misses none of the
+ * earlier ones (they are in the table, and it walks the table in key order). If the index goes away
+ * mid-scan (a rebuild), the filter stays incomplete and the index decides.
  */
-function loadKeyFilter(db: Database.Database): Pick<KeyFilter, 'add' | 'mayHave'> {
-  const { n } = db.prepare<[], { n: number }>('SELECT count(*) AS n FROM idempotency').get()!;
-  const filter = createKeyFilter(n);
+function loadKeyFilter(db: Database.Database, startAfterMs: number): Pick<KeyFilter, 'add' | 'mayHave'> {
+  const filter = createKeyFilter();
   const first = db.prepare<[], [string, string]>(`SELECT tenant_id, key FROM idempotency ORDER BY tenant_id, key LIMIT ${SCAN_PAGE}`).raw();
   const next = db.prepare<[string, string], [string, string]>(`SELECT tenant_id, key FROM idempotency WHERE (tenant_id, key) > (?, ?) ORDER BY tenant_id, key LIMIT ${SCAN_PAGE}`).raw();
   let complete = false;
@@ -73,6 +74,7 @@ function loadKeyFilter(db: Database.Database): Pick<KeyFilter, 'add' | 'mayHave'
     if (rows.length < SCAN_PAGE) complete = true;
     else setImmediate(step, rows[rows.length - 1]!).unref();
   };
-  step(null);
+  if (startAfterMs === 0) step(null);
+  else setTimeout(step, startAfterMs, null).unref();
   return { add: (slot) => filter.add(slot), mayHave: (slot) => !complete || filter.mayHave(slot) };
 }

@@ -100,8 +100,9 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     const index = indexHandle(openCaughtUpIndex(dataDir, tail, EXTRA_PROJECTIONS, warn));
     try {
       const indexPath = indexPathOf(dataDir);
-      // The data-dir lock makes this gate the only writer of the log: it may filter the keys.
-      const gate = createWriteGate(committedReads(index.db, { filterKeys: true }));
+      // The data-dir lock makes this gate the only writer of the log: it may filter the keys (read
+      // from the index once the preview is up, not on its way up).
+      const gate = createWriteGate(committedReads(index.db, { filterKeys: { startAfterMs: 1_000 } }));
       const listeners = indexListeners(warn);
       const indexedTo = listeners.indexedTo;
       let log: EventLog | null = null;

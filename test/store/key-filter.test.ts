@@ -29,7 +29,7 @@ t.test('committed reads consult the index only for keys the filter may have', as
   const index = openIndexDb(join(dir, 'index.sqlite'), EXTRA_PROJECTIONS);
   t.teardown(() => index.close());
   index.db.prepare('INSERT INTO idempotency (tenant_id, key, first_seq, size, request_sha256) VALUES (?, ?, ?, ?, ?)').run('tenant-a', 'used-before', 1, 1, 'sha256:x');
-  const reads = committedReads(index.db, { filterKeys: true });
+  const reads = committedReads(index.db, { filterKeys: { startAfterMs: 0 } });
   t.same(reads.idempotency('tenant-a', 'used-before'), { first_seq: 1, size: 1, request_sha256: 'sha256:x' }, 'a key the index held at start is found');
   reads.noteKey!('tenant-a', 'sealed-since');
   const unfiltered = committedReads(index.db);
@@ -52,10 +52,26 @@ t.test('the start-up scan fills the filter a page per turn; until it ends the in
   index.db.transaction(() => {
     for (let i = 0; i < 12_000; i++) insert.run('tenant-a', `key-${String(i).padStart(5, '0')}`, i + 1, 1, null);
   })();
-  const reads = committedReads(index.db, { filterKeys: true });
+  const reads = committedReads(index.db, { filterKeys: { startAfterMs: 0 } });
   t.same(reads.idempotency('tenant-a', 'key-11999'), { first_seq: 12_000, size: 1, request_sha256: null }, 'a key past the first page is found while the scan runs');
   for (let turn = 0; turn < 10; turn++) await new Promise((resolve) => setImmediate(resolve));
   index.db.exec('ALTER TABLE idempotency RENAME TO idempotency_away');
   for (const i of [0, 4_999, 5_000, 9_999, 10_000, 11_999]) t.throws(() => reads.idempotency('tenant-a', `key-${String(i).padStart(5, '0')}`), /no such table/, `key ${i} is looked up`);
   t.equal(reads.idempotency('tenant-a', 'key-new'), undefined, 'once the scan is done a new key is known new');
+});
+
+t.test('the preview starts the scan after it is up; until then the index decides every key', async (t) => {
+  const dir = tempDir(t);
+  const index = openIndexDb(join(dir, 'index.sqlite'), EXTRA_PROJECTIONS);
+  t.teardown(() => index.close());
+  index.db.prepare('INSERT INTO idempotency (tenant_id, key, first_seq, size, request_sha256) VALUES (?, ?, ?, ?, ?)').run('tenant-a', 'used-before', 1, 1, null);
+  const reads = committedReads(index.db, { filterKeys: { startAfterMs: 150 } });
+  t.equal(reads.idempotency('tenant-a', 'never-used'), undefined);
+  index.db.exec('ALTER TABLE idempotency RENAME TO idempotency_away');
+  t.throws(() => reads.idempotency('tenant-a', 'never-used'), /no such table/, 'before the scan a new key is looked up too');
+  index.db.exec('ALTER TABLE idempotency_away RENAME TO idempotency');
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  index.db.exec('ALTER TABLE idempotency RENAME TO idempotency_away');
+  t.equal(reads.idempotency('tenant-a', 'never-used'), undefined, 'after it a new key is known new');
+  t.throws(() => reads.idempotency('tenant-a', 'used-before'), /no such table/, 'and a used one is looked up');
 });
