@@ -8,7 +8,7 @@ import type { StreamState } from '../domain/streams.ts';
 import type { SealedRow } from './event-log.ts';
 import { preparedOn } from './index-handle.ts';
 import { createKeyFilter, type KeyFilter } from './key-filter.ts';
-import type { CommittedState, IdempotencyRecord } from './write-gate.ts';
+import { keySlot, type CommittedState, type IdempotencyRecord } from './write-gate.ts';
 
 export type CommittedReads = CommittedState & {
   /** The committed rows of seqs first..first+size-1, parsed from their stored lines. */
@@ -43,10 +43,6 @@ export function committedReads(db: Database.Database, options: { filterKeys?: { 
   };
 }
 
-function keySlot(tenantId: string, key: string): string {
-  return `${tenantId}\n${key}`;
-}
-
 /** Keys read per step of the start-up scan. */
 const SCAN_PAGE = 5_000;
 
@@ -58,7 +54,7 @@ const SCAN_PAGE = 5_000;
  * earlier ones (they are in the table, and it walks the table in key order). If the index goes away
  * mid-scan (a rebuild), the filter stays incomplete and the index decides.
  */
-function loadKeyFilter(db: Database.Database, startAfterMs: number): Pick<KeyFilter, 'add' | 'mayHave'> {
+function loadKeyFilter(db: Database.Database, startAfterMs: number): KeyFilter {
   const filter = createKeyFilter();
   const first = db.prepare<[], [string, string]>(`SELECT tenant_id, key FROM idempotency ORDER BY tenant_id, key LIMIT ${SCAN_PAGE}`).raw();
   const next = db.prepare<[string, string], [string, string]>(`SELECT tenant_id, key FROM idempotency WHERE (tenant_id, key) > (?, ?) ORDER BY tenant_id, key LIMIT ${SCAN_PAGE}`).raw();

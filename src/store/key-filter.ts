@@ -11,7 +11,8 @@
 const BITS_PER_KEY = 10;
 /** Hash functions per key: about ln 2 × bits per key, for a false-positive rate near 1 %. */
 const HASHES = 7;
-const MIN_CAPACITY = 1 << 16;
+/** Keys the first layer holds; each later layer holds four times the one before. */
+const FIRST_CAPACITY = 1 << 16;
 
 type Layer = { bits: Uint32Array; size: number; capacity: number; count: number };
 
@@ -19,8 +20,6 @@ export type KeyFilter = {
   add(slot: string): void;
   /** False only if `slot` was never added. */
   mayHave(slot: string): boolean;
-  /** Keys added so far. */
-  readonly count: number;
 };
 
 function layer(capacity: number): Layer {
@@ -47,9 +46,8 @@ function hashPair(text: string): [number, number] {
   return [a >>> 0, (b | 1) >>> 0];
 }
 
-export function createKeyFilter(expected = 0): KeyFilter {
-  const layers: Layer[] = [layer(Math.max(MIN_CAPACITY, 2 * expected))];
-  let count = 0;
+export function createKeyFilter(): KeyFilter {
+  const layers: Layer[] = [layer(FIRST_CAPACITY)];
   return {
     add(slot) {
       let last = layers[layers.length - 1]!;
@@ -60,7 +58,6 @@ export function createKeyFilter(expected = 0): KeyFilter {
         last.bits[bit >>> 5]! |= 1 << (bit & 31);
       }
       last.count++;
-      count++;
     },
     mayHave(slot) {
       const [h1, h2] = hashPair(slot);
@@ -73,9 +70,6 @@ export function createKeyFilter(expected = 0): KeyFilter {
         if (all) return true;
       }
       return false;
-    },
-    get count() {
-      return count;
     },
   };
 }

@@ -11,6 +11,11 @@ import { checkExpectations, type Expectation, type WriteView } from './expectati
 
 export type IdempotencyRecord = { first_seq: number; size: number; request_sha256: string | null };
 
+/** One key of one tenant as a single string (the overlays' and the key filter's). */
+export function keySlot(tenantId: string, key: string): string {
+  return `${tenantId}\n${key}`;
+}
+
 /** Look-ups into the index (which holds every batch up to the one it last applied). */
 export type CommittedState = {
   stream(id: string): StreamState | undefined;
@@ -112,7 +117,7 @@ export function createWriteGate(committed: CommittedState): WriteGate {
   };
 
   const keyRecord = (tenantId: string, key: string): { record: IdempotencyRecord; inBatch: boolean } | undefined => {
-    const slot = `${tenantId}\n${key}`;
+    const slot = keySlot(tenantId, key);
     for (const o of overlays(true)) {
       const record = o.keys.get(slot);
       if (record) return { record, inBatch: o === current };
@@ -150,7 +155,7 @@ export function createWriteGate(committed: CommittedState): WriteGate {
       }
       const head = rows[0]!.event;
       if (head.idempotency_key !== null) {
-        o.keys.set(`${head.tenant_id}\n${head.idempotency_key}`, { first_seq: head.seq, size: rows.length, request_sha256: head.request_sha256 });
+        o.keys.set(keySlot(head.tenant_id, head.idempotency_key), { first_seq: head.seq, size: rows.length, request_sha256: head.request_sha256 });
         committed.noteKey?.(head.tenant_id, head.idempotency_key);
       }
       for (const { event } of rows) o.ids.add(event.event_id);

@@ -16,7 +16,6 @@ t.test('no false negatives, about 1 % false positives, across several layers', a
   // 300,000 keys: past the first layer's 65,536 and the second's 262,144.
   const used = Array.from({ length: 300_000 }, (_, i) => (i % 2 === 0 ? `tenant-a\n${randomUUID()}` : `tenant-b\nkey-${i}`));
   for (const key of used) filter.add(key);
-  t.equal(filter.count, used.length);
   t.ok(used.every((key) => filter.mayHave(key)), 'every added key may be used');
   const unused = Array.from({ length: 100_000 }, (_, i) => (i % 2 === 0 ? `tenant-a\n${randomUUID()}` : `tenant-b\nkey-${i}-new`));
   const falsePositives = unused.filter((key) => filter.mayHave(key)).length;
