@@ -1,8 +1,9 @@
 // The append-only event log `events.jsonl`: one RFC 8785 line per event, gapless seq, hash chain.
-// Appends are group-committed: every unit queued while a write + fsync is in flight goes into the
-// next single write + fsync, and no promise resolves before the fsync that made its lines durable.
+// Appends are group-committed: every unit queued while a durable write is in flight goes into the
+// next single durable write (O_DSYNC, or write + fdatasync), and no promise resolves before the
+// write that made its lines durable has returned.
 // The one writer checks each unit's Idempotency-Key and expectations as it seals it (write-gate.ts).
-import { closeSync, fstatSync, ftruncateSync, fsyncSync, openSync, readSync } from 'node:fs';
+import { closeSync, constants, fstatSync, ftruncateSync, fsyncSync, openSync, readSync } from 'node:fs';
 import { fdatasync, write } from 'node:fs';
 import type { EventDraft, StoredEvent, Transport } from '../domain/event.ts';
 import { AppError } from '../errors.ts';
@@ -58,12 +59,22 @@ export type EventLogOptions = {
   onDurable: (batch: { from: number; to: number; lastSeq: number }) => void;
   /** Resolves when the next batch may be sealed (the index writer is not too far behind). */
   ready?: () => Promise<void>;
-  /** Called once per written batch (one write + one fsync); tests assert group commit with it. */
+  /** Called once per written batch (one durable write); tests assert group commit with it. */
   onBatch?: (units: number, events: number) => void;
 };
 
+/**
+ * The log is opened for synchronized data writes where the platform has them (O_DSYNC: Linux, the
+ * BSDs, macOS): each write returns once its bytes, and the file size that reaches them, are on
+ * disk, as a write followed by fdatasync would. One call in libuv's thread pool instead of two,
+ * and one wait for the event loop's turn instead of two: under load each was a few milliseconds of
+ * a batch's time here, while the next batch waited. Without O_DSYNC (Windows) the write is
+ * followed by fdatasync.
+ */
+const DSYNC = typeof constants.O_DSYNC === 'number' && constants.O_DSYNC !== 0 ? constants.O_DSYNC : null;
+
 export function openEventLog(options: EventLogOptions): EventLog {
-  const fd = openSync(options.path, 'r+');
+  const fd = openSync(options.path, DSYNC === null ? 'r+' : constants.O_RDWR | DSYNC);
   const { gate } = options;
   let tail = { ...options.tail };
   let queue: Queued[] = [];
@@ -99,7 +110,7 @@ export function openEventLog(options: EventLogOptions): EventLog {
       const buffer = Buffer.from(`${sealed.rows.map((r) => r.line).join('\n')}\n`, 'utf8');
       try {
         await writeAll(fd, buffer, before.size);
-        await datasync(fd);
+        if (DSYNC === null) await datasync(fd);
       } catch (cause) {
         gate.abortBatch();
         // Nothing of this batch was acknowledged: cut it off so the log ends where it did.
