@@ -3,7 +3,7 @@
 // Without an Authorization header, the console's session cookie is the customer transport, its
 // unsafe requests checked against cross-site use (docs/console.md "Signing in").
 import type { Context, MiddlewareHandler } from 'hono';
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { hash, timingSafeEqual } from 'node:crypto';
 import { AppError } from '../../errors.ts';
 import { CSRF_HEADER, type ConsoleSession, type ConsoleSessions } from '../console-sessions.ts';
 import type { AppEnv, Transport } from '../env.ts';
@@ -33,7 +33,7 @@ export function tokenCheck(tokens: Tokens): TransportOf {
 }
 
 function digest(text: string): Buffer {
-  return createHash('sha256').update(text).digest();
+  return hash('sha256', text, 'buffer');
 }
 
 /** The console's sessions and the server's port (a cookie write must come from this origin). */
