@@ -117,19 +117,43 @@ function write(v: unknown, depth: number): string | undefined {
       const proto = Object.getPrototypeOf(v) as unknown;
       if (proto !== Object.prototype && proto !== null) return undefined;
       const record = v as Record<string, unknown>;
-      const keys = Object.keys(record).sort();
+      const keys = sortedKeys(record);
       let out = '{';
       for (let i = 0; i < keys.length; i++) {
         const key = keys[i]!;
         const member = write(record[key], depth + 1);
         if (member === undefined) return undefined;
-        out += `${i === 0 ? '' : ','}${quotedKey(key)}:${member}`;
+        out += (i === 0 ? '' : ',') + quotedKey(key) + ':' + member;
       }
-      return `${out}}`;
+      return out + '}';
     }
     default:
       return undefined;
   }
+}
+
+/** Objects up to this many members have their names sorted in place (an insertion sort). */
+const SMALL_OBJECT = 16;
+
+/**
+ * The member names in RFC 8785's order: by UTF-16 code units, which is how `<` and the default
+ * sort compare strings. An event's objects are small, and Array.prototype.sort copies its array
+ * first (a fifth of what a canonicalization allocated, measured on the bench's notes); an insertion
+ * sort of the fresh Object.keys array allocates nothing.
+ */
+function sortedKeys(record: Record<string, unknown>): string[] {
+  const keys = Object.keys(record);
+  if (keys.length > SMALL_OBJECT) return keys.sort();
+  for (let i = 1; i < keys.length; i++) {
+    const key = keys[i]!;
+    let j = i - 1;
+    while (j >= 0 && keys[j]! > key) {
+      keys[j + 1] = keys[j]!;
+      j--;
+    }
+    keys[j + 1] = key;
+  }
+  return keys;
 }
 
 /** Member names repeat from value to value: their quoted forms are kept (a bounded cache). */

@@ -51,6 +51,21 @@ t.test('the canonicalize package agrees byte for byte on generated JSON', async 
   t.throws(() => canonicalJson({ s: '\\\ud800' }), { code: 'not_plain_json' });
 });
 
+t.test('member names sort by UTF-16 code units at every object size', async (t) => {
+  // Small objects are sorted by the writer's own insertion sort, larger ones by Array.prototype.sort:
+  // both must give RFC 8785's order, where an astral character (a surrogate pair, 0xD8xx first)
+  // sorts before U+E000–U+FFFF although its code point is higher.
+  const names = fc.uniqueArray(fc.string({ unit: 'binary', maxLength: 4 }), { minLength: 0, maxLength: 40, size: 'max' });
+  let sizes = 0;
+  fc.assert(fc.property(names, (keys) => {
+    if (keys.length > 16) sizes++;
+    const value = Object.fromEntries(keys.map((key, i) => [key, i]));
+    return canonicalJson(value) === canonicalize(value);
+  }), { numRuns: 500, seed: 8786 });
+  t.ok(sizes > 50, 'objects of more than 16 members were among them');
+  t.equal(canonicalJson({ '\uffff': 1, '\u{10000}': 2, '\ue000': 3, a: 4 }), '{"a":4,"\u{10000}":2,"\ue000":3,"\uffff":1}');
+});
+
 t.test('nesting is bounded without exhausting the stack', async (t) => {
   let deep: unknown = 1;
   for (let i = 0; i < 300; i++) deep = [deep];
