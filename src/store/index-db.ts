@@ -3,11 +3,11 @@
 // index writer's thread when a running preview finds its index corrupt). Nothing here is a source
 // of truth.
 import Database from 'better-sqlite3';
-import { closeSync, fsyncSync, openSync, readSync, renameSync, rmSync } from 'node:fs';
+import { closeSync, fsyncSync, openSync, renameSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { StringDecoder } from 'node:string_decoder';
 import type { StoredEvent } from '../domain/event.ts';
 import { AppError } from '../errors.ts';
+import { logLines } from './log-lines.ts';
 import { EVENT_INDEXES, MIGRATIONS, REPROJECT_BELOW_VERSION } from './migrations.ts';
 import { prepareCoreProjections, type Apply } from './projections/core.ts';
 
@@ -195,8 +195,8 @@ function syncPath(path: string): void {
 
 /**
  * Reads complete lines of the log from byte `from` to `to`, in chunks, handing each parsed event and
- * its line to `onBatch` in groups. A line that does not parse is a corrupt store (recovery already
- * cut a torn tail), reported with its seq position.
+ * its line to `onBatch` in groups of `batchSize`. A line that does not parse is a corrupt store
+ * (recovery already cut a torn tail), reported with its byte offset.
  */
 export function readLogLines(
   logPath: string,
@@ -205,40 +205,26 @@ export function readLogLines(
   onBatch: (batch: Array<{ event: StoredEvent; line: string }>, endOffset: number) => void,
   batchSize = 5_000,
 ): void {
-  const fd = openSync(logPath, 'r');
-  try {
-    const chunkSize = 4 * 1024 * 1024;
-    let position = from;
-    let carry = '';
-    // A chunk may end inside a multi-byte character; the decoder keeps the partial bytes.
-    const decoder = new StringDecoder('utf8');
-    let batch: Array<{ event: StoredEvent; line: string }> = [];
-    let consumed = from;
-    while (position < to) {
-      const buf = Buffer.alloc(Math.min(chunkSize, to - position));
-      const n = readSync(fd, buf, 0, buf.length, position);
-      if (n === 0) break;
-      position += n;
-      const text = carry + decoder.write(buf.subarray(0, n));
-      const lines = text.split('\n');
-      carry = lines.pop() ?? '';
-      for (const line of lines) {
-        consumed += Buffer.byteLength(line, 'utf8') + 1;
-        let event: StoredEvent;
-        try {
-          event = JSON.parse(line) as StoredEvent;
-        } catch (cause) {
-          throw new AppError('store_corrupt', `The event log ${logPath} has an unreadable line at byte ${consumed - Buffer.byteLength(line, 'utf8') - 1}; run gov events verify to see the first bad seq.`, { cause });
-        }
-        batch.push({ event, line });
-        if (batch.length >= batchSize) {
-          onBatch(batch, consumed);
-          batch = [];
-        }
-      }
+  let batch: Array<{ event: StoredEvent; line: string }> = [];
+  let consumed = from;
+  // Split as bytes and decoded line by line (log-lines.ts): decoding a whole chunk at once would
+  // make all of it a two-byte string for one character outside Latin-1 anywhere in it.
+  for (const { offset, bytes, end } of logLines(logPath, from, to)) {
+    // A last piece without its newline is not a line yet (only a log changed meanwhile has one).
+    if (end === offset + bytes.length) break;
+    const line = bytes.toString('utf8');
+    let event: StoredEvent;
+    try {
+      event = JSON.parse(line) as StoredEvent;
+    } catch (cause) {
+      throw new AppError('store_corrupt', `The event log ${logPath} has an unreadable line at byte ${offset}; run gov events verify to see the first bad seq.`, { cause });
     }
-    if (batch.length > 0) onBatch(batch, consumed);
-  } finally {
-    closeSync(fd);
+    batch.push({ event, line });
+    consumed = end;
+    if (batch.length >= batchSize) {
+      onBatch(batch, consumed);
+      batch = [];
+    }
   }
+  if (batch.length > 0) onBatch(batch, consumed);
 }

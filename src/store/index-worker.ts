@@ -4,11 +4,10 @@
 // commits). Projections, FTS merges and WAL checkpoints run here, never on the server's event loop.
 // Asked to rebuild, it first builds the index afresh from the log and puts it in place of the
 // corrupt one (a failure ends the thread before it is ready: the store reports it).
-import { closeSync, openSync, readlinkSync, readSync } from 'node:fs';
+import { readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
-import type { StoredEvent } from '../domain/event.ts';
-import { openIndexDb, replaceIndexFile } from './index-db.ts';
+import { openIndexDb, readLogLines, replaceIndexFile } from './index-db.ts';
 import type { IndexReply, IndexRequest, IndexWorkerData } from './index-writer.ts';
 import { EXTRA_PROJECTIONS } from './projections/registry.ts';
 
@@ -18,29 +17,10 @@ const INDEX_WRITER_NICE = 10;
 lowerThreadPriority();
 const { path, logPath, check, rebuild } = workerData as IndexWorkerData;
 const index = rebuild === null ? openIndexDb(path, EXTRA_PROJECTIONS) : replaceIndexFile(path, logPath, rebuild, EXTRA_PROJECTIONS);
-const log = openSync(logPath, 'r');
 const reply = (message: IndexReply) => port.postMessage(message);
 let queued: Array<Extract<IndexRequest, { type: 'apply' }>> = [];
 let closing = false;
 let draining = false;
-
-/**
- * A batch's bytes are its lines, each ending in a newline. Each line is decoded on its own: one
- * character outside Latin-1 anywhere in a batch would otherwise make the whole batch's text a
- * two-byte string (V8 decodes it slower, and every line sliced from it, parsed and bound to SQLite
- * stays two-byte), where now only the lines that hold such a character are.
- */
-function lineRows(bytes: Buffer): Array<{ event: StoredEvent; line: string }> {
-  const rows: Array<{ event: StoredEvent; line: string }> = [];
-  for (let start = 0; start < bytes.length; ) {
-    const end = bytes.indexOf(0x0a, start);
-    if (end < 0) throw new Error(`the batch ends inside a line (byte ${start} of ${bytes.length})`);
-    const line = bytes.toString('utf8', start, end);
-    rows.push({ event: JSON.parse(line) as StoredEvent, line });
-    start = end + 1;
-  }
-  return rows;
-}
 
 /** After a failed batch the worker waits before it tries again, longer each time (disk full, locked). */
 const RETRY_MS = [100, 250, 500, 1000, 2000, 5000];
@@ -54,15 +34,13 @@ function drain(): void {
   if (batches.length > 0) {
     const last = batches[batches.length - 1]!;
     try {
-      // Queued batches are consecutive: one read covers them all.
-      const bytes = Buffer.allocUnsafe(last.to - batches[0]!.from);
-      let read = 0;
-      while (read < bytes.length) {
-        const n = readSync(log, bytes, read, bytes.length - read, batches[0]!.from + read);
-        if (n === 0) throw new Error(`the log ends before byte ${batches[0]!.from + bytes.length}`);
-        read += n;
-      }
-      index.applyBatch(lineRows(bytes), last.to);
+      // Queued batches are consecutive: one read covers them all, applied in one transaction (a
+      // failure rolls all of it back, and the batches are tried again whole).
+      let rows: Parameters<typeof index.applyBatch>[0] = [];
+      readLogLines(logPath, batches[0]!.from, last.to, (all) => (rows = all), Number.POSITIVE_INFINITY);
+      const lastRead = rows[rows.length - 1]?.event.seq;
+      if (lastRead !== last.lastSeq) throw new Error(`the log ends before seq ${last.lastSeq}: bytes ${batches[0]!.from}–${last.to} end with seq ${lastRead ?? 'none'}`);
+      index.applyBatch(rows, last.to);
       failures = 0;
       reply({ type: 'applied', seq: last.lastSeq });
     } catch (err) {
@@ -82,7 +60,6 @@ function drain(): void {
   if (closing) {
     if (retry) clearTimeout(retry);
     index.close();
-    closeSync(log);
     reply({ type: 'closed' });
   }
 }

@@ -9,7 +9,7 @@
 // waits for them (`settled`). An index transaction has a fixed cost (every page it touches is
 // written whole), which made the small batches of group commit cost twice as much per event as
 // batches of a hundred; and every message costs the event loop. Acknowledgements never wait for
-// this (they wait for the log's fsync), nor do reads (they flush).
+// this (they wait for the log's durable write), nor do reads (they flush).
 import { Worker } from 'node:worker_threads';
 import { AppError } from '../errors.ts';
 import type { LogExtent } from './index-db.ts';

@@ -67,7 +67,7 @@ export type StoreOptions = {
   dataDir: string;
   clock: () => Date;
   warn: (message: string) => void;
-  /** Called once per written batch (one write + one fsync): units and events in it. */
+  /** Called once per written batch (one durable write): units and events in it. */
   onBatch?: (units: number, events: number) => void;
   /** How long durable batches wait to be indexed together (index-writer.ts); its defaults unless given (tests). */
   indexLinger?: { ms: number; events: number };
