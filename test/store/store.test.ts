@@ -1,7 +1,7 @@
 // The store: appends, the hash chain, recovery of a torn tail and of an incomplete unit, index
 // catch-up and rebuild giving identical answers, a corrupt index, and the data-dir lock.
 import t, { type Test } from 'tap';
-import { appendFileSync, readFileSync, truncateSync, writeFileSync, statSync, mkdirSync, rmSync } from 'node:fs';
+import { appendFileSync, constants, readdirSync, readFileSync, readlinkSync, realpathSync, truncateSync, writeFileSync, statSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawn } from 'node:child_process';
 import { canonicalJson } from '../../src/domain/canonical-json.ts';
@@ -62,6 +62,26 @@ t.test('concurrent appends are batched and each resolves with its own events', a
     t.same(unit.map((e) => e.seq), [unit[0]!.seq, unit[0]!.seq + 1, unit[0]!.seq + 2], 'a unit has consecutive seqs');
   }
   t.ok(verifyLog(dir).ok);
+});
+
+t.test('the log is written through a descriptor opened for synchronized data writes (O_DSYNC)', { skip: process.platform === 'linux' ? false : 'reads /proc/self/fdinfo, which only Linux has' }, async (t) => {
+  const dir = tempDir(t);
+  const { store } = await open(t, dir);
+  await store.append([pending()]);
+  const log = realpathSync(logPathOf(dir));
+  // Every descriptor of this process open on events.jsonl, with its open flags (octal in fdinfo).
+  const flags = readdirSync('/proc/self/fd').flatMap((fd) => {
+    try {
+      if (readlinkSync(`/proc/self/fd/${fd}`) !== log) return [];
+      return [Number.parseInt(/^flags:\s*([0-7]+)$/m.exec(readFileSync(`/proc/self/fdinfo/${fd}`, 'utf8'))![1]!, 8)];
+    } catch {
+      return [];
+    }
+  });
+  // The access mode is the low two bits (Node's constants have no O_ACCMODE).
+  const writable = flags.filter((f) => (f & 3) !== constants.O_RDONLY);
+  t.equal(writable.length, 1, 'one descriptor writes the log');
+  t.equal(writable[0]! & constants.O_DSYNC, constants.O_DSYNC, 'and every write through it is durable when it returns');
 });
 
 t.test('a torn last line is cut off with a warning, and the store goes on', async (t) => {
