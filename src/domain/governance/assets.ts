@@ -139,6 +139,18 @@ export function applyAssetEvent(asset: AssetState | undefined, event: StoredEven
   return next;
 }
 
+/**
+ * The asset state as the index stores it: what its status, review and next evaluation still read —
+ * the latest evaluation, and the approvals that are open or belong to it. Decided and superseded
+ * approvals keep their own rows and the evaluation history stays in the log (GET …/risk reads it
+ * there), so an asset evaluated a thousand times is no heavier to decide on than one evaluated once.
+ */
+export function compactAsset(asset: AssetState): AssetState {
+  const latest = asset.evaluations[asset.evaluations.length - 1];
+  const approvals = Object.fromEntries(Object.entries(asset.approvals).filter(([id, a]) => id === latest?.approval_id || (a.outcome === undefined && a.superseded_by === undefined)));
+  return { ...asset, evaluations: latest ? [latest] : [], approvals };
+}
+
 export function foldAsset(events: readonly StoredEvent[]): AssetState | undefined {
   return events.reduce<AssetState | undefined>(applyAssetEvent, undefined);
 }

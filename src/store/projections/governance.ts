@@ -7,8 +7,8 @@
 import type Database from 'better-sqlite3';
 import { sha256Hex } from '../../domain/canonical-json.ts';
 import type { StoredEvent } from '../../domain/event.ts';
-import { applyAssetEvent, assetIdOf, assetStatus, latestApproval, type AssetState } from '../../domain/governance/assets.ts';
-import { approvalStatus, currentStep } from '../../domain/governance/approvals.ts';
+import { applyAssetEvent, assetIdOf, assetStatus, compactAsset, latestApproval, type AssetState } from '../../domain/governance/assets.ts';
+import { approvalStatus, currentStep, type Approval } from '../../domain/governance/approvals.ts';
 import { reviewSchedule } from '../../domain/governance/reviews.ts';
 import { applyIncidentEvent, incidentIdOf, type Incident } from '../../domain/governance/incidents.ts';
 import { applyPostureEvent, postureItemKey, REGULATORY_POSTURE_UPDATED, type PostureItem, type PostureUpdatedPayload } from '../../domain/governance/regulatory.ts';
@@ -16,19 +16,6 @@ import { applyTrustEvent, buildTrustPool, EVIDENCE_REVIEWED_KIND, EVIDENCE_SANIT
 import { applyTeamEvent, type Team } from '../../domain/governance/team.ts';
 import { applyVendorEvent, VENDOR_ASSESSED, type VendorState } from '../../domain/governance/vendors.ts';
 import { scopeKey, type Apply } from './core.ts';
-
-/**
- * The asset state as stored: what its status, review and next evaluation still read — the latest
- * evaluation, and the approvals that are open or belong to it. Decided and superseded approvals
- * keep their own rows (gov_approvals) and evaluation history stays in the log
- * (GET …/risk reads it there), so an asset evaluated a thousand times is no heavier to decide on
- * than one evaluated once.
- */
-function compact(asset: AssetState): AssetState {
-  const latest = asset.evaluations[asset.evaluations.length - 1];
-  const approvals = Object.fromEntries(Object.entries(asset.approvals).filter(([id, a]) => id === latest?.approval_id || (a.outcome === undefined && a.superseded_by === undefined)));
-  return { ...asset, evaluations: latest ? [latest] : [], approvals };
-}
 
 export function governanceProjection(db: Database.Database): Apply {
   const getAsset = db.prepare<[string, string], { state: string }>('SELECT state FROM gov_assets WHERE scope = ? AND asset_id = ?');
@@ -49,28 +36,61 @@ export function governanceProjection(db: Database.Database): Apply {
   const getTeam = db.prepare<[string], { state: string }>('SELECT state FROM gov_team WHERE tenant_id = ?');
   const putTeam = db.prepare('INSERT OR REPLACE INTO gov_team (tenant_id, state) VALUES (?, ?)');
 
+  // Inside a transaction an asset is read once and written once, at its end (`finish`), as are the
+  // approvals its events change: an evaluation's unit changes its asset twice (the evaluation, then
+  // the approval it requests), and a hot asset's evaluations share a transaction. The cache holds
+  // what the row would hold (the compacted state), so each event folds onto what it would have read.
+  type AssetEntry = { scope: string; assetId: string; state: AssetState | undefined; changed?: { full: AssetState; event: StoredEvent } };
+  const assets = new Map<string, AssetEntry>();
+  const approvals = new Map<string, { scope: string; assetId: string; approval: Approval; event: StoredEvent }>();
+
   const applyAsset = (event: StoredEvent, assetId: string) => {
     const scope = scopeKey(event);
-    const row = getAsset.get(scope, assetId);
-    const before = row ? (JSON.parse(row.state) as AssetState) : undefined;
-    const after = applyAssetEvent(before, event);
-    if (!after || after === before) return;
-    const at = new Date(event.recorded_at);
-    const status = assetStatus(after, at);
-    const pending = status === 'pending_approval' ? latestApproval(after) : undefined;
-    const evaluations = after.evaluations;
-    const tier = evaluations[evaluations.length - 1]?.tier ?? null;
-    putAsset.run(scope, assetId, JSON.stringify(compact(after)), tier, status, pending?.due_at ?? null, reviewSchedule(after, [], at)?.due_at ?? null, sha256Hex(assetId).slice(0, 16), event.seq);
+    const key = `${scope}\n${assetId}`;
+    let entry = assets.get(key);
+    if (entry === undefined) {
+      const row = getAsset.get(scope, assetId);
+      entry = { scope, assetId, state: row ? (JSON.parse(row.state) as AssetState) : undefined };
+      assets.set(key, entry);
+    }
+    const after = applyAssetEvent(entry.state, event);
+    if (!after || after === entry.state) return;
     // The approvals this event changed (a request, a decision, or a new evaluation superseding one).
     for (const approval of Object.values(after.approvals)) {
-      if (approval.last_seq !== event.seq) continue;
-      const { status: approvalState } = approvalStatus(approval, at);
+      if (approval.last_seq === event.seq) approvals.set(`${scope}\n${approval.approval_id}`, { scope, assetId, approval, event });
+    }
+    entry.state = compactAsset(after);
+    entry.changed = { full: after, event };
+  };
+
+  // The row as the asset's last event in the transaction leaves it (its status as of that event).
+  const writeAsset = ({ scope, assetId, state, changed }: AssetEntry) => {
+    if (state === undefined || changed === undefined) return;
+    const { full, event } = changed;
+    const at = new Date(event.recorded_at);
+    const status = assetStatus(full, at);
+    const pending = status === 'pending_approval' ? latestApproval(full) : undefined;
+    const evaluations = full.evaluations;
+    const tier = evaluations[evaluations.length - 1]?.tier ?? null;
+    putAsset.run(scope, assetId, JSON.stringify(state), tier, status, pending?.due_at ?? null, reviewSchedule(full, [], at)?.due_at ?? null, sha256Hex(assetId).slice(0, 16), event.seq);
+  };
+
+  const finish = () => {
+    for (const entry of assets.values()) writeAsset(entry);
+    for (const { scope, assetId, approval, event } of approvals.values()) {
+      const { status: approvalState } = approvalStatus(approval, new Date(event.recorded_at));
       const step = approvalState === 'pending' ? currentStep(approval) : undefined;
       putApproval.run(scope, approval.approval_id, assetId, JSON.stringify(approval), approvalState, step?.role ?? null, approval.due_at, event.seq);
     }
+    assets.clear();
+    approvals.clear();
+  };
+  const discard = () => {
+    assets.clear();
+    approvals.clear();
   };
 
-  return (event) => {
+  const apply: Apply = (event) => {
     // Any kind may cite evidence, so the pool sees every event before the kinds below claim theirs.
     evidence(event);
     if (event.kind.startsWith('team.')) {
@@ -115,6 +135,9 @@ export function governanceProjection(db: Database.Database): Apply {
     const assetId = assetIdOf(event);
     if (assetId !== undefined) applyAsset(event, assetId);
   };
+  apply.finish = finish;
+  apply.discard = discard;
+  return apply;
 }
 
 /**
