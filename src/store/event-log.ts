@@ -8,7 +8,7 @@ import { fdatasync, write } from 'node:fs';
 import type { EventDraft, StoredEvent, Transport } from '../domain/event.ts';
 import { AppError } from '../errors.ts';
 import type { Expectation } from './expectations.ts';
-import { failBatch, flushLoop, nextRecordedAt, sealBatch, settleBatch, type Queued } from './seal-batch.ts';
+import { failBatch, flushLoop, nextRecordedAt, sealBatch, settleBatch, type AppendOptions, type Queued } from './seal-batch.ts';
 import type { WriteGate } from './write-gate.ts';
 
 /** An event as a route hands it to the log: the draft plus the server-set request members. */
@@ -37,8 +37,9 @@ export type EventLog = {
   /**
    * Appends a unit atomically (consecutive seqs, one write) when its key is new and its
    * expectations hold; resolves once it is on disk, or with the original unit for a replay.
+   * `options.redecide` may replace the unit when a stream it read moved on (expectations.ts).
    */
-  append(unit: PendingEvent[], expect?: readonly Expectation[]): Promise<AppendResult>;
+  append(unit: PendingEvent[], expect?: readonly Expectation[], options?: AppendOptions): Promise<AppendResult>;
   /** Waits for queued appends, then closes the file. */
   close(): Promise<void>;
   /** Refuses every later append with `error` (the index fell behind: a restart rebuilds it). */
@@ -135,12 +136,12 @@ export function openEventLog(options: EventLogOptions): EventLog {
   return {
     path: options.path,
     tail: () => ({ ...tail }),
-    append(unit, expect = []) {
+    append(unit, expect = [], options = {}) {
       if (closed) return Promise.reject(new AppError('store_closed', 'The store is shutting down; retry against the next run.'));
       if (failed) return Promise.reject(failed);
       if (unit.length === 0) return Promise.reject(new Error('an append needs at least one event'));
       return new Promise<AppendResult>((resolve, reject) => {
-        queue.push({ unit, expect, resolve, reject });
+        queue.push({ unit, expect, ...(options.redecide ? { redecide: options.redecide } : {}), resolve, reject });
         loop.kick();
       });
     },

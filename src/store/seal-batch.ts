@@ -5,11 +5,21 @@
 import { canonicalJson, sha256Hex } from '../domain/canonical-json.ts';
 import type { StoredEvent } from '../domain/event.ts';
 import type { AppendResult, PendingEvent, SealedRow } from './event-log.ts';
-import type { Expectation } from './expectations.ts';
-import type { WriteGate } from './write-gate.ts';
+import type { Expectation, Redecide } from './expectations.ts';
+import type { Admission, WriteGate } from './write-gate.ts';
 
 /** An append waiting for the next batch. */
-export type Queued = { unit: PendingEvent[]; expect: readonly Expectation[]; resolve: (result: AppendResult) => void; reject: (err: unknown) => void };
+export type Queued = {
+  unit: PendingEvent[];
+  expect: readonly Expectation[];
+  /** Makes the unit's decision again when a stream it read moved on (expectations.ts). */
+  redecide?: Redecide;
+  resolve: (result: AppendResult) => void;
+  reject: (err: unknown) => void;
+};
+
+/** What the caller of `append` may add to a unit and its expectations. */
+export type AppendOptions = { redecide?: Redecide };
 
 /** What the gate made of a batch: the rows to write and how each queued append is answered once they are durable. */
 export type SealedBatch = {
@@ -35,7 +45,7 @@ export function sealBatch(gate: WriteGate, batch: readonly Queued[], tail: { seq
   const out: SealedBatch = { rows: [], accepted: [], replays: [], refusals: [], seq, hash: prev };
   for (const item of batch) {
     try {
-      const admission = gate.admit(item.unit, item.expect);
+      const { admission, unit } = admit(gate, item);
       if (admission.type === 'refuse') {
         out.refusals.push({ item, error: admission.error });
         continue;
@@ -47,9 +57,9 @@ export function sealBatch(gate: WriteGate, batch: readonly Queued[], tail: { seq
         continue;
       }
       const sealed: SealedRow[] = [];
-      item.unit.forEach((pending, index) => {
-        const unit = item.unit.length > 1 ? { index, size: item.unit.length } : undefined;
-        sealed.push(sealEvent(pending, seq + 1 + index, index === 0 ? prev : sealed[index - 1]!.event.event_hash, recordedAt, unit));
+      unit.forEach((pending, index) => {
+        const member = unit.length > 1 ? { index, size: unit.length } : undefined;
+        sealed.push(sealEvent(pending, seq + 1 + index, index === 0 ? prev : sealed[index - 1]!.event.event_hash, recordedAt, member));
       });
       gate.sealed(sealed);
       out.accepted.push({ item, from: out.rows.length, size: sealed.length });
@@ -63,6 +73,25 @@ export function sealBatch(gate: WriteGate, batch: readonly Queued[], tail: { seq
   out.seq = seq;
   out.hash = prev;
   return out;
+}
+
+/**
+ * The gate's admission of a queued unit. When only a stream it read moved on and the append can
+ * decide again, the decision is made once more on what is sealed now and the new unit is
+ * admitted instead (or the first refusal stands, if there is no new decision or it fails too).
+ */
+function admit(gate: WriteGate, item: Queued): { admission: Admission; unit: PendingEvent[] } {
+  const admission = gate.admit(item.unit, item.expect);
+  if (admission.type !== 'refuse' || admission.stale !== true || item.redecide === undefined) return { admission, unit: item.unit };
+  let again: ReturnType<Redecide>;
+  try {
+    again = item.redecide(gate.sealedView);
+  } catch {
+    again = null; // it could not read what it needs (say, the index is being rebuilt): the refusal stands
+  }
+  if (again === null || again.unit.length === 0) return { admission, unit: item.unit };
+  const second = gate.admit(again.unit, again.expect);
+  return second.type === 'seal' ? { admission: second, unit: again.unit } : { admission, unit: item.unit };
 }
 
 /** Answers every append of a batch that is now durable; `beforeSeq` is the tail's seq before it. */

@@ -11,6 +11,7 @@ import type { StreamState } from '../domain/streams.ts';
 import { committedReads } from './committed-state.ts';
 import { openEventLog, readLastLine, truncateDurably, type AppendResult, type EventLog, type LogTail, type PendingEvent } from './event-log.ts';
 import type { Expectation } from './expectations.ts';
+import type { AppendOptions } from './seal-batch.ts';
 import { catchUpIndex, freshIndexPathOf, openIndexDb, rebuildIndexFile, removeIndexFiles, type IndexDb, type ProjectionFactory } from './index-db.ts';
 import { indexHandle } from './index-handle.ts';
 import { indexListeners } from './index-listeners.ts';
@@ -32,9 +33,10 @@ export type Store = {
    * expectation holds when the single writer seals it; no lock is held by any caller. A used key
    * with the same request answers the original unit (`replayed`); a failed expectation rejects
    * with the error the expectation names and writes nothing. Resolves once the unit is on disk;
-   * the index follows in the background (see `settled`).
+   * the index follows in the background (see `settled`). `options.redecide` lets the writer make
+   * the unit's decision again when a stream it read moved on (expectations.ts, Redecide).
    */
-  append(unit: PendingEvent[], expect?: readonly Expectation[]): Promise<AppendResult>;
+  append(unit: PendingEvent[], expect?: readonly Expectation[], options?: AppendOptions): Promise<AppendResult>;
   /**
    * Resolves once the index holds every event durable now: wait for it before reading the index
    * (a read then sees every acknowledged write, its own included).
@@ -234,7 +236,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
         dataDir,
         index,
         tail: () => opened().tail(),
-        append: (unit, expect) => opened().append(unit, expect),
+        append: (unit, expect, options) => opened().append(unit, expect, options),
         settled: () => (rebuild === null ? writer.settled(opened().tail().seq) : Promise.reject(rebuild.error)),
         indexedSeq: () => (rebuild === null ? writer.indexedSeq() : rebuild.indexedSeq),
         onIndexed: (listener) => listeners.add(listener),

@@ -4,10 +4,11 @@
 // index does not hold yet: batches already durable (the index writer applies them in the
 // background) and the batch being sealed. So no caller holds a lock across an fsync, and an
 // acknowledgement never waits for the index.
+import type { StoredEvent } from '../domain/event.ts';
 import { nextStreamState, streamOf, type StreamState } from '../domain/streams.ts';
 import { AppError } from '../errors.ts';
 import type { PendingEvent, SealedRow } from './event-log.ts';
-import { checkExpectations, type Expectation, type WriteView } from './expectations.ts';
+import { checkExpectations, type Expectation, type SealedView, type WriteView } from './expectations.ts';
 
 export type IdempotencyRecord = { first_seq: number; size: number; request_sha256: string | null };
 
@@ -31,7 +32,8 @@ export type Admission =
   | { type: 'seal' }
   /** Answer with the events of the unit that first used the key (`inBatch`: sealed in this very batch, so only once it is durable). */
   | { type: 'replay'; record: IdempotencyRecord; inBatch: boolean }
-  | { type: 'refuse'; error: Error };
+  /** `stale`: only a stream the unit read moved on (a decision made again may still hold). */
+  | { type: 'refuse'; error: Error; stale?: boolean };
 
 export type WriteGate = {
   /** Starts a batch whose events get seqs from `firstSeq` on, all recorded at `recordedAt`. */
@@ -51,6 +53,8 @@ export type WriteGate = {
   forgetStreams(ids: Iterable<string>): void;
   /** Durable rows (replays): from an overlay, else from the index. */
   rows(first: number, size: number): SealedRow[];
+  /** What a decision made again sees beyond the index (expectations.ts, Redecide). */
+  sealedView: SealedView;
   /**
    * A stream's state as the index holds it, consistent with what the index's projections say
    * (a decision that reads them states this version as its expectation).
@@ -116,6 +120,22 @@ export function createWriteGate(committed: CommittedState): WriteGate {
     },
   };
 
+  const sealedView: SealedView = {
+    eventsAfter: (seq) => {
+      // Oldest first: the durable overlays, then the batch being sealed; each from its first seq past `seq`.
+      const out: StoredEvent[] = [];
+      const all = current ? [...durable, current] : durable;
+      for (const o of all) {
+        if (o.lastSeq <= seq) continue;
+        for (let i = Math.max(0, seq + 1 - o.firstSeq); i < o.rows.length; i++) out.push(o.rows[i]!.event);
+      }
+      return out;
+    },
+    streamVersion: (id) => streamState(id, true)?.version ?? 0,
+    memo: new Map(),
+  };
+  const MEMO_LIMIT = 10_000;
+
   const keyRecord = (tenantId: string, key: string): { record: IdempotencyRecord; inBatch: boolean } | undefined => {
     const slot = keySlot(tenantId, key);
     for (const o of overlays(true)) {
@@ -141,8 +161,8 @@ export function createWriteGate(committed: CommittedState): WriteGate {
           return { type: 'replay', record: found.record, inBatch: found.inBatch };
         }
       }
-      const error = checkExpectations(expect, view);
-      return error === null ? { type: 'seal' } : { type: 'refuse', error };
+      const failure = checkExpectations(expect, view);
+      return failure === null ? { type: 'seal' } : { type: 'refuse', error: failure.error, stale: failure.stale };
     },
     sealed(rows) {
       const o = current!;
@@ -166,9 +186,12 @@ export function createWriteGate(committed: CommittedState): WriteGate {
     batchDurable() {
       if (current && current.rows.length > 0) durable.push(current);
       current = null;
+      if (sealedView.memo.size > MEMO_LIMIT) sealedView.memo.clear();
     },
     abortBatch() {
       current = null;
+      // What was derived from the batch's units is not true: they were not written.
+      sealedView.memo.clear();
     },
     indexed(seq) {
       while (durable.length > 0 && durable[0]!.lastSeq <= seq) {
@@ -192,5 +215,6 @@ export function createWriteGate(committed: CommittedState): WriteGate {
       return committed.rows(first, size);
     },
     indexedStream,
+    sealedView,
   };
 }

@@ -2,8 +2,10 @@
 // every stream its decision read is an expectation the log's gate checks against everything
 // acknowledged. Here the index writer is blocked (another connection holds SQLite's write lock):
 // an evaluation whose asset moved on in batches the index has not applied is never decided on the
-// stale state (it waits for the index: 503 index_behind, nothing written), a refusal decided on
-// the stale index is not recorded, and once the index catches up both are decided on what is true.
+// stale state — the writer decides it again on the index plus the units sealed since (redecide),
+// so it supersedes the evaluation the index has not seen — a refusal decided on the stale index is
+// not recorded (it waits for the index: 503 index_behind, nothing written), and once the index
+// catches up the refusal is decided on what is true.
 import t from 'tap';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -43,19 +45,28 @@ t.test('tentative risk decisions never rest on a trailing index', async (t) => {
   const afterFirst = events().length;
 
   // The index does not hold the first evaluation: a second one decided on it would not supersede
-  // it. The gate sees the asset moved on, and the write waits for the index, which cannot move.
+  // it. The gate sees the asset moved on, and the writer decides again on the index plus what it
+  // sealed since: the second evaluation supersedes the first, without waiting for the index.
   const second = await evaluate('asset-t1', 'eval-2');
-  t.match(second, { status: 503, json: { code: 'index_behind' } }, 'not decided on the stale index');
+  t.equal(second.status, 201, 'decided again in the writer, not on the stale index');
+  t.equal(second.json.evaluation.supersedes, firstId, 'it supersedes the evaluation the index has not applied');
+  const secondId = second.json.evaluation.evaluation_id as string;
+  const afterSecond = events().length;
+  t.equal(afterSecond, afterFirst + 3, 'one unit: the evaluation, its approval request and the access entry');
   const missing = await evaluate('asset-nowhere', 'eval-3');
-  t.match(missing, { status: 503, json: { code: 'index_behind' } }, 'a refusal is not decided on it either');
-  t.equal(events().length, afterFirst, 'nothing written for either (no denial recorded from a stale read)');
+  t.match(missing, { status: 503, json: { code: 'index_behind' } }, 'a refusal is not decided on the stale index');
+  t.equal(events().length, afterSecond, 'nothing written for it (no denial recorded from a stale read)');
 
   db.exec('COMMIT');
   await until('the index to catch up', () => service.store.indexStatus().state === 'current');
 
   const again = await evaluate('asset-t1', 'eval-2');
-  t.equal(again.status, 201, 'sent again once the index caught up');
-  t.equal(again.json.evaluation.supersedes, firstId, 'decided on the true state: it supersedes the first evaluation');
+  t.equal(again.status, 200, 'the second request sent again is a replay of what the writer decided');
+  t.equal(again.json.evaluation.evaluation_id, secondId);
+  t.equal(again.json.evaluation.supersedes, firstId);
+  const risk = await call('/v1/governance/assets/asset-t1/risk');
+  t.same(risk.json.history.map((e: { evaluation_id: string }) => e.evaluation_id), [secondId, firstId], 'the index holds both, newest first');
+  t.equal(risk.json.latest.evaluation_id, secondId);
   const refused = await evaluate('asset-nowhere', 'eval-3');
   t.match(refused, { status: 404, json: { code: 'not_found_in_scope' } });
   const denials = events().filter((e) => e.kind === 'access.logged' && (e.payload as { outcome?: string }).outcome === 'denied');

@@ -10,7 +10,7 @@ import { ZERO_HASH, type StoredEvent } from '../../src/domain/event.ts';
 import { taskStream } from '../../src/domain/streams.ts';
 import { AppError } from '../../src/errors.ts';
 import type { PendingEvent } from '../../src/store/event-log.ts';
-import type { Expectation } from '../../src/store/expectations.ts';
+import type { Expectation, SealedView } from '../../src/store/expectations.ts';
 import { migrateDatabase } from '../../src/store/pg/pg-log-tools.ts';
 import { openPgStore } from '../../src/store/pg/pg-store.ts';
 import { createQueries } from '../../src/store/queries.ts';
@@ -109,6 +109,52 @@ for (const adapter of ADAPTERS) {
       t.same(results.map((r) => Number(r.slice(3))).sort((a, b) => a - b), Array.from({ length: 100 }, (_, k) => k + 2));
       t.ok(batches.length < 101, `group commit: ${batches.length} batches for 101 units`);
       t.ok(Math.max(...batches) > 1, 'one batch held several appends');
+    });
+
+    t.test('a unit whose stream moved on is decided again in the writer, on what was sealed since', async (t) => {
+      const opened = await openCounted(t, adapter);
+      if (opened === null) return;
+      const { store, batches } = opened;
+      const note = noteEvents();
+      await store.append([note({ kind: 'task.created' })], [expectTask('absent')]);
+      // Every unit read the task at version 1; each one the writer reaches after another is decided
+      // again on the version it finds, and says which sealed events (after seq 1) it saw.
+      const decided = (view: SealedView) => {
+        const version = view.streamVersion(stream);
+        const seen = view.eventsAfter(1).map((e) => e.seq);
+        return { unit: [note({ payload: { text: 'decided again', version, seen } })], expect: [expectTask('open', version)] };
+      };
+      const results = await Promise.all(Array.from({ length: 20 }, () => outcome(store.append([note()], [expectTask('open', 1)], { redecide: decided }))));
+      t.ok(results.every((r) => r.startsWith('ok:')), `every unit is sealed: ${results.join(' ')}`);
+      t.ok(Math.max(...batches) > 1, 'one batch held several of them');
+      await store.settled();
+      const events = allRows(store).map((r) => JSON.parse(r.line) as StoredEvent).filter((e) => e.seq > 1);
+      t.same(events.map((e) => e.seq), Array.from({ length: 20 }, (_, k) => k + 2));
+      t.match(events[0]!.payload, { text: /about the vault path/ }, 'the first unit was sealed as it was sent');
+      let sawUnindexed = 0;
+      for (const e of events.slice(1)) {
+        const p = e.payload as { text: string; version: number; seen: number[] };
+        t.equal(p.version, e.seq - 1, `seq ${e.seq} was decided at the version the unit before it left`);
+        // The sealed events the index may not hold yet: a run up to the one before it (empty once indexed).
+        const run = p.seen.length === 0 ? [] : Array.from({ length: e.seq - p.seen[0]! }, (_, k) => p.seen[0]! + k);
+        t.same(p.seen, run, `seq ${e.seq} saw the units sealed before it`);
+        if (p.seen.length > 0) sawUnindexed++;
+      }
+      t.ok(sawUnindexed > 0, 'units saw others sealed before them and not yet indexed');
+
+      // No new decision, or one that fails: the first refusal stands and nothing is written.
+      const stale = [expectTask('open', 1)];
+      t.same(await Promise.all([
+        outcome(store.append([note()], stale, { redecide: () => null })),
+        outcome(store.append([note()], stale, { redecide: () => { throw new Error('the index is being rebuilt'); } })),
+        outcome(store.append([note()], stale, { redecide: (view) => ({ unit: [note()], expect: [expectTask('open', view.streamVersion(stream) - 1)] }) })),
+      ]), ['precondition_failed', 'precondition_failed', 'precondition_failed']);
+      // A refusal that is not a moved stream is never decided again.
+      let asked = 0;
+      t.equal(await outcome(store.append([note({ task_id: 'task-9' })], [{ type: 'stream', stream: taskStream(STORE_SCOPE, 'task-9'), state: 'open', orElse: () => new AppError('task_not_found', 'task-9: missing') }], { redecide: () => (asked++, null) })), 'task_not_found');
+      t.equal(asked, 0);
+      await store.settled();
+      t.equal(store.tail().seq, 21, 'nothing of the refused units');
     });
 
     t.test('expectations inside the append: a refused unit alone, the rest of its batch commits', async (t) => {

@@ -5,7 +5,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { withVerifiedCaller, type Team } from '../../domain/governance/team.ts';
 import { AppError } from '../../errors.ts';
-import type { Expectation } from '../../store/expectations.ts';
+import type { Expectation, Redecide, SealedView } from '../../store/expectations.ts';
 import type { AppendResult, PendingEvent } from '../../store/event-log.ts';
 import type { ServiceDeps } from '../deps.ts';
 import { committedReplay } from '../idempotency.ts';
@@ -46,6 +46,28 @@ export function isTentative(): boolean {
   return tentative.getStore() === true;
 }
 
+export type DecideOptions = {
+  tentative?: boolean;
+  /**
+   * The decision made again inside the log's writer when a stream it read moved on before the
+   * unit was sealed: synchronous, on the index plus the units sealed since (`SealedView`); null
+   * when it cannot be made there (the write is then decided again the slow way). So concurrent
+   * writes to one stream share a batch instead of failing one another.
+   */
+  redecide?: (view: SealedView) => Decision | null;
+};
+
+/** A decision made again in the writer, as the writer takes it; its refusals (and If-Match) keep the first refusal. */
+function writerRedecide(ctx: WriteContext, redecide: DecideOptions['redecide']): { redecide?: Redecide } {
+  if (redecide === undefined) return {};
+  return {
+    redecide: (view) => {
+      const decision = redecide(view);
+      return decision === null ? null : { unit: decision.events, expect: readExpectations(ctx, decision) };
+    },
+  };
+}
+
 /**
  * Runs a governance write: replay, or decide and append (again on a conflict). With `tentative`,
  * the first decision is made without waiting for the index writer: every stream it read is an
@@ -53,7 +75,8 @@ export function isTentative(): boolean {
  * caught up with fails the append and the write is decided again on the settled index, as is a
  * decision that refuses or fails. Only for decisions whose every read is a stream in `read`.
  */
-export async function decideAndAppend(deps: ServiceDeps, ctx: WriteContext, decide: () => Promise<Decision> | Decision, options: { tentative?: boolean } = {}): Promise<AppendResult> {
+export async function decideAndAppend(deps: ServiceDeps, ctx: WriteContext, decide: () => Promise<Decision> | Decision, options: DecideOptions = {}): Promise<AppendResult> {
+  const appendOptions = writerRedecide(ctx, options.redecide);
   if (options.tentative === true) {
     // A record found in the index is committed; one the index does not hold yet the gate replays.
     const replay = committedReplay(deps, ctx);
@@ -67,7 +90,7 @@ export async function decideAndAppend(deps: ServiceDeps, ctx: WriteContext, deci
     }
     if (attempt !== null) {
       try {
-        return await deps.store.append(attempt.events, attempt.expect);
+        return await deps.store.append(attempt.events, attempt.expect, appendOptions);
       } catch (err) {
         // A stream read moved on, maybe only in batches the index had not applied: decide again below.
         if (!(err instanceof AppError && err.code === WRITE_CONFLICT)) throw err;
@@ -80,7 +103,7 @@ export async function decideAndAppend(deps: ServiceDeps, ctx: WriteContext, deci
   return retryOnConflict(async () => {
     await deps.store.settled();
     const decision = await decide();
-    return deps.store.append(decision.events, readExpectations(ctx, decision));
+    return deps.store.append(decision.events, readExpectations(ctx, decision), appendOptions);
   });
 }
 

@@ -3,7 +3,7 @@
 // under the versions it read; each read derives what time changes from the injected clock.
 import type { Actor, Scope } from '../../domain/event.ts';
 import { approvalRequestFor, approvalStatus, checkDecision, currentStep, type Approval, type DecisionBody } from '../../domain/governance/approvals.ts';
-import { ASSET_REGISTERED, assetRegisteredPayload, assetView, latestEvaluation, type AssetRegistration, type AssetState } from '../../domain/governance/assets.ts';
+import { applyAssetEvent, ASSET_REGISTERED, assetIdOf, assetRegisteredPayload, compactAsset, assetView, latestEvaluation, type AssetRegistration, type AssetState } from '../../domain/governance/assets.ts';
 import { checkReviewCompletion, parseReviewId, REVIEW_COMPLETED, reviewSchedule, type ReviewCompleteBody, type ReviewSchedule } from '../../domain/governance/reviews.ts';
 import { checkRiskInputs, riskInputsError } from '../../domain/governance/risk-inputs.ts';
 import { evaluateRisk } from '../../domain/governance/risk.ts';
@@ -11,7 +11,8 @@ import { sha256Hex } from '../../domain/canonical-json.ts';
 import { approvalStream, assetStream, vendorStream } from '../../domain/streams.ts';
 import type { ServiceDeps } from '../deps.ts';
 import { actingAs, pendingEvent, type WriteContext } from '../write-context.ts';
-import { binding, decideAndAppend, decidingTeam, type StreamRead } from './decide.ts';
+import type { SealedView } from '../../store/expectations.ts';
+import { binding, decideAndAppend, decidingTeam, type Decision, type StreamRead } from './decide.ts';
 import { accessEvent, deny, notInScope } from './refusals.ts';
 import { incidentTriggers } from './incidents-service.ts';
 import { assetVendorMaturity, vendorTriggers } from './vendors-service.ts';
@@ -108,11 +109,10 @@ export async function evaluateAssetRisk(deps: ServiceDeps, ctx: WriteContext, bo
   const assetId = body.asset_id as string;
   const actor = actingAs(ctx, body.actor);
   const evaluationId = deps.newId('eval');
-  const result = await decideAndAppend(deps, ctx, async () => {
-    const asset = await findAsset(deps, ctx, assetId, actor);
-    if (asset.retired_at !== undefined) {
-      return deny(deps, ctx, actor, { type: 'asset', id: assetId }, { code: 'asset_retired', message: `Asset ${assetId} was retired at ${asset.retired_at}; a retired asset is not evaluated. Register it again under a new asset_id to bring it back.` });
-    }
+  // What the evaluation appends, decided on the asset as it stands: the evaluation, the approval it
+  // needs (one unit: both or neither) and its access entry, expecting the asset and every vendor the
+  // derived maturity read to be where they were.
+  const decideOn = (asset: AssetState, assetVersion: number): Decision => {
     const now = deps.clock();
     // A vendor_maturity above what the asset's current vendor assessments derive is a warning.
     const derived = assetVendorMaturity(deps, ctx.scope, asset, now);
@@ -127,16 +127,53 @@ export async function evaluateAssetRisk(deps: ServiceDeps, ctx: WriteContext, bo
       supersedes: latestEvaluation(asset)?.evaluation_id ?? null,
       evaluated_at: now.toISOString(),
     };
-    // The evaluation and the approval it needs are one unit: both or neither.
     const events = [pendingEvent(ctx, deps.newId, { kind: 'risk.evaluated', actor, payload: json(record) })];
     if (request) events.push(pendingEvent(ctx, deps.newId, { kind: 'approval.requested', actor, payload: json(request) }));
     events.push(accessEvent(deps, ctx, actor, { action: 'created', outcome: 'allowed', resource: { type: 'risk_evaluation', id: evaluationId } }));
-    // The asset and every vendor the derived maturity read: what the decision rests on.
     const vendors = (asset.registration.vendor_ids ?? []).map((id) => streamRead(deps, vendorStream(ctx.scope, id), `Vendor ${id}`));
-    return { events, read: [assetRead(deps, ctx.scope, assetId), ...vendors] };
-  }, { tentative: true });
+    return { events, read: [{ stream: assetStream(ctx.scope, assetId), version: assetVersion, what: `Asset ${assetId}` }, ...vendors] };
+  };
+  const result = await decideAndAppend(deps, ctx, async () => {
+    const asset = await findAsset(deps, ctx, assetId, actor);
+    if (asset.retired_at !== undefined) {
+      return deny(deps, ctx, actor, { type: 'asset', id: assetId }, { code: 'asset_retired', message: `Asset ${assetId} was retired at ${asset.retired_at}; a retired asset is not evaluated. Register it again under a new asset_id to bring it back.` });
+    }
+    return decideOn(asset, deps.gov.streamVersion(assetStream(ctx.scope, assetId)));
+  }, {
+    tentative: true,
+    // Evaluations of one asset sent at once: each is decided again in the writer on the asset as the
+    // evaluations sealed before it left it (it supersedes the one before), so all of them share a
+    // batch. An asset retired meanwhile is refused the slow way (the denial is recorded there).
+    redecide: (view) => {
+      const asset = sealedAsset(deps, ctx.scope, assetId, view);
+      return asset === undefined || asset.retired_at !== undefined ? null : decideOn(asset, view.streamVersion(assetStream(ctx.scope, assetId)));
+    },
+  });
   const evaluation = result.events[0]!;
   return { evaluation: evaluation.payload, event: binding(result), replayed: result.replayed };
+}
+
+/**
+ * The asset as the index holds it plus the events the log's writer sealed since (SealedView), each
+ * folded as the index folds it. The state reached is remembered for the next evaluation of the
+ * asset in the writer, which then folds on from there rather than from the (trailing) index.
+ */
+function sealedAsset(deps: ServiceDeps, scope: Scope, assetId: string, view: SealedView): AssetState | undefined {
+  const indexed = deps.gov.asset(scope, assetId);
+  if (indexed === undefined) return undefined;
+  const key = assetStream(scope, assetId);
+  const memo = view.memo.get(key) as { seq: number; value: AssetState } | undefined;
+  // A remembered state is current unless the index holds an event of the asset it did not see.
+  let asset = memo !== undefined && memo.seq >= indexed.last_seq ? memo.value : indexed;
+  let seq = memo !== undefined && memo.seq >= indexed.last_seq ? memo.seq : indexed.last_seq;
+  for (const event of view.eventsAfter(seq)) {
+    seq = event.seq;
+    if (event.tenant_id === scope.tenant_id && event.workspace_id === scope.workspace_id && event.project_id === scope.project_id && assetIdOf(event) === assetId) {
+      asset = compactAsset(applyAssetEvent(asset, event)!);
+    }
+  }
+  view.memo.set(key, { seq, value: asset });
+  return asset;
 }
 
 export async function assetRisk(deps: ServiceDeps, ctx: WriteContext, assetId: string) {
