@@ -21,6 +21,11 @@ export type GateOptions = {
    * (code `schema_violation`), so unknown members and bad evidence_ref shapes fail the gate too.
    */
   validateSchema?: (ref: string, value: unknown) => ErrorDetail[];
+  /**
+   * false: leave out the warnings (they never change `ok`). A write route that passes throws them
+   * away, so it asks without them and asks again with them only for a body it refuses.
+   */
+  warnings?: boolean;
 };
 
 /** Content rules beyond the generic ones, by canonical template id. */
@@ -38,8 +43,9 @@ const TEMPLATE_RULES: Readonly<Record<string, TemplateRule>> = {
  */
 export function validateTemplatePayload(template: SmartTemplate, payload: unknown, options: GateOptions): ValidationResult {
   const ctx = new GateContext(template, options.registry);
+  const warnings = options.warnings !== false;
   // Only a target template's route is contract only; a preview template's route is served.
-  if (template.status === 'target') ctx.warn('target_template', '', ISSUE_TEXT.target_template(template.status));
+  if (warnings && template.status === 'target') ctx.warn('target_template', '', ISSUE_TEXT.target_template(template.status));
   if (!isRecord(payload)) {
     ctx.block('wrong_type', '', ISSUE_TEXT.wrong_type('a JSON object', jsonType(payload)));
     return ctx.result();
@@ -63,8 +69,10 @@ export function validateTemplatePayload(template: SmartTemplate, payload: unknow
   }
   // Any rejected evidence reference (placeholder, unbound, bad shape) means evidence is still owed.
   if (ctx.blockers.some((b) => b.field === 'evidence_refs')) ctx.needEvidence(EVIDENCE_TEXT.artifact_ref());
-  warnSafeDefaults(template, payload, ctx);
-  warnCopiedRequiredText(template, payload, ctx);
+  if (warnings) {
+    warnSafeDefaults(template, payload, ctx);
+    warnCopiedRequiredText(template, payload, ctx);
+  }
   return ctx.result();
 }
 

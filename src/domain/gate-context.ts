@@ -100,10 +100,18 @@ export function fieldOf(pointer: string): string {
   return unescapePointer(first);
 }
 
+/** Pointers of the fields templates name (a few dozen), made once each. */
+const FIELD_POINTERS = new Map<string, string>();
+
 /** `risk_inputs.autonomy` → `/risk_inputs/autonomy`; ROOT_FIELD → the root. */
 export function fieldPointer(field: string): string {
   if (field === ROOT_FIELD) return '';
-  return pointerFrom(field.split('.'));
+  let pointer = FIELD_POINTERS.get(field);
+  if (pointer === undefined) {
+    pointer = pointerFrom(field.split('.'));
+    if (FIELD_POINTERS.size < 1_000) FIELD_POINTERS.set(field, pointer);
+  }
+  return pointer;
 }
 
 export function isRecord(value: unknown): value is Record<string, unknown> {

@@ -33,6 +33,16 @@ export function gateBody(deps: ServiceDeps, template: SmartTemplate, body: unkno
 }
 
 /**
+ * The gate as a write route runs it: the same verdict as `gateBody`, and for a refused body the
+ * same validation body (warnings included); a body that passes is not asked for warnings, which
+ * the route would throw away.
+ */
+export function gateWrite(deps: ServiceDeps, template: SmartTemplate, body: unknown): ValidationResult {
+  const verdict = validateTemplatePayload(template, body, { registry: deps.templates, validateSchema: deps.registry.validate, warnings: false });
+  return verdict.ok ? verdict : gateBody(deps, template, body);
+}
+
+/**
  * The gate of a route's own template (by canonical id), whose request schema is `schema`: a missing
  * template, or one checking another schema, is a broken installation. A body that passes has that
  * schema's type, since the gate checked it against the schema.
@@ -41,7 +51,7 @@ export function gateRouteBody<R extends SchemaRef>(deps: ServiceDeps, templateId
   const template = deps.templates.resolve(templateId);
   if (!template) throw new Error(`the template ${templateId} is missing from fixtures/templates`);
   if (template.request_schema !== schema) throw new Error(`the template ${templateId} checks ${template.request_schema ?? 'no request schema'}, not ${schema}`);
-  const validation = gateBody(deps, template, body);
+  const validation = gateWrite(deps, template, body);
   return validation.ok ? { ok: true, body: body as SchemaTypes[R] } : { ok: false, validation };
 }
 
