@@ -4,8 +4,9 @@
 // same requests in the same run: evaluations spread over many assets (what an integrator's
 // adapter sends), and every evaluation of one hot asset, where concurrent evaluations contend on
 // its stream: each supersedes the previous one, and a write whose asset moved on is decided again
-// (up to 8 tries, then 409 write_conflict, which the client sends again). Assets are registered
-// before anything is timed; the hot asset is a fresh one per level.
+// by the log's writer (docs/write-path.md); only where that cannot be done, the slow way (up to 8
+// tries, then 409 write_conflict, which the client sends again; the row counts them). Assets are
+// registered before anything is timed; the hot asset is a fresh one per level.
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { assetId, evaluateRequest, evaluationShape, registerAssets, type EvaluationShape, type EvaluationShapeName } from '../governance-shapes.ts';
