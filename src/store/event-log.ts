@@ -8,7 +8,7 @@ import { fdatasync, write } from 'node:fs';
 import type { EventDraft, StoredEvent, Transport } from '../domain/event.ts';
 import { AppError } from '../errors.ts';
 import type { Expectation } from './expectations.ts';
-import { failBatch, flushLoop, nextRecordedAt, sealBatch, settleBatch, type AppendOptions, type Queued } from './seal-batch.ts';
+import { failBatch, flushLoop, nextRecordedAt, queued, sealBatch, settleBatch, type AppendOptions, type Queued } from './seal-batch.ts';
 import type { WriteGate } from './write-gate.ts';
 
 /** An event as a route hands it to the log: the draft plus the server-set request members. */
@@ -136,12 +136,12 @@ export function openEventLog(options: EventLogOptions): EventLog {
   return {
     path: options.path,
     tail: () => ({ ...tail }),
-    append(unit, expect = [], options = {}) {
+    append(unit, expect = [], appendOptions = {}) {
       if (closed) return Promise.reject(new AppError('store_closed', 'The store is shutting down; retry against the next run.'));
       if (failed) return Promise.reject(failed);
       if (unit.length === 0) return Promise.reject(new Error('an append needs at least one event'));
       return new Promise<AppendResult>((resolve, reject) => {
-        queue.push({ unit, expect, ...(options.redecide ? { redecide: options.redecide } : {}), resolve, reject });
+        queue.push(queued(unit, expect, appendOptions, resolve, reject));
         loop.kick();
       });
     },

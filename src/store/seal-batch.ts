@@ -12,14 +12,19 @@ import type { Admission, WriteGate } from './write-gate.ts';
 export type Queued = {
   unit: PendingEvent[];
   expect: readonly Expectation[];
-  /** Makes the unit's decision again when a stream it read moved on (expectations.ts). */
-  redecide?: Redecide;
+  /** Makes the unit's decision again when a stream it read moved on (expectations.ts), if it can. */
+  redecide: Redecide | undefined;
   resolve: (result: AppendResult) => void;
   reject: (err: unknown) => void;
 };
 
 /** What the caller of `append` may add to a unit and its expectations. */
 export type AppendOptions = { redecide?: Redecide };
+
+/** An append as the queue holds it: one object shape whether or not it can be decided again. */
+export function queued(unit: PendingEvent[], expect: readonly Expectation[], options: AppendOptions, resolve: Queued['resolve'], reject: Queued['reject']): Queued {
+  return { unit, expect, redecide: options.redecide, resolve, reject };
+}
 
 /** What the gate made of a batch: the rows to write and how each queued append is answered once they are durable. */
 export type SealedBatch = {

@@ -3,7 +3,7 @@
 // under the versions it read; each read derives what time changes from the injected clock.
 import type { Actor, Scope } from '../../domain/event.ts';
 import { approvalRequestFor, approvalStatus, checkDecision, currentStep, type Approval, type DecisionBody } from '../../domain/governance/approvals.ts';
-import { applyAssetEvent, ASSET_REGISTERED, assetIdOf, assetRegisteredPayload, compactAsset, assetView, latestEvaluation, type AssetRegistration, type AssetState } from '../../domain/governance/assets.ts';
+import { applyAssetEvent, ASSET_REGISTERED, assetIdOf, assetRegisteredPayload, assetView, compactAsset, latestEvaluation, type AssetRegistration, type AssetState } from '../../domain/governance/assets.ts';
 import { checkReviewCompletion, parseReviewId, REVIEW_COMPLETED, reviewSchedule, type ReviewCompleteBody, type ReviewSchedule } from '../../domain/governance/reviews.ts';
 import { checkRiskInputs, riskInputsError } from '../../domain/governance/risk-inputs.ts';
 import { evaluateRisk } from '../../domain/governance/risk.ts';

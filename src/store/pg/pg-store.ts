@@ -24,7 +24,7 @@ import { indexHandle } from '../index-handle.ts';
 import { indexListeners } from '../index-listeners.ts';
 import type { IndexStatus } from '../index-writer.ts';
 import { EXTRA_PROJECTIONS } from '../projections/registry.ts';
-import { failBatch, flushLoop, nextRecordedAt, sealBatch, settleBatch, type AppendOptions, type Queued, type SealedBatch } from '../seal-batch.ts';
+import { failBatch, flushLoop, nextRecordedAt, queued, sealBatch, settleBatch, type AppendOptions, type Queued, type SealedBatch } from '../seal-batch.ts';
 import type { Store } from '../store.ts';
 import { createWriteGate } from '../write-gate.ts';
 import { assertMigrated } from './pg-schema.ts';
@@ -349,11 +349,11 @@ export async function openPgStore(options: PgStoreOptions): Promise<PgStore> {
     index,
     pool,
     tail: () => ({ seq: indexed.seq, hash: indexed.hash, recordedAt: indexed.recordedAt, size: 0 }),
-    append(unit: PendingEvent[], expect: readonly Expectation[] = [], options: AppendOptions = {}): Promise<AppendResult> {
+    append(unit: PendingEvent[], expect: readonly Expectation[] = [], appendOptions: AppendOptions = {}): Promise<AppendResult> {
       if (closed) return Promise.reject(new AppError('store_closed', 'The server is shutting down; retry against another process.'));
       if (unit.length === 0) return Promise.reject(new Error('an append needs at least one event'));
       return new Promise<AppendResult>((resolve, reject) => {
-        queue.push({ unit, expect, ...(options.redecide ? { redecide: options.redecide } : {}), resolve, reject });
+        queue.push(queued(unit, expect, appendOptions, resolve, reject));
         loop.kick();
       });
     },
