@@ -173,12 +173,18 @@ export const MIGRATIONS: string[] = [
   CREATE INDEX gov_incidents_counted ON gov_incidents (scope, serious, status, severity);
   CREATE TABLE gov_evidence_foreign (scope TEXT NOT NULL, task_id TEXT NOT NULL, artifact_id TEXT NOT NULL, PRIMARY KEY (scope, task_id, artifact_id)) WITHOUT ROWID;
   `,
+  // 9: the events whose payload names an asset (asset_id), by asset and kind: an asset's
+  // evaluations, the evidence attached naming it and its reviews are read from its own rows, not
+  // from every event of the kind in the scope (which made GET …/risk grow with the whole registry).
+  `
+  CREATE TABLE asset_events (scope TEXT NOT NULL, asset_id TEXT NOT NULL, kind TEXT NOT NULL, seq INTEGER NOT NULL, PRIMARY KEY (scope, asset_id, kind, seq)) WITHOUT ROWID;
+  `,
 ];
 
 /**
  * Migrations that add a projection of events already in the log cannot fill it with SQL alone:
  * an index older than this version is rebuilt from the log instead of migrated. Migrations 6 and 7
- * (vendors, incidents) added projections too, and 8 fills columns and tables from past events, so
- * any index before 8 is rebuilt.
+ * (vendors, incidents) added projections too, 8 fills columns and tables from past events, and 9
+ * indexes past events by asset, so any index before 9 is rebuilt.
  */
-export const REPROJECT_BELOW_VERSION = 8;
+export const REPROJECT_BELOW_VERSION = 9;

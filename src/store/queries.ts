@@ -42,6 +42,9 @@ export function createQueries(db: Database.Database) {
     );
     const sessionSeen = db.prepare<[string, string], { seq: number }>('SELECT seq FROM events WHERE scope = ? AND session_id = ? LIMIT 1');
     const byKind = db.prepare<[string, string], { line: string }>('SELECT line FROM events WHERE scope = ? AND kind = ? ORDER BY seq');
+    const byAssetKind = db.prepare<[string, string, string], { line: string }>(
+      'SELECT e.line FROM asset_events a JOIN events e ON e.seq = a.seq WHERE a.scope = ? AND a.asset_id = ? AND a.kind = ? ORDER BY a.seq',
+    );
     const packet = db.prepare<[string, string], { seq: number }>('SELECT seq FROM packets WHERE scope = ? AND packet_id = ?');
     const bySeq = db.prepare<[number], { line: string }>('SELECT line FROM events WHERE seq = ?');
     const hashes = db.prepare<[number], { event_hash: string }>('SELECT event_hash FROM events WHERE seq <= ? ORDER BY seq');
@@ -65,7 +68,7 @@ export function createQueries(db: Database.Database) {
     const scopeLines = db.prepare<[number, string, number], { seq: number; kind: string; line: string }>(
       'SELECT seq, kind, line FROM events WHERE seq > ? AND +scope = ? ORDER BY seq LIMIT ?',
     );
-    return { task, timeline, taskEventsUpTo, bySeqRange, byEventId, idem, searchText, searchKind, sessionSeen, byKind, packet, bySeq, hashes, taskPage, taskCreatedSeq, scopeLines };
+    return { task, timeline, taskEventsUpTo, bySeqRange, byEventId, idem, searchText, searchKind, sessionSeen, byKind, byAssetKind, packet, bySeq, hashes, taskPage, taskCreatedSeq, scopeLines };
   });
   const parse = (rows: Array<{ line: string }>) => rows.map((r) => indexed<StoredEvent>(r.line));
 
@@ -113,6 +116,10 @@ export function createQueries(db: Database.Database) {
     },
     eventsOfKind(scope: Scope, kind: string): StoredEvent[] {
       return parse(statements().byKind.all(scopeKey(scope), kind));
+    },
+    /** The events of `kind` whose payload names the asset (`asset_id`), in seq order. */
+    assetEventsOfKind(scope: Scope, assetId: string, kind: string): StoredEvent[] {
+      return parse(statements().byAssetKind.all(scopeKey(scope), assetId, kind));
     },
     /** The event that assembled the packet, when it is in the scope. */
     packetEvent(scope: Scope, packetId: string): StoredEvent | undefined {

@@ -4,6 +4,7 @@
 // ?tier=high (one asset in ten matches, so the query steps over nine for each it answers); a page
 // deep in the cursor order (after the 9,000th asset); and ?tier=prohibited, which no asset has, so
 // the whole scope is scanned to answer an empty page (as a "do we have any?" check reads it).
+// Then one evaluated asset's risk history, which must not grow with the scope's other evaluations.
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { assetId, evaluateRequest, listRequest, registerAssets, type AssetPage, type ListQuery } from '../governance-shapes.ts';
@@ -88,6 +89,22 @@ export const registrySection: Section = {
           { id: `registry.${read.key}.p99`, figure: `${read.what}: p99`, value: r.p99Ms, unit: 'ms', extra: { baseline_p99_ms: noopRead.p99Ms } },
         );
       }
+      // One evaluated asset's risk history (GET …/risk): read from the asset's own rows, so it does
+      // not grow with the registry's other evaluations.
+      const riskOf = high[Math.floor(high.length / 2)]!;
+      const riskRequest = () => ({ path: `/v1/governance/assets/${riskOf}/risk`, headers });
+      const risk = JSON.parse((await client.send(riskRequest())).body) as { history?: unknown[] };
+      if (risk.history?.length !== 1) throw new Error(`${riskRequest().path} lists ${risk.history?.length ?? 'no'} evaluations, expected 1`);
+      await timeSequential(client, timing.warmup, riskRequest);
+      const r = await timeSequential(client, timing.reads, riskRequest);
+      const what = `GET …/risk of one evaluated asset (${high.length.toLocaleString('en-US')} evaluations in the scope)`;
+      rows.push(
+        {
+          id: 'registry.risk_history.p50', figure: `${what}: p50 (no-op GET ${noopRead.p50Ms.toFixed(2)} ms)`, value: r.p50Ms, unit: 'ms',
+          target: { op: '<', value: 5, text: '< 5 ms' }, extra: { body_bytes: r.bytes, reads: timing.reads, path: riskRequest().path, baseline_p50_ms: noopRead.p50Ms },
+        },
+        { id: 'registry.risk_history.p99', figure: `${what}: p99`, value: r.p99Ms, unit: 'ms', extra: { baseline_p99_ms: noopRead.p99Ms } },
+      );
       return rows;
     } finally {
       client.close();

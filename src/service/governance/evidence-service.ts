@@ -124,8 +124,8 @@ export async function sanitizeEvidence(deps: ServiceDeps, ctx: WriteContext, bod
 export async function assetEvidence(deps: ServiceDeps, ctx: WriteContext, assetId: string) {
   const { scope } = ctx;
   if (!deps.gov.asset(scope, assetId)) return notInScope(deps, ctx, ctx.principal, { type: 'asset', id: assetId }, 'asset');
-  const attached = deps.queries.eventsOfKind(scope, 'evidence.attached').filter((e) => e.payload.asset_id === assetId).flatMap((e) => (e.evidence_refs ?? []).map((r) => r.artifact_id));
-  const reviewed = deps.queries.eventsOfKind(scope, 'review.completed').filter((e) => e.payload.asset_id === assetId).flatMap((e) => (e.payload.evidence_refs as string[] | undefined) ?? []);
+  const attached = deps.queries.assetEventsOfKind(scope, assetId, 'evidence.attached').flatMap((e) => (e.evidence_refs ?? []).map((r) => r.artifact_id));
+  const reviewed = deps.queries.assetEventsOfKind(scope, assetId, 'review.completed').flatMap((e) => (e.payload.evidence_refs as string[] | undefined) ?? []);
   const ids = [...new Set([...attached, ...reviewed])].sort();
   const readAt = deps.store.indexedSeq();
   const evidence = await Promise.all(ids.map(async (artifactId) => {

@@ -92,9 +92,7 @@ const RISK_FRAME_SCHEMA: string = 'api/risk-evaluation-request.json#/$defs/frame
 
 /** The evaluation records of an asset, oldest first, as their events carry them (the log keeps the history). */
 function evaluationRecords(deps: ServiceDeps, scope: Scope, assetId: string) {
-  return deps.queries.eventsOfKind(scope, 'risk.evaluated')
-    .filter((event) => event.payload.asset_id === assetId)
-    .sort((a, b) => a.seq - b.seq)
+  return deps.queries.assetEventsOfKind(scope, assetId, 'risk.evaluated')
     .map((event) => ({ ...event.payload, event: { event_id: event.event_id, seq: event.seq, event_hash: event.event_hash } }));
 }
 

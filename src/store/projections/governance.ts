@@ -90,9 +90,14 @@ export function governanceProjection(db: Database.Database): Apply {
     approvals.clear();
   };
 
+  const putAssetEvent = db.prepare('INSERT OR IGNORE INTO asset_events (scope, asset_id, kind, seq) VALUES (?, ?, ?, ?)');
+
   const apply: Apply = (event) => {
     // Any kind may cite evidence, so the pool sees every event before the kinds below claim theirs.
     evidence(event);
+    // Any kind may name an asset in its payload (an evaluation, evidence attached for it, a review).
+    const namedAsset = (event.payload as { asset_id?: unknown }).asset_id;
+    if (typeof namedAsset === 'string') putAssetEvent.run(scopeKey(event), namedAsset, event.kind, event.seq);
     if (event.kind.startsWith('team.')) {
       const row = getTeam.get(event.tenant_id);
       const before = row ? (JSON.parse(row.state) as Team) : undefined;
