@@ -60,7 +60,7 @@ export async function assemblePacket(deps: ServiceDeps, ctx: WriteContext, body:
     await deps.store.settled();
     const asOfMs = requested ?? deps.clock().getTime();
     const { events, accessLog, expect } = snapshot(deps, ctx.scope, req.task_ids, asOfMs);
-    const { body: packetBody, manifest } = assemblePacketBody({ scope: ctx.scope, request: req, events, accessLog, asOf: formatDateTime(asOfMs) });
+    const { body: packetBody, manifest } = assemblePacketBody({ scope: ctx.scope, request: req, events, accessLog: accessLog(), asOf: formatDateTime(asOfMs) });
     const statusGuard = guardReassembly(deps, ctx.scope, packetBody);
     const { packet, unit } = issuePacket(deps, ctx, packetBody, req.integrity_class ?? 'hash_bound', req.signature_alg ?? 'ed25519');
     unit.push(pending(deps, ctx, 'proof_packet.assembled', { packet, redaction_actions: manifest.actions }));
@@ -174,19 +174,20 @@ function signer(keys: KeyRing, alg: 'ed25519' | 'ecdsa-p256-sha256' | 'hmac-sha2
 
 /**
  * The events of the listed tasks in scope recorded up to as_of, in seq order; the access log
- * entries in scope about those tasks up to as_of (read at the same seq); and the expectation that
+ * entries in scope about those tasks up to as_of (read at the same seq, when asked: a claim
+ * evaluation does not carry them, a packet does); and the expectation that
  * makes the snapshot exact: no event beyond what was read may be recorded at or before as_of (one
  * sealed in the same millisecond but not yet durable would be), else it is read again. Times are
  * compared as instants.
  */
-function snapshot(deps: ServiceDeps, scope: Scope, taskIds: string[], asOfMs: number): { events: StoredEvent[]; accessLog: StoredEvent[]; expect: Expectation[] } {
+function snapshot(deps: ServiceDeps, scope: Scope, taskIds: string[], asOfMs: number): { events: StoredEvent[]; accessLog: () => StoredEvent[]; expect: Expectation[] } {
   const readAt = deps.store.indexedSeq();
-  const all = taskIds.flatMap((id) => deps.queries.taskEventsUpTo(scope, id, readAt));
   const upToAsOf = (e: StoredEvent) => e.seq <= readAt && parseDateTime(e.recorded_at, 'recorded_at') <= asOfMs;
-  const events = all.filter(upToAsOf).sort((a, b) => a.seq - b.seq);
-  const accessLog = deps.queries.eventsOfKind(scope, 'access.logged')
-    .filter((e) => upToAsOf(e) && ((e.payload.task_ids as string[] | undefined) ?? []).some((id) => taskIds.includes(id)))
-    .sort((a, b) => a.seq - b.seq);
+  const events = taskIds.flatMap((id) => deps.queries.taskEventsUpTo(scope, id, readAt)).filter(upToAsOf).sort((a, b) => a.seq - b.seq);
+  // The entries that name any of the tasks, each once: read from the tasks' own rows of the access
+  // log (task_access), not from every entry of the scope. Only a packet carries them.
+  const accessLog = () => taskIds.flatMap((id) => deps.queries.taskAccessUpTo(scope, id, readAt)).filter(upToAsOf).sort((a, b) => a.seq - b.seq)
+    .filter((e, i, sorted) => i === 0 || sorted[i - 1]!.seq !== e.seq);
   return { events, accessLog, expect: [{ type: 'snapshot_complete', seq: readAt, asOf: asOfMs, orElse: () => writeConflict('The event log') }] };
 }
 

@@ -176,8 +176,11 @@ export const MIGRATIONS: string[] = [
   // 9: the events whose payload names an asset (asset_id), by asset and kind: an asset's
   // evaluations, the evidence attached naming it and its reviews are read from its own rows, not
   // from every event of the kind in the scope (which made GET …/risk grow with the whole registry).
+  // And the access log's entries by the tasks they name (task_ids): a packet's snapshot reads the
+  // entries about its tasks, not the scope's whole access log.
   `
   CREATE TABLE asset_events (scope TEXT NOT NULL, asset_id TEXT NOT NULL, kind TEXT NOT NULL, seq INTEGER NOT NULL, PRIMARY KEY (scope, asset_id, kind, seq)) WITHOUT ROWID;
+  CREATE TABLE task_access (scope TEXT NOT NULL, task_id TEXT NOT NULL, seq INTEGER NOT NULL, PRIMARY KEY (scope, task_id, seq)) WITHOUT ROWID;
   `,
 ];
 
@@ -185,6 +188,6 @@ export const MIGRATIONS: string[] = [
  * Migrations that add a projection of events already in the log cannot fill it with SQL alone:
  * an index older than this version is rebuilt from the log instead of migrated. Migrations 6 and 7
  * (vendors, incidents) added projections too, 8 fills columns and tables from past events, and 9
- * indexes past events by asset, so any index before 9 is rebuilt.
+ * indexes past events by asset and access entries by task, so any index before 9 is rebuilt.
  */
 export const REPROJECT_BELOW_VERSION = 9;

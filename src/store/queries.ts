@@ -42,6 +42,9 @@ export function createQueries(db: Database.Database) {
     );
     const sessionSeen = db.prepare<[string, string], { seq: number }>('SELECT seq FROM events WHERE scope = ? AND session_id = ? LIMIT 1');
     const byKind = db.prepare<[string, string], { line: string }>('SELECT line FROM events WHERE scope = ? AND kind = ? ORDER BY seq');
+    const taskAccessUpTo = db.prepare<[string, string, number], { line: string }>(
+      'SELECT e.line FROM task_access a JOIN events e ON e.seq = a.seq WHERE a.scope = ? AND a.task_id = ? AND a.seq <= ? ORDER BY a.seq',
+    );
     const byAssetKind = db.prepare<[string, string, string], { line: string }>(
       'SELECT e.line FROM asset_events a JOIN events e ON e.seq = a.seq WHERE a.scope = ? AND a.asset_id = ? AND a.kind = ? ORDER BY a.seq',
     );
@@ -68,7 +71,7 @@ export function createQueries(db: Database.Database) {
     const scopeLines = db.prepare<[number, string, number], { seq: number; kind: string; line: string }>(
       'SELECT seq, kind, line FROM events WHERE seq > ? AND +scope = ? ORDER BY seq LIMIT ?',
     );
-    return { task, timeline, taskEventsUpTo, bySeqRange, byEventId, idem, searchText, searchKind, sessionSeen, byKind, byAssetKind, packet, bySeq, hashes, taskPage, taskCreatedSeq, scopeLines };
+    return { task, timeline, taskEventsUpTo, bySeqRange, byEventId, idem, searchText, searchKind, sessionSeen, byKind, byAssetKind, taskAccessUpTo, packet, bySeq, hashes, taskPage, taskCreatedSeq, scopeLines };
   });
   const parse = (rows: Array<{ line: string }>) => rows.map((r) => indexed<StoredEvent>(r.line));
 
@@ -116,6 +119,10 @@ export function createQueries(db: Database.Database) {
     },
     eventsOfKind(scope: Scope, kind: string): StoredEvent[] {
       return parse(statements().byKind.all(scopeKey(scope), kind));
+    },
+    /** The access log's entries that name the task (`task_ids`) up to `seq`, in seq order. */
+    taskAccessUpTo(scope: Scope, taskId: string, seq: number): StoredEvent[] {
+      return parse(statements().taskAccessUpTo.all(scopeKey(scope), taskId, seq));
     },
     /** The events of `kind` whose payload names the asset (`asset_id`), in seq order. */
     assetEventsOfKind(scope: Scope, assetId: string, kind: string): StoredEvent[] {

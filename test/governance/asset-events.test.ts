@@ -43,9 +43,9 @@ t.test('an asset\'s evaluations come from its own rows; an older index is rebuil
   t.equal(evidence.status, 200);
   await first.close();
 
-  // What an index of version 8 looked like: no asset_events table.
+  // What an index of version 8 looked like: no asset_events or task_access table.
   const db = new Database(join(dataDir, 'index.sqlite'));
-  db.exec('DROP TABLE asset_events');
+  db.exec('DROP TABLE asset_events; DROP TABLE task_access');
   db.pragma('user_version = 8');
   db.close();
   const again = await testApp(t, { dataDir, newId: (p) => `${p}_again` });

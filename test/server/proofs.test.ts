@@ -286,3 +286,26 @@ t.test('a packet id names one content: with a clock that stands still, each asse
   t.equal(new Set(packets.map((p) => p.json.integrity.packet_sha256)).size, 3);
   for (const p of packets) t.equal((await call(`/v1/proof-packets/${p.json.packet_id}`)).text, p.text, 'GET answers each as assembled');
 });
+
+t.test('a packet lists each access entry about its tasks once, and none about other tasks', async (t) => {
+  // A frozen clock, so every entry is recorded at as_of: exports of task-1, of task-2, of both.
+  const now = new Date('2026-11-01T10:00:00.000Z');
+  const { call, service } = await testApp(t, { clock: () => new Date(now) });
+  for (const id of ['task-1', 'task-2', 'task-3']) await call('/v1/tasks', { body: { task_id: id, title: `Publish the audit trail export ${id}`, session_id: 'sess-1' } });
+  const packet = async (taskIds: string[]) => {
+    const res = await call('/v1/proof-packets', { body: { task_ids: taskIds, as_of: now.toISOString() } });
+    t.equal(res.status, 201);
+    return res.json as { packet_id: string; access_log_ids: string[] };
+  };
+  await packet(['task-1']);
+  await packet(['task-2']);
+  await packet(['task-1', 'task-2']);
+  await packet(['task-3']);
+  const got = await packet(['task-2', 'task-1']);
+  // The entries of the scope that name task-1 or task-2, as the whole access log says (the oracle).
+  const oracle = service.queries.eventsOfKind(SCOPE_A, 'access.logged')
+    .filter((e) => ((e.payload.task_ids as string[] | undefined) ?? []).some((id) => id === 'task-1' || id === 'task-2'))
+    .map((e) => e.event_id);
+  t.equal(oracle.length, 3, 'three exports named task-1 or task-2 before this one');
+  t.same(got.access_log_ids, oracle, 'each once, in log order; the export of task-3 is not among them');
+});

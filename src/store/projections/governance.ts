@@ -91,6 +91,7 @@ export function governanceProjection(db: Database.Database): Apply {
   };
 
   const putAssetEvent = db.prepare('INSERT OR IGNORE INTO asset_events (scope, asset_id, kind, seq) VALUES (?, ?, ?, ?)');
+  const putTaskAccess = db.prepare('INSERT OR IGNORE INTO task_access (scope, task_id, seq) VALUES (?, ?, ?)');
 
   const apply: Apply = (event) => {
     // Any kind may cite evidence, so the pool sees every event before the kinds below claim theirs.
@@ -98,6 +99,11 @@ export function governanceProjection(db: Database.Database): Apply {
     // Any kind may name an asset in its payload (an evaluation, evidence attached for it, a review).
     const namedAsset = (event.payload as { asset_id?: unknown }).asset_id;
     if (typeof namedAsset === 'string') putAssetEvent.run(scopeKey(event), namedAsset, event.kind, event.seq);
+    if (event.kind === 'access.logged') {
+      // An access entry about tasks (a packet exported, a claim read) is found from each of them.
+      const taskIds = (event.payload as { task_ids?: unknown }).task_ids;
+      if (Array.isArray(taskIds)) for (const id of taskIds) if (typeof id === 'string') putTaskAccess.run(scopeKey(event), id, event.seq);
+    }
     if (event.kind.startsWith('team.')) {
       const row = getTeam.get(event.tenant_id);
       const before = row ? (JSON.parse(row.state) as Team) : undefined;
