@@ -9,6 +9,7 @@ import type { AssetState } from '../domain/governance/assets.ts';
 import type { Team } from '../domain/governance/team.ts';
 import type { VendorState } from '../domain/governance/vendors.ts';
 import type { Incident } from '../domain/governance/incidents.ts';
+import type { PostureItem } from '../domain/governance/regulatory.ts';
 import { formatDateTime } from '../domain/date-time.ts';
 import { preparedOn } from './index-handle.ts';
 import { scopeKey } from './projections/core.ts';
@@ -56,6 +57,8 @@ export function createGovernanceQueries(db: Database.Database) {
       'SELECT i.state FROM gov_incident_assets a JOIN gov_incidents i ON i.scope = a.scope AND i.incident_id = a.incident_id WHERE a.scope = ? AND a.asset_id = ?',
     ),
     holders: db.prepare<[string, string], ArtifactHolder>('SELECT task_id, seq, sha256 FROM artifacts WHERE scope = ? AND artifact_id = ? ORDER BY task_id'),
+    postureItem: db.prepare<[string, string], { state: string }>('SELECT state FROM gov_posture WHERE scope = ? AND item_key = ?'),
+    postureItems: db.prepare<[string, string, string | null], { state: string }>('SELECT state FROM gov_posture WHERE scope = ? AND profile_id = ? AND asset_id IS ? ORDER BY item_key'),
   }));
   const parse = <T>(row: { state: string } | undefined): T | undefined => (row ? (JSON.parse(row.state) as T) : undefined);
   return {
@@ -85,6 +88,12 @@ export function createGovernanceQueries(db: Database.Database) {
      */
     streamVersion: (stream: string) => statements().stream.get(stream)?.version ?? 0,
     vendor: (scope: Scope, vendorId: string) => parse<VendorState>(statements().vendor.get(scopeKey(scope), vendorId)),
+    /** One posture item of the scope by its key (postureItemKey), as the fold of its updates leaves it. */
+    postureItem: (scope: Scope, itemKey: string) => parse<PostureItem>(statements().postureItem.get(scopeKey(scope), itemKey)),
+    /** The recorded posture items of one profile for one subject: the scope's own (null) or one asset's. */
+    postureItems(scope: Scope, profileId: string, assetId: string | null): PostureItem[] {
+      return statements().postureItems.all(scopeKey(scope), profileId, assetId).map((r) => JSON.parse(r.state) as PostureItem);
+    },
     incident: (scope: Scope, incidentId: string) => parse<Incident>(statements().incident.get(scopeKey(scope), incidentId)),
     /** Every incident of the scope (the list sorts and filters them). */
     incidents: (scope: Scope) => statements().incidents.all(scopeKey(scope)).map((r) => JSON.parse(r.state) as Incident),

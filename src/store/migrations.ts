@@ -177,10 +177,12 @@ export const MIGRATIONS: string[] = [
   // evaluations, the evidence attached naming it and its reviews are read from its own rows, not
   // from every event of the kind in the scope (which made GET …/risk grow with the whole registry).
   // And the access log's entries by the tasks they name (task_ids): a packet's snapshot reads the
-  // entries about its tasks, not the scope's whole access log.
+  // entries about its tasks, not the scope's whole access log. And posture items by profile and
+  // subject, which the posture routes read instead of folding every posture update of the scope.
   `
   CREATE TABLE asset_events (scope TEXT NOT NULL, asset_id TEXT NOT NULL, kind TEXT NOT NULL, seq INTEGER NOT NULL, PRIMARY KEY (scope, asset_id, kind, seq)) WITHOUT ROWID;
   CREATE TABLE task_access (scope TEXT NOT NULL, task_id TEXT NOT NULL, seq INTEGER NOT NULL, PRIMARY KEY (scope, task_id, seq)) WITHOUT ROWID;
+  CREATE INDEX gov_posture_by_subject ON gov_posture (scope, profile_id, asset_id);
   `,
 ];
 

@@ -8,6 +8,7 @@ import t, { type Test } from 'tap';
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadProfiles } from '../../src/deps.ts';
+import { foldPosture, postureItemKey, postureItemOf, postureItemsOf } from '../../src/domain/governance/regulatory.ts';
 import type { StoredEvent } from '../../src/domain/event.ts';
 import { earnTrust, TRUST_REVIEWER } from '../fixtures/trust.ts';
 import { testSchemas } from '../fixtures/templates.ts';
@@ -256,4 +257,36 @@ t.test('rebuilding the index gives the same posture answers', async (t) => {
   for (const suffix of ['', '-wal', '-shm']) rmSync(join(dataDir, `index.sqlite${suffix}`), { force: true });
   const g2 = await regulated(t, { dataDir });
   t.same(await answers(g2), before, 'the rebuilt index answers the same');
+});
+
+t.test('the posture routes read each item\'s row: the same items as a fold of every update of the scope', async (t) => {
+  const g = await regulated(t);
+  const registered = await g.call('/v1/governance/assets', { body: { asset_id: 'cv-screener', name: 'CV screener', purpose: 'Rank job applications', owner, deployment_context: 'HR', models: [{ provider: 'acme', name: 'm1' }] } });
+  t.equal(registered.status, 201);
+  await g.attach('t-a', ['audit-a']);
+  // Updates of the scope's items and of the asset's, some items several times, two profiles.
+  const updates: Array<[string, string, Record<string, unknown>]> = [
+    ['nyc-ll144', 'bias-audit', { status: 'in_progress' }],
+    ['nyc-ll144', 'bias-audit', { status: 'in_progress', asset_id: 'cv-screener' }],
+    ['nyc-ll144', 'audit-summary', { status: 'not_applicable', justification: 'No automated employment decision tool is used here.' }],
+    ['nyc-ll144', 'bias-audit', { status: 'met', evidence_refs: ['audit-a'] }],
+    ['eu-ai-act', [...PROFILES.get('eu-ai-act')!.requirements.keys()][0]!, { status: 'in_progress', asset_id: 'cv-screener' }],
+    ['nyc-ll144', 'bias-audit', { note: 'Audited by an independent firm', asset_id: 'cv-screener' }],
+  ];
+  for (const [profile, requirement, body] of updates) t.equal((await g.patch(profile, requirement, body)).status, 200, `${profile} ${requirement}`);
+  await g.service.store.settled();
+  const folded = foldPosture(g.events().filter((e) => e.kind === 'regulatory.posture.updated'));
+  const byKey = (items: Array<{ requirement_id: string; asset_id: string | null }>) => [...items].sort((a, b) => (a.requirement_id + a.asset_id < b.requirement_id + b.asset_id ? -1 : 1));
+  for (const profile of ['nyc-ll144', 'eu-ai-act']) {
+    for (const subject of [null, 'cv-screener']) {
+      t.same(byKey(g.service.gov.postureItems(SCOPE_A, profile, subject)), byKey(postureItemsOf(folded, profile, subject)), `${profile}, ${subject ?? 'the scope'}: the rows are the fold`);
+      for (const requirement of PROFILES.get(profile)!.requirements.keys()) {
+        t.same(g.service.gov.postureItem(SCOPE_A, postureItemKey(requirement, subject)), postureItemOf(folded, requirement, subject));
+      }
+    }
+  }
+  const read = await g.posture('nyc-ll144', { asset: 'cv-screener' });
+  t.equal(item(read.json, 'nyc-ll144:bias-audit').note, 'Audited by an independent firm');
+  t.match(read.json.summary, { counts: { in_progress: 1, not_started: 4 } });
+  t.match((await g.posture('nyc-ll144')).json.summary, { counts: { met: 1, not_applicable: 1, not_started: 3 } });
 });

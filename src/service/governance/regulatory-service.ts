@@ -9,7 +9,7 @@ import { buildTrustPool, type PoolEntry } from '../../domain/evidence-pool.ts';
 import type { Actor, Scope, StoredEvent } from '../../domain/event.ts';
 import { requirementOf, type ProfileRequirement, type RegulatoryProfile } from '../../domain/governance/regulatory-profile.ts';
 import {
-  checkPostureUpdate, foldPosture, postureItemOf, postureItemsOf, postureSummary, POSTURE_NON_CLAIM, REGULATORY_POSTURE_UPDATED,
+  checkPostureUpdate, postureItemKey, postureSummary, POSTURE_NON_CLAIM, REGULATORY_POSTURE_UPDATED,
   type EvidenceConfidence, type PosturePatch, type PostureItem, type PostureRefusal, type PostureUpdatedPayload,
 } from '../../domain/governance/regulatory.ts';
 import { eventActor } from '../../domain/governance/types.ts';
@@ -43,9 +43,13 @@ function profileOrNotFound(deps: ServiceDeps, profileId: string): RegulatoryProf
 
 // ---- posture: the items and what the claim engine makes of their evidence ----
 
-/** The scope's posture, folded from its regulatory.posture.updated events (the log's order). */
-function postureOf(deps: ServiceDeps, scope: Scope) {
-  return foldPosture(deps.queries.eventsOfKind(scope, REGULATORY_POSTURE_UPDATED));
+/**
+ * One posture item of the scope as its updates leave it: the index's row of the item (gov_posture,
+ * the fold of the item's own regulatory.posture.updated events), not a fold of every update of the
+ * scope, which grew with the whole registry's posture.
+ */
+function postureItemIn(deps: ServiceDeps, scope: Scope, requirementId: string, assetId?: string | null): PostureItem | undefined {
+  return deps.gov.postureItem(scope, postureItemKey(requirementId, assetId));
 }
 
 type Confidence = { evidence_confidence: EvidenceConfidence; evidence_reason: string | null };
@@ -132,10 +136,9 @@ export async function readPosture(deps: ServiceDeps, ctx: WriteContext, q: { pro
   const profile = profileOrNotFound(deps, q.profile_id);
   const assetId = q.asset_id ?? null;
   if (assetId !== null) await findAsset(deps, ctx, assetId);
-  const posture = postureOf(deps, ctx.scope);
   const now = deps.clock();
   const requirements = [...profile.requirements.values()];
-  const recorded = requirements.map((r) => postureItemOf(posture, r.requirement_id, assetId));
+  const recorded = requirements.map((r) => postureItemIn(deps, ctx.scope, r.requirement_id, assetId));
   const confidence = evidenceConfidence(deps, ctx.scope, requirements.map((r, i) => ({ key: r.requirement_id, requirement_id: r.requirement_id, evidence_refs: recorded[i]?.evidence_refs ?? [] })), now);
   const byRequirement = new Map([...confidence].map(([id, c]) => [id, c.evidence_confidence]));
   return {
@@ -143,7 +146,7 @@ export async function readPosture(deps: ServiceDeps, ctx: WriteContext, q: { pro
     title: profile.document.title,
     asset_id: assetId,
     items: requirements.map((r, i) => itemView(profile.id, r, assetId, recorded[i], confidence.get(r.requirement_id)!)),
-    summary: postureSummary(profile, postureItemsOf(posture, profile.id, assetId), byRequirement),
+    summary: postureSummary(profile, deps.gov.postureItems(ctx.scope, profile.id, assetId), byRequirement),
     as_of: now.toISOString(),
     non_claims: [POSTURE_NON_CLAIM],
   };
@@ -199,7 +202,7 @@ export async function updatePosture(deps: ServiceDeps, ctx: WriteContext, profil
       throw new Error(`REG-1 passed for ${profileId} ${requirementParam}, which no loaded profile has.`);
     }
     if (patch.asset_id !== undefined) await findAsset(deps, ctx, patch.asset_id, actor);
-    const current = postureItemOf(postureOf(deps, ctx.scope), requirement.requirement_id, patch.asset_id);
+    const current = postureItemIn(deps, ctx.scope, requirement.requirement_id, patch.asset_id);
     // The pool only needs to answer for the artifacts the item will cite.
     const cited = patch.evidence_refs ?? current?.evidence_refs ?? [];
     const pool = new Set(cited.filter((ref) => deps.gov.artifactHolders(ctx.scope, ref).length > 0));
