@@ -2,7 +2,9 @@
 // read the asset at the version it found, and every one the writer reaches after another has moved
 // the asset is decided again there, on the index plus the units sealed since. So all of them are
 // 201, they share batches, each supersedes the one sealed before it, and exactly one approval —
-// the latest evaluation's — is left pending; the index, rebuilt from the log, says the same.
+// the latest evaluation's — is left pending; the index, rebuilt from the log, says the same. An
+// evaluation queued behind the asset's retirement is not evaluated in the writer: it is refused
+// the slow way, 409 asset_retired with its denial recorded.
 import t from 'tap';
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -55,4 +57,39 @@ t.test('evaluations of one asset at once: all 201, each superseding the one befo
   const reopened = await testApp(t, { dataDir, newId: (p) => `${p}_again` });
   t.same((await reopened.call('/v1/governance/assets/hot-1')).json, asset.json);
   t.same((await reopened.call('/v1/governance/assets/hot-1/risk')).json, risk.json);
+});
+
+t.test('evaluations queued behind the asset\'s retirement: decided again, refused as retired, each denial recorded', async (t) => {
+  const { call, dataDir, service } = await testApp(t);
+  const events = (): StoredEvent[] => readFileSync(join(dataDir, 'events.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as StoredEvent);
+  const teamOwner = { type: 'user', id: 'olivia' } as const;
+  const reviewer = { type: 'user', id: 'rita' } as const;
+  t.equal((await call('/v1/team/owner', { body: { actor: teamOwner, email: 'olivia@example.com' } })).status, 201);
+  const invite = await call('/v1/team/invites', { body: { email: 'rita@example.com', role: 'governance_reviewer', actor: teamOwner } });
+  t.equal((await call(`/v1/team/invites/${invite.json.invite_id}/accept`, { body: { token: invite.json.token, actor: reviewer } })).status, 201);
+  t.equal((await call('/v1/governance/assets', { body: { asset_id: 'bot-1', name: 'Notes bot', purpose: 'Summarise meeting notes', owner, deployment_context: 'internal', models: [{ provider: 'acme', name: 'm1' }], actor: requester } })).status, 201);
+  const MINIMAL = { data_sensitivity: 0, decision_impact: 0, autonomy: 0, vendor_maturity: 0, prohibited_practice: 0 };
+  t.equal((await call('/v1/risk/evaluations', { body: { asset_id: 'bot-1', risk_inputs: MINIMAL, actor: requester } })).status, 201);
+  const review = (await call('/v1/reviews?asset_id=bot-1')).json.reviews[0].review_id as string;
+
+  // Ten evaluations sent the moment the retirement is handed to the log: each decides on the index,
+  // where the asset is not retired yet, and reaches the writer after the retirement.
+  const evaluate = (k: number) => call('/v1/risk/evaluations', { body: { asset_id: 'bot-1', risk_inputs: MINIMAL, actor: requester }, idempotencyKey: `race-${k}` });
+  const append = service.store.append;
+  let racing: ReturnType<typeof evaluate>[] = [];
+  service.store.append = (unit, expect, options) => {
+    const appended = append(unit, expect, options);
+    if (racing.length === 0 && unit.some((e) => e.kind === 'review.completed')) racing = Array.from({ length: 10 }, (_, k) => evaluate(k));
+    return appended;
+  };
+  const retired = await call(`/v1/reviews/${review}/complete`, { body: { outcome: 'retire', notes: 'No longer used', actor: reviewer } });
+  t.equal(retired.status, 201, 'the retirement is recorded');
+  const answers = await Promise.all(racing);
+  service.store.append = append;
+  t.same(answers.map((a) => [a.status, a.json.code]), Array.from({ length: 10 }, () => [409, 'asset_retired']), 'each is refused: the asset is retired');
+  const log = events();
+  const retiredAt = log.find((e) => e.kind === 'review.completed')!.seq;
+  t.notOk(log.some((e) => e.kind === 'risk.evaluated' && e.seq > retiredAt), 'no evaluation of the asset is sealed after its retirement');
+  const denied = log.filter((e) => e.kind === 'access.logged' && e.seq > retiredAt && (e.payload as { outcome?: string }).outcome === 'denied');
+  t.equal(denied.length, 10, 'each refusal left one denied access entry (recorded on the settled index, not in the writer)');
 });
