@@ -4,7 +4,8 @@
 // 201, they share batches, each supersedes the one sealed before it, and exactly one approval —
 // the latest evaluation's — is left pending; the index, rebuilt from the log, says the same. An
 // evaluation queued behind the asset's retirement is not evaluated in the writer: it is refused
-// the slow way, 409 asset_retired with its denial recorded.
+// the slow way, 409 asset_retired with its denial recorded. Re-posts of one asset are consecutive
+// revisions, and ones naming the same If-Match version are one 201 and 412s.
 import t from 'tap';
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -92,4 +93,25 @@ t.test('evaluations queued behind the asset\'s retirement: decided again, refuse
   t.notOk(log.some((e) => e.kind === 'risk.evaluated' && e.seq > retiredAt), 'no evaluation of the asset is sealed after its retirement');
   const denied = log.filter((e) => e.kind === 'access.logged' && e.seq > retiredAt && (e.payload as { outcome?: string }).outcome === 'denied');
   t.equal(denied.length, 10, 'each refusal left one denied access entry (recorded on the settled index, not in the writer)');
+});
+
+t.test('re-posts of one asset at once: each the next revision; with one If-Match, one 201 and the rest 412', async (t) => {
+  const { call, dataDir } = await testApp(t);
+  const events = (): StoredEvent[] => readFileSync(join(dataDir, 'events.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as StoredEvent);
+  const body = (n: number) => ({ asset_id: 'hot-2', name: `Screening model, take ${n}`, purpose: 'Rank job applications', owner, deployment_context: 'HR', models: [{ provider: 'acme', name: 'm1' }], actor: requester });
+  t.equal((await call('/v1/governance/assets', { body: body(0) })).status, 201);
+  const answers = await Promise.all(Array.from({ length: 10 }, (_, k) => call('/v1/governance/assets', { body: body(k + 1), idempotencyKey: `repost-${k}` })));
+  t.same(answers.map((a) => a.status), Array.from({ length: 10 }, () => 201), 'every re-post is a revision: none is refused');
+  const revisions = () => events().filter((e) => e.kind === 'governance.asset.registered').map((e) => (e.payload as { revision: number }).revision);
+  t.same(revisions(), Array.from({ length: 11 }, (_, k) => k + 1), 'revisions 1 to 11, in log order, none twice');
+  const asset = await call('/v1/governance/assets/hot-2');
+  t.equal(asset.json.revision, 11);
+
+  // Five re-posts naming the version they read: the first one sealed wins, the others are stale.
+  const etag = asset.headers.get('etag')!;
+  const before = events().length;
+  const guarded = await Promise.all(Array.from({ length: 5 }, (_, k) => call('/v1/governance/assets', { body: body(20 + k), headers: { 'If-Match': etag }, idempotencyKey: `guarded-${k}` })));
+  t.same(guarded.map((a) => a.status).sort(), [201, 412, 412, 412, 412], 'one 201, four 412');
+  for (const a of guarded.filter((x) => x.status === 412)) t.equal(a.json.code, 'precondition_failed');
+  t.same(events().slice(before).map((e) => e.kind), ['governance.asset.registered', 'access.logged'], 'only the winner wrote');
 });

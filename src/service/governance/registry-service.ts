@@ -42,11 +42,11 @@ export type AssetBody = AssetRegistration & { asset_id?: string; actor?: Actor }
 export async function registerAsset(deps: ServiceDeps, ctx: WriteContext, body: AssetBody) {
   const assetId = body.asset_id ?? deps.newId('ast');
   const actor = actingAs(ctx, body.actor);
-  const result = await decideAndAppend(deps, ctx, () => {
-    const asset = deps.gov.asset(ctx.scope, assetId);
-    const read = assetRead(deps, ctx.scope, assetId);
-    const { actor: _a, asset_id: _i, ...registration } = body;
+  const { actor: _a, asset_id: _i, ...registration } = body;
+  // The next revision of the asset as it stands (the first when there is none).
+  const decideOn = (asset: AssetState | undefined, version: number): Decision => {
     const payload = assetRegisteredPayload(asset, assetId, registration);
+    const read = { stream: assetStream(ctx.scope, assetId), version, what: `Asset ${assetId}` };
     return {
       events: [
         pendingEvent(ctx, deps.newId, { kind: ASSET_REGISTERED, actor, payload: json(payload) }),
@@ -55,6 +55,14 @@ export async function registerAsset(deps: ServiceDeps, ctx: WriteContext, body: 
       read: [read],
       ifMatch: read,
     };
+  };
+  const result = await decideAndAppend(deps, ctx, () => decideOn(deps.gov.asset(ctx.scope, assetId), deps.gov.streamVersion(assetStream(ctx.scope, assetId))), {
+    // Re-posts of one asset sent at once: each is decided again in the writer on the revision sealed
+    // before it, so each is the next revision. With If-Match, a moved-on asset stays a 412.
+    redecide: (view) => {
+      const asset = sealedAsset(deps, ctx.scope, assetId, view);
+      return asset === undefined ? null : decideOn(asset, view.streamVersion(assetStream(ctx.scope, assetId)));
+    },
   });
   await deps.store.settled();
   return { asset: assetView(deps.gov.asset(ctx.scope, assetId)!, deps.clock(), policyOptions(deps)), version: deps.gov.streamVersion(assetStream(ctx.scope, assetId)), event: binding(result), replayed: result.replayed };
