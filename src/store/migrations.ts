@@ -173,9 +173,9 @@ export const MIGRATIONS: string[] = [
   CREATE INDEX gov_incidents_counted ON gov_incidents (scope, serious, status, severity);
   CREATE TABLE gov_evidence_foreign (scope TEXT NOT NULL, task_id TEXT NOT NULL, artifact_id TEXT NOT NULL, PRIMARY KEY (scope, task_id, artifact_id)) WITHOUT ROWID;
   `,
-  // 9: the events whose payload names an asset (asset_id), by asset and kind: an asset's
-  // evaluations, the evidence attached naming it and its reviews are read from its own rows, not
-  // from every event of the kind in the scope (which made GET …/risk grow with the whole registry).
+  // 9: an asset's evaluations, the evidence attached naming it and its reviews (the events of those
+  // kinds whose payload's asset_id names it), by asset and kind: read from the asset's own rows,
+  // not from every event of the kind in the scope (which made GET …/risk grow with the registry).
   // And the access log's entries by the tasks they name (task_ids): a packet's snapshot reads the
   // entries about its tasks, not the scope's whole access log. And posture items by profile and
   // subject, which the posture routes read instead of folding every posture update of the scope.

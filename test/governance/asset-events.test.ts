@@ -1,11 +1,11 @@
-// An asset's history is read from its own rows (asset_events, index migration 9): the events whose
-// payload names the asset, by kind. GET …/risk lists the asset's evaluations and nobody else's,
+// An asset's history is read from its own rows (asset_events, index migration 9): the evaluations,
+// attached evidence and reviews whose payload names the asset, by kind. GET …/risk lists the asset's evaluations and nobody else's,
 // the index holds exactly the asset's events, and an index made before the table existed is
 // rebuilt from the log at start, with the same answers.
 import t from 'tap';
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
-import { testApp } from '../fixtures/test-app.ts';
+import { rawEvent, SCOPE_A, testApp } from '../fixtures/test-app.ts';
 
 const HIGH = { data_sensitivity: 3, decision_impact: 3, autonomy: 2, vendor_maturity: 2, prohibited_practice: 0 };
 const owner = { type: 'user', id: 'owner-1' } as const;
@@ -38,7 +38,12 @@ t.test('an asset\'s evaluations come from its own rows; an older index is rebuil
   const evaluated = (id: string) => rows.filter((r) => r.asset_id === id && r.kind === 'risk.evaluated').length;
   t.equal(evaluated('asset-a'), 2);
   t.equal(evaluated('asset-b'), 1);
-  t.same([...new Set(rows.map((r) => r.kind))].sort(), ['governance.asset.registered', 'risk.evaluated'], 'only events whose payload names an asset');
+  t.same([...new Set(rows.map((r) => r.kind))], ['risk.evaluated'], 'only the kinds an asset\'s history is read by');
+  // An extension event that names an asset in its payload is no part of the asset's history.
+  const note = await call('/v1/events', { body: rawEvent(SCOPE_A, { payload: { asset_id: 'asset-a', text: 'a note about asset-a' } }), idempotencyKey: 'note-1' });
+  t.equal(note.status, 201, note.text);
+  await service.store.settled();
+  t.equal(service.store.index.db.prepare<[], { n: number }>('SELECT count(*) AS n FROM asset_events').get()!.n, rows.length, 'nothing indexed for it');
   const evidence = await call('/v1/governance/assets/asset-a/evidence');
   t.equal(evidence.status, 200);
   await first.close();

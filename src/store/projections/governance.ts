@@ -9,13 +9,16 @@ import { sha256Hex } from '../../domain/canonical-json.ts';
 import type { StoredEvent } from '../../domain/event.ts';
 import { applyAssetEvent, assetIdOf, assetStatus, compactAsset, latestApproval, type AssetState } from '../../domain/governance/assets.ts';
 import { approvalStatus, currentStep, type Approval } from '../../domain/governance/approvals.ts';
-import { reviewSchedule } from '../../domain/governance/reviews.ts';
+import { REVIEW_COMPLETED, reviewSchedule } from '../../domain/governance/reviews.ts';
 import { applyIncidentEvent, incidentIdOf, type Incident } from '../../domain/governance/incidents.ts';
 import { applyPostureEvent, postureItemKey, REGULATORY_POSTURE_UPDATED, type PostureItem, type PostureUpdatedPayload } from '../../domain/governance/regulatory.ts';
 import { applyTrustEvent, buildTrustPool, EVIDENCE_REVIEWED_KIND, EVIDENCE_SANITIZED_KIND, type PoolEntry } from '../../domain/evidence-pool.ts';
 import { applyTeamEvent, type Team } from '../../domain/governance/team.ts';
 import { applyVendorEvent, VENDOR_ASSESSED, type VendorState } from '../../domain/governance/vendors.ts';
 import { scopeKey, type Apply } from './core.ts';
+
+/** The kinds whose events an asset's own rows (asset_events) list: GET …/risk and …/evidence read them. */
+const ASSET_HISTORY_KINDS: ReadonlySet<string> = new Set(['risk.evaluated', 'evidence.attached', REVIEW_COMPLETED]);
 
 export function governanceProjection(db: Database.Database): Apply {
   const getAsset = db.prepare<[string, string], { state: string }>('SELECT state FROM gov_assets WHERE scope = ? AND asset_id = ?');
@@ -96,9 +99,12 @@ export function governanceProjection(db: Database.Database): Apply {
   const apply: Apply = (event) => {
     // Any kind may cite evidence, so the pool sees every event before the kinds below claim theirs.
     evidence(event);
-    // Any kind may name an asset in its payload (an evaluation, evidence attached for it, a review).
-    const namedAsset = (event.payload as { asset_id?: unknown }).asset_id;
-    if (typeof namedAsset === 'string') putAssetEvent.run(scopeKey(event), namedAsset, event.kind, event.seq);
+    // The kinds an asset's history is read by (its evaluations, the evidence attached naming it, its
+    // reviews), under the asset their payload names; an extension event's asset_id is no asset's.
+    if (ASSET_HISTORY_KINDS.has(event.kind)) {
+      const namedAsset = (event.payload as { asset_id?: unknown }).asset_id;
+      if (typeof namedAsset === 'string') putAssetEvent.run(scopeKey(event), namedAsset, event.kind, event.seq);
+    }
     if (event.kind === 'access.logged') {
       // An access entry about tasks (a packet exported, a claim read) is found from each of them.
       const taskIds = (event.payload as { task_ids?: unknown }).task_ids;
