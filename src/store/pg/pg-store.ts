@@ -98,13 +98,33 @@ export function safeUrl(databaseUrl: string): string {
   }
 }
 
+/**
+ * A connection of the pool for a caller that holds it across several queries. The pool listens for
+ * the errors of idle connections only: a connection the server drops while it is checked out (a
+ * restart, a failover, pg_terminate_backend) emits an error nobody would hear, which ends the
+ * process. Here it is heard and logged; the query in flight, or the next one, fails and the caller
+ * answers for it (a write: 503, retry with the same key). Released, the connection is the pool's
+ * again, and so are its errors.
+ */
+export async function checkOut(pool: pg.Pool, warn: (message: string) => void): Promise<pg.PoolClient> {
+  const client = await pool.connect();
+  const heard = (err: Error) => warn(`A database connection failed while in use (${err.message}); what it was doing fails and is answered as such.`);
+  client.on('error', heard);
+  const release = client.release.bind(client);
+  client.release = (err?: Error | boolean) => {
+    client.removeListener('error', heard);
+    release(err);
+  };
+  return client;
+}
+
 export async function openPgStore(options: PgStoreOptions): Promise<PgStore> {
   const { warn } = options;
   const pool = new pg.Pool(pgConfig(options.databaseUrl, options.poolSize ?? 8));
   // An idle client's error (the server restarted) must not crash the process: the next query reconnects.
   pool.on('error', (err) => warn(`A database connection failed while idle (${err.message}); it is replaced on the next query.`));
   try {
-    const client = await pool.connect().catch((err: unknown) => {
+    const client = await checkOut(pool, warn).catch((err: unknown) => {
       throw unreachable(options.databaseUrl, err);
     });
     try {
@@ -232,7 +252,7 @@ export async function openPgStore(options: PgStoreOptions): Promise<PgStore> {
   const commitBatch = async (batch: Queued[]): Promise<void> => {
     let client: pg.PoolClient;
     try {
-      client = await pool.connect();
+      client = await checkOut(pool, warn);
     } catch (err) {
       for (const item of batch) item.reject(new AppError('store_unavailable', 'The database cannot be reached; nothing was recorded. Try again.', { cause: err }));
       return;
