@@ -4,6 +4,7 @@
 // released, it leaves the pool, and the next connection works.
 import t from 'tap';
 import pg from 'pg';
+import { withDatabase } from '../../src/store/pg/pg-log-tools.ts';
 import { checkOut, pgConfig } from '../../src/store/pg/pg-store.ts';
 import { testDatabase } from '../fixtures/postgres.ts';
 
@@ -33,4 +34,19 @@ t.test('a checked-out connection the server drops: logged, its query fails, the 
   t.same((await next.query<{ one: number }>('SELECT 1 AS one')).rows, [{ one: 1 }], 'the next connection works');
   next.release();
   t.equal(warnings.length, heard, 'nothing was reported after the release');
+});
+
+t.test('a command\'s connection the server drops: the command fails with the error, the process stays', async (t) => {
+  const url = await testDatabase(t);
+  if (url === null) return;
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  t.teardown(() => admin.end());
+  const outcome = withDatabase(url, async (client) => {
+    const pid = (await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
+    await admin.query('SELECT pg_terminate_backend($1)', [pid]);
+    await new Promise((r) => setTimeout(r, 200)); // the connection's end arrives between queries
+    return client.query('SELECT 1');
+  });
+  await t.rejects(outcome, 'the command fails with the dropped connection\'s error');
 });

@@ -17,6 +17,9 @@ import { eventColumns, INSERT_EVENTS, pgConfig, unreachable } from './pg-store.t
 /** Runs `work` on one connection to the database, closed afterwards. */
 export async function withDatabase<T>(databaseUrl: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client(pgConfig(databaseUrl));
+  // A connection the server drops also fails the query in flight (or the next one), which the
+  // command reports; unheard, the error event would end the process with a stack trace instead.
+  client.on('error', () => {});
   try {
     await client.connect();
   } catch (err) {
