@@ -23,8 +23,10 @@ const json = (value: object) => value as unknown as { [key: string]: Json };
 /** Page sizes of the governance lists. */
 export const GOV_PAGE = { default: 50, max: 200 } as const;
 
-function assetRead(deps: ServiceDeps, scope: Scope, assetId: string): StreamRead {
-  return streamRead(deps, assetStream(scope, assetId), `Asset ${assetId}`);
+/** The asset's stream at the version the index holds, or at the one `versionOf` says (the log's writer, deciding again). */
+function assetRead(deps: ServiceDeps, scope: Scope, assetId: string, versionOf: (stream: string) => number = deps.gov.streamVersion): StreamRead {
+  const stream = assetStream(scope, assetId);
+  return { stream, version: versionOf(stream), what: `Asset ${assetId}` };
 }
 
 function streamRead(deps: ServiceDeps, stream: string, what: string): StreamRead {
@@ -44,9 +46,8 @@ export async function registerAsset(deps: ServiceDeps, ctx: WriteContext, body: 
   const actor = actingAs(ctx, body.actor);
   const { actor: _a, asset_id: _i, ...registration } = body;
   // The next revision of the asset as it stands (the first when there is none).
-  const decideOn = (asset: AssetState | undefined, version: number): Decision => {
+  const decideOn = (asset: AssetState | undefined, read: StreamRead): Decision => {
     const payload = assetRegisteredPayload(asset, assetId, registration);
-    const read = { stream: assetStream(ctx.scope, assetId), version, what: `Asset ${assetId}` };
     return {
       events: [
         pendingEvent(ctx, deps.newId, { kind: ASSET_REGISTERED, actor, payload: json(payload) }),
@@ -56,12 +57,12 @@ export async function registerAsset(deps: ServiceDeps, ctx: WriteContext, body: 
       ifMatch: read,
     };
   };
-  const result = await decideAndAppend(deps, ctx, () => decideOn(deps.gov.asset(ctx.scope, assetId), deps.gov.streamVersion(assetStream(ctx.scope, assetId))), {
+  const result = await decideAndAppend(deps, ctx, () => decideOn(deps.gov.asset(ctx.scope, assetId), assetRead(deps, ctx.scope, assetId)), {
     // Re-posts of one asset sent at once: each is decided again in the writer on the revision sealed
     // before it, so each is the next revision. With If-Match, a moved-on asset stays a 412.
     redecide: (view) => {
       const asset = sealedAsset(deps, ctx.scope, assetId, view);
-      return asset === undefined ? null : decideOn(asset, view.streamVersion(assetStream(ctx.scope, assetId)));
+      return asset === undefined ? null : decideOn(asset, assetRead(deps, ctx.scope, assetId, view.streamVersion));
     },
   });
   await deps.store.settled();
@@ -118,7 +119,7 @@ export async function evaluateAssetRisk(deps: ServiceDeps, ctx: WriteContext, bo
   // What the evaluation appends, decided on the asset as it stands: the evaluation, the approval it
   // needs (one unit: both or neither) and its access entry, expecting the asset and every vendor the
   // derived maturity read to be where they were.
-  const decideOn = (asset: AssetState, assetVersion: number): Decision => {
+  const decideOn = (asset: AssetState, read: StreamRead): Decision => {
     const now = deps.clock();
     // A vendor_maturity above what the asset's current vendor assessments derive is a warning.
     const derived = assetVendorMaturity(deps, ctx.scope, asset, now);
@@ -137,14 +138,14 @@ export async function evaluateAssetRisk(deps: ServiceDeps, ctx: WriteContext, bo
     if (request) events.push(pendingEvent(ctx, deps.newId, { kind: 'approval.requested', actor, payload: json(request) }));
     events.push(accessEvent(deps, ctx, actor, { action: 'created', outcome: 'allowed', resource: { type: 'risk_evaluation', id: evaluationId } }));
     const vendors = (asset.registration.vendor_ids ?? []).map((id) => streamRead(deps, vendorStream(ctx.scope, id), `Vendor ${id}`));
-    return { events, read: [{ stream: assetStream(ctx.scope, assetId), version: assetVersion, what: `Asset ${assetId}` }, ...vendors] };
+    return { events, read: [read, ...vendors] };
   };
   const result = await decideAndAppend(deps, ctx, async () => {
     const asset = await findAsset(deps, ctx, assetId, actor);
     if (asset.retired_at !== undefined) {
       return deny(deps, ctx, actor, { type: 'asset', id: assetId }, { code: 'asset_retired', message: `Asset ${assetId} was retired at ${asset.retired_at}; a retired asset is not evaluated. Register it again under a new asset_id to bring it back.` });
     }
-    return decideOn(asset, deps.gov.streamVersion(assetStream(ctx.scope, assetId)));
+    return decideOn(asset, assetRead(deps, ctx.scope, assetId));
   }, {
     tentative: true,
     // Evaluations of one asset sent at once: each is decided again in the writer on the asset as the
@@ -152,7 +153,7 @@ export async function evaluateAssetRisk(deps: ServiceDeps, ctx: WriteContext, bo
     // batch. An asset retired meanwhile is refused the slow way (the denial is recorded there).
     redecide: (view) => {
       const asset = sealedAsset(deps, ctx.scope, assetId, view);
-      return asset === undefined || asset.retired_at !== undefined ? null : decideOn(asset, view.streamVersion(assetStream(ctx.scope, assetId)));
+      return asset === undefined || asset.retired_at !== undefined ? null : decideOn(asset, assetRead(deps, ctx.scope, assetId, view.streamVersion));
     },
   });
   const evaluation = result.events[0]!;
@@ -170,8 +171,7 @@ function sealedAsset(deps: ServiceDeps, scope: Scope, assetId: string, view: Sea
   const key = assetStream(scope, assetId);
   const memo = view.memo.get(key) as { seq: number; value: AssetState } | undefined;
   // A remembered state is current unless the index holds an event of the asset it did not see.
-  let asset = memo !== undefined && memo.seq >= indexed.last_seq ? memo.value : indexed;
-  let seq = memo !== undefined && memo.seq >= indexed.last_seq ? memo.seq : indexed.last_seq;
+  let { seq, value: asset } = memo !== undefined && memo.seq >= indexed.last_seq ? memo : { seq: indexed.last_seq, value: indexed };
   for (const event of view.eventsAfter(seq)) {
     seq = event.seq;
     if (event.tenant_id === scope.tenant_id && event.workspace_id === scope.workspace_id && event.project_id === scope.project_id && assetIdOf(event) === assetId) {
