@@ -3,7 +3,7 @@
 // index writer's thread when a running preview finds its index corrupt). Nothing here is a source
 // of truth.
 import Database from 'better-sqlite3';
-import { closeSync, fsyncSync, openSync, renameSync, rmSync } from 'node:fs';
+import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { StoredEvent } from '../domain/event.ts';
 import { AppError } from '../errors.ts';
@@ -184,7 +184,20 @@ export function replaceIndexFile(path: string, logPath: string, tail: LogExtent,
   return openIndexDb(path, projections);
 }
 
-function syncPath(path: string): void {
+/** Writes `text` to `path` and flushes the file and its directory: it outlives a crash once this returns. */
+export function writeFileDurably(path: string, text: string): void {
+  const fd = openSync(path, 'w');
+  try {
+    writeSync(fd, text);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  syncPath(dirname(path));
+}
+
+/** fsync of a file or a directory (a rename or a removal is durable once its directory is). */
+export function syncPath(path: string): void {
   const fd = openSync(path, 'r');
   try {
     fsyncSync(fd);

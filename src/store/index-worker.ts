@@ -15,8 +15,11 @@ const port = parentPort!;
 /** How much lower than the event loop's this thread's priority is (Linux nice value). */
 const INDEX_WRITER_NICE = 10;
 lowerThreadPriority();
-const { path, logPath, check, rebuild } = workerData as IndexWorkerData;
+const { path, logPath, check, unsynced, rebuild } = workerData as IndexWorkerData;
 const index = rebuild === null ? openIndexDb(path, EXTRA_PROJECTIONS) : replaceIndexFile(path, logPath, rebuild, EXTRA_PROJECTIONS);
+// No fsync for this connection's commits and checkpoints: the store rebuilds the index after a
+// restart of the machine and flushes it at a clean stop (unsynced-index.ts).
+if (unsynced) index.db.pragma('synchronous = OFF');
 const reply = (message: IndexReply) => port.postMessage(message);
 let queued: Array<Extract<IndexRequest, { type: 'apply' }>> = [];
 let closing = false;

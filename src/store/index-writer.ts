@@ -65,6 +65,8 @@ export async function startIndexWriter(options: {
   startSeq: number;
   /** Run SQLite's quick_check in the worker once it runs (an index too big to check at start). */
   checkInBackground: boolean;
+  /** Write without fsync (synchronous = OFF): the caller rebuilds the index after a restart of the machine (unsynced-index.ts). */
+  unsynced?: boolean;
   /**
    * Build the index afresh from the log up to here before anything else (beside the old file, which
    * nothing may hold open any more, then in its place); `startSeq` is this extent's seq.
@@ -79,7 +81,7 @@ export async function startIndexWriter(options: {
   linger?: { ms: number; events: number };
 }): Promise<IndexWriter> {
   const linger = options.linger ?? { ms: LINGER_MS, events: LINGER_EVENTS };
-  const worker = spawnWorker({ path: options.path, logPath: options.logPath, check: options.checkInBackground, rebuild: options.rebuildUpTo ?? null });
+  const worker = spawnWorker({ path: options.path, logPath: options.logPath, check: options.checkInBackground, unsynced: options.unsynced ?? false, rebuild: options.rebuildUpTo ?? null });
   let indexed = options.startSeq;
   /** The last seq handed to this writer, and the last one posted to the worker. */
   let sent = options.startSeq;
@@ -219,7 +221,7 @@ export async function startIndexWriter(options: {
  * sources. A worker runs plain Node, so from the sources it first registers tsx's loader (loader
  * flags of the parent, like tap's --import=tsx, do not reach a worker's module loading here).
  */
-export type IndexWorkerData = { path: string; logPath: string; check: boolean; rebuild: LogExtent | null };
+export type IndexWorkerData = { path: string; logPath: string; check: boolean; unsynced: boolean; rebuild: LogExtent | null };
 
 function spawnWorker(workerData: IndexWorkerData): Worker {
   if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./index-worker.mjs', import.meta.url), { workerData });

@@ -2,7 +2,7 @@
 // the index caught up with the log (or rebuilt) at start, kept up by a worker thread while running
 // and rebuilt by a new one when it is found corrupt while running, and the append path that ties
 // them together.
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, readSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ZERO_HASH, type StoredEvent } from '../domain/event.ts';
 import { AppError } from '../errors.ts';
@@ -12,11 +12,12 @@ import { committedReads } from './committed-state.ts';
 import { openEventLog, readLastLine, truncateDurably, type AppendResult, type EventLog, type LogTail, type PendingEvent } from './event-log.ts';
 import type { Expectation } from './expectations.ts';
 import type { AppendOptions } from './seal-batch.ts';
-import { catchUpIndex, freshIndexPathOf, openIndexDb, rebuildIndexFile, removeIndexFiles, type IndexDb, type ProjectionFactory } from './index-db.ts';
+import { catchUpIndex, freshIndexPathOf, openIndexDb, rebuildIndexFile, removeIndexFiles, writeFileDurably, type IndexDb, type ProjectionFactory } from './index-db.ts';
 import { indexHandle } from './index-handle.ts';
 import { indexListeners } from './index-listeners.ts';
 import { MAX_BEHIND, startIndexWriter, type IndexStatus, type IndexWriter } from './index-writer.ts';
 import { EXTRA_PROJECTIONS } from './projections/registry.ts';
+import { currentBootId, markIndexUnsynced, settleUnsyncedIndex, unsyncedIndexLost } from './unsynced-index.ts';
 import { createWriteGate } from './write-gate.ts';
 
 export type Store = {
@@ -99,9 +100,14 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     const logPath = logPathOf(dataDir);
     if (!existsSync(logPath)) writeFileSync(logPath, '');
     const tail = recoverTail(logPath, warn);
-    const index = indexHandle(openCaughtUpIndex(dataDir, tail, EXTRA_PROJECTIONS, warn));
+    const bootId = currentBootId();
+    const index = indexHandle(openCaughtUpIndex(dataDir, tail, EXTRA_PROJECTIONS, warn, bootId));
     try {
       const indexPath = indexPathOf(dataDir);
+      // From here the index writer writes without fsync (unsynced-index.ts): where this boot can be
+      // told, a marker says so first, and a start after a restart of the machine rebuilds the index.
+      const unsynced = bootId !== null;
+      if (unsynced) markIndexUnsynced(dataDir, bootId);
       // The data-dir lock makes this gate the only writer of the log: it may filter the keys (read
       // from the index once the preview is up, not on its way up).
       const gate = createWriteGate(committedReads(index.db, { filterKeys: { startAfterMs: 1_000 } }));
@@ -117,6 +123,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
           logPath,
           startSeq,
           checkInBackground,
+          unsynced,
           ...(options.indexLinger ? { linger: options.indexLinger } : {}),
           ...(rebuildUpTo === null ? {} : { rebuildUpTo: { seq: rebuildUpTo.seq, size: rebuildUpTo.size } }),
           onCorrupt: (message) => {
@@ -258,6 +265,12 @@ export async function openStore(options: StoreOptions): Promise<Store> {
             stopping = true;
             await writer.close();
             index.close();
+            // Nothing writes the index now: flushed to disk, it no longer needs its marker.
+            try {
+              settleUnsyncedIndex(dataDir, indexPath);
+            } catch (err) {
+              warn(`Could not flush the index to disk (${(err as Error).message}); the next start after a restart of the machine rebuilds it from the log.`);
+            }
             await lock.release();
           })();
           return closing;
@@ -305,12 +318,15 @@ export function recoverTail(logPath: string, warn: (m: string) => void): LogTail
   }
 }
 
-function openCaughtUpIndex(dataDir: string, tail: LogTail, projections: ProjectionFactory[], warn: (m: string) => void): IndexDb {
+function openCaughtUpIndex(dataDir: string, tail: LogTail, projections: ProjectionFactory[], warn: (m: string) => void, bootId: string | null): IndexDb {
   const indexPath = indexPathOf(dataDir);
   const marker = rebuildMarkerOf(dataDir);
+  const lost = unsyncedIndexLost(dataDir, bootId);
   let index: IndexDb | null = null;
   if (existsSync(marker)) {
     warn(`The index at ${indexPath} was found corrupt while the preview ran (${readFileSync(marker, 'utf8').trim()}); rebuilding it from the log.`);
+  } else if (lost !== null) {
+    warn(`The index at ${indexPath} may have lost writes: ${lost}; rebuilding it from the log.`);
   } else {
     if (tail.seq > 0 && !existsSync(indexPath)) warn(`The index at ${indexPath} is missing; rebuilding it from the log.`);
     try {
@@ -408,13 +424,7 @@ export function rebuildIndex(dataDir: string, tail: LogTail, projections: Projec
 function writeMarker(marker: string, message: string, warn: (m: string) => void): void {
   if (existsSync(marker)) return;
   try {
-    const fd = openSync(marker, 'w');
-    try {
-      writeSync(fd, `${message}\n`);
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
+    writeFileDurably(marker, `${message}\n`);
   } catch (err) {
     warn(`Could not write ${marker} (${(err as Error).message}); if the preview stops before the index is rebuilt, run gov store rebuild-index.`);
   }

@@ -1,7 +1,8 @@
 // `gov events verify` and `gov store rebuild-index`: the offline checks and repair of a data dir.
 import { resolveDataDir } from '../../config.ts';
 import { acquireDataDirLock } from '../../store/data-dir-lock.ts';
-import { logPathOf, rebuildIndex, recoverTail } from '../../store/store.ts';
+import { indexPathOf, logPathOf, rebuildIndex, recoverTail } from '../../store/store.ts';
+import { settleUnsyncedIndex } from '../../store/unsynced-index.ts';
 import { verifyLog, type LogVerification } from '../../store/verify-log.ts';
 import type { CliIo, CommandResult } from '../io.ts';
 
@@ -48,6 +49,8 @@ export async function storeRebuildIndex(options: { dataDir?: string }, io: CliIo
     const index = rebuildIndex(dataDir, tail);
     const seq = index.lastSeq();
     index.close();
+    // A marker left by a preview that ran unsynced speaks of the old file: this one is flushed and replaces it.
+    settleUnsyncedIndex(dataDir, indexPathOf(dataDir));
     const seconds = (performance.now() - started) / 1000;
     const rate = seconds > 0 ? Math.round(seq / seconds) : seq;
     return { exitCode: 0, json: { rebuilt: true, events: seq, seconds, events_per_second: rate }, text: `rebuilt the index from ${seq} events in ${seconds.toFixed(2)} s (${rate} events/s)\n` };

@@ -458,6 +458,9 @@ async function loadIndex(pool: pg.Pool, path: string): Promise<ReturnType<typeof
       last = { seq: end.seq, hash: end.event_hash };
     }
     endBulkLoad(index);
+    // This cache is built afresh at every start, so nothing is gained by syncing it to disk: its
+    // commits and checkpoints skip the fsync (the database's own durability is PostgreSQL's).
+    index.db.pragma('synchronous = OFF');
     return index;
   } catch (err) {
     index.close();
