@@ -7,11 +7,19 @@
 import { readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
-import { openIndexDb, readLogLines, replaceIndexFile } from './index-db.ts';
+import { flushIndexFiles, openIndexDb, readLogLines, replaceIndexFile } from './index-db.ts';
 import type { IndexReply, IndexRequest, IndexWorkerData } from './index-writer.ts';
 import { EXTRA_PROJECTIONS } from './projections/registry.ts';
 
 const port = parentPort!;
+/**
+ * How often an unsynced index is handed to the disk all the same. Left to the kernel, its dirty
+ * pages went out in bursts ~30 s old, and the log's durable writes queued behind them: an open loop
+ * of 2,000 appends/s after 30 s of load saw single log writes take 90–150 ms and a p99 of 165–210 ms.
+ * Flushed every 250 ms, the p99 was 10–13 ms (synced as before: 11–17 ms), and the pages rewritten
+ * in between still reach the disk once (130 MB written for 22,000 events, against 640 MB synced).
+ */
+const FLUSH_EVERY_MS = 250;
 /** How much lower than the event loop's this thread's priority is (Linux nice value). */
 const INDEX_WRITER_NICE = 10;
 lowerThreadPriority();
@@ -20,6 +28,17 @@ const index = rebuild === null ? openIndexDb(path, EXTRA_PROJECTIONS) : replaceI
 // No fsync for this connection's commits and checkpoints: the store rebuilds the index after a
 // restart of the machine and flushes it at a clean stop (unsynced-index.ts).
 if (unsynced) index.db.pragma('synchronous = OFF');
+let flushedAt = performance.now();
+
+/** Hands the index's dirty pages to the disk; one that fails is left to the kernel (nothing depends on it). */
+function flush(): void {
+  flushedAt = performance.now();
+  try {
+    flushIndexFiles(path);
+  } catch {
+    // The marker already says the index may lack what the disk did not get.
+  }
+}
 const reply = (message: IndexReply) => port.postMessage(message);
 let queued: Array<Extract<IndexRequest, { type: 'apply' }>> = [];
 let closing = false;
@@ -46,6 +65,7 @@ function drain(): void {
       index.applyBatch(rows, last.to);
       failures = 0;
       reply({ type: 'applied', seq: last.lastSeq });
+      if (unsynced && performance.now() - flushedAt >= FLUSH_EVERY_MS) flush();
     } catch (err) {
       // Nothing of the transaction stayed: keep the batches and try again later, in order.
       queued = batches.concat(queued);
