@@ -73,7 +73,7 @@ export type StoreOptions = {
   /** Called once per written batch (one durable write): units and events in it. */
   onBatch?: (units: number, events: number) => void;
   /** How long durable batches wait to be indexed together (index-writer.ts); its defaults unless given (tests). */
-  indexLinger?: { ms: number; events: number };
+  indexLinger?: { ms: number; events: number; quietMs?: number };
 };
 
 export function logPathOf(dataDir: string): string {

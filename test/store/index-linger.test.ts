@@ -1,5 +1,6 @@
 // Durable batches linger before the index writer gets them (index-writer.ts), so that one index
-// transaction holds many batches; a reader never waits for the linger. And inside one transaction a
+// transaction holds many batches; a reader never waits for the linger, and while nobody reads the
+// linger is longer. And inside one transaction a
 // task that several events change is read once and written once (projections/core.ts), which must
 // give the row the fold gives, and a rolled-back transaction must leave nothing of it behind.
 import t, { type Test } from 'tap';
@@ -9,6 +10,7 @@ import type { StoredEvent } from '../../src/domain/event.ts';
 import { foldTask } from '../../src/domain/task.ts';
 import type { PendingEvent } from '../../src/store/event-log.ts';
 import { openIndexDb } from '../../src/store/index-db.ts';
+import { READERS_GONE_MS } from '../../src/store/index-writer.ts';
 import { EXTRA_PROJECTIONS } from '../../src/store/projections/registry.ts';
 import { sealEvent } from '../../src/store/seal-batch.ts';
 import { openStore, type Store } from '../../src/store/store.ts';
@@ -21,7 +23,7 @@ function pending(extra: Partial<PendingEvent> = {}): PendingEvent {
 }
 
 /** A store whose index applications are counted (each `onIndexed` is one transaction of the writer). */
-async function open(t: Test, linger?: { ms: number; events: number }): Promise<{ store: Store; applied: number[] }> {
+async function open(t: Test, linger?: { ms: number; events: number; quietMs?: number }): Promise<{ store: Store; applied: number[] }> {
   const store = await openStore({ dataDir: tempDir(t), clock: fixedClock(), warn: () => {}, ...(linger ? { indexLinger: linger } : {}) });
   t.teardown(() => store.close().catch(() => {}));
   const applied: number[] = [];
@@ -58,6 +60,26 @@ t.test('with the default linger the index catches up alone', async (t) => {
   for (let waited = 0; store.indexedSeq() < 3 && waited < 5_000; waited += 20) await sleep(20);
   t.equal(store.indexedSeq(), 3);
   t.ok(applied.length >= 1 && applied.length <= 2, `applied in ${applied.length} transaction(s)`);
+});
+
+t.test('while nobody reads the linger is the quiet one; after a read the short one, until readers are gone', async (t) => {
+  // Short linger 10 ms, quiet linger a minute: whether a batch reaches the index alone tells which one applies.
+  const { store } = await open(t, { ms: 10, events: 1_000, quietMs: 60_000 });
+  const indexedWithin = async (seq: number, ms: number) => {
+    for (let waited = 0; store.indexedSeq() < seq && waited < ms; waited += 20) await sleep(20);
+    return store.indexedSeq() >= seq;
+  };
+  await store.append([pending()]);
+  t.notOk(await indexedWithin(1, 300), 'no reader yet: the batch lingers (the quiet linger)');
+  await store.settled();
+  t.equal(store.indexedSeq(), 1, 'a reader flushes what lingers');
+  await store.append([pending()]);
+  t.ok(await indexedWithin(2, 5_000), 'a reader asked just now: the short linger sends the next batch alone');
+  await sleep(READERS_GONE_MS + 200);
+  await store.append([pending()]);
+  t.notOk(await indexedWithin(3, 300), `no read for ${READERS_GONE_MS} ms: the quiet linger again`);
+  await store.settled();
+  t.equal(store.indexedSeq(), 3);
 });
 
 function sealed(pendings: PendingEvent[], firstSeq: number, prev: string): Array<{ event: StoredEvent; line: string }> {
