@@ -2,7 +2,7 @@
 // posture items next) is a stream of events with a version, the seq of its last event. A write that
 // depends on an aggregate's state states that dependency as an expectation the log checks when it
 // seals the unit (docs/write-path.md); this module says which stream an event belongs to.
-import type { Scope } from './event.ts';
+import { sameScope, type Scope } from './event.ts';
 import { QUOTA_SCOPE } from './quota/quota-events.ts';
 
 /** What the log knows about a stream: its version (last seq) and whether a terminal event closed it. */
@@ -61,9 +61,7 @@ function payloadId(event: StreamMember, member: string): string | null {
 /** The stream an event extends, or null for events no route guards (notes, access logs, packets). */
 export function streamOf(event: StreamMember): string | null {
   if (event.task_id !== undefined) return taskStream(event, event.task_id);
-  if (event.tenant_id === QUOTA_SCOPE.tenant_id && event.workspace_id === QUOTA_SCOPE.workspace_id && event.project_id === QUOTA_SCOPE.project_id) {
-    return QUOTA_STREAM;
-  }
+  if (sameScope(event, QUOTA_SCOPE)) return QUOTA_STREAM;
   if (ASSET_KINDS.has(event.kind)) {
     const id = payloadId(event, 'asset_id');
     return id === null ? null : assetStream(event, id);

@@ -5,7 +5,7 @@ import { attestPacket, type DsseEnvelope } from '../domain/dsse.ts';
 import { inclusionProof, leafHash, rootFromLeafHashes } from '../domain/merkle.ts';
 import { hashBytes } from '../domain/packet-hash.ts';
 import { verifyPacket, type PacketVerification, type Receipt } from '../domain/packet-verify.ts';
-import type { Scope, StoredEvent } from '../domain/event.ts';
+import { sameScope, type Scope, type StoredEvent } from '../domain/event.ts';
 import { formatCheckpoint, signNote } from '../domain/signed-note.ts';
 import { AppError } from '../errors.ts';
 import type { KeyRing } from '../store/keys.ts';
@@ -80,8 +80,4 @@ export function packetManifest(deps: ServiceDeps, scope: Scope, packetId: string
   const event = findPacketEvent(deps, scope, packetId);
   const packet = event.payload.packet as { redaction_manifest: unknown };
   return { redaction_manifest: packet.redaction_manifest, actions: event.payload.redaction_actions };
-}
-
-function sameScope(a: Scope, b: Scope): boolean {
-  return a.tenant_id === b.tenant_id && a.workspace_id === b.workspace_id && a.project_id === b.project_id;
 }

@@ -1,7 +1,7 @@
 // The AI use registry, risk evaluations, approvals and reviews (docs/governance/approvals.md,
 // docs/governance/risk.md): each write reads its aggregates, lets the domain rule decide, and appends
 // under the versions it read; each read derives what time changes from the injected clock.
-import type { Actor, Scope } from '../../domain/event.ts';
+import { sameScope, type Actor, type Scope } from '../../domain/event.ts';
 import { approvalRequestFor, approvalStatus, checkDecision, currentStep, type Approval, type DecisionBody } from '../../domain/governance/approvals.ts';
 import { applyAssetEvent, ASSET_REGISTERED, assetIdOf, assetRegisteredPayload, assetView, compactAsset, latestEvaluation, type AssetRegistration, type AssetState } from '../../domain/governance/assets.ts';
 import { checkReviewCompletion, parseReviewId, REVIEW_COMPLETED, reviewSchedule, type ReviewCompleteBody, type ReviewSchedule } from '../../domain/governance/reviews.ts';
@@ -24,13 +24,12 @@ const json = (value: object) => value as unknown as { [key: string]: Json };
 export const GOV_PAGE = { default: 50, max: 200 } as const;
 
 /** The asset's stream at the version the index holds, or at the one `versionOf` says (the log's writer, deciding again). */
-function assetRead(deps: ServiceDeps, scope: Scope, assetId: string, versionOf: (stream: string) => number = deps.gov.streamVersion): StreamRead {
-  const stream = assetStream(scope, assetId);
-  return { stream, version: versionOf(stream), what: `Asset ${assetId}` };
+function assetRead(deps: ServiceDeps, scope: Scope, assetId: string, versionOf?: (stream: string) => number): StreamRead {
+  return streamRead(deps, assetStream(scope, assetId), `Asset ${assetId}`, versionOf);
 }
 
-function streamRead(deps: ServiceDeps, stream: string, what: string): StreamRead {
-  return { stream, version: deps.gov.streamVersion(stream), what };
+function streamRead(deps: ServiceDeps, stream: string, what: string, versionOf: (stream: string) => number = deps.gov.streamVersion): StreamRead {
+  return { stream, version: versionOf(stream), what };
 }
 
 function policyOptions(deps: ServiceDeps) {
@@ -174,7 +173,7 @@ function sealedAsset(deps: ServiceDeps, scope: Scope, assetId: string, view: Sea
   let { seq, value: asset } = memo !== undefined && memo.seq >= indexed.last_seq ? memo : { seq: indexed.last_seq, value: indexed };
   for (const event of view.eventsAfter(seq)) {
     seq = event.seq;
-    if (event.tenant_id === scope.tenant_id && event.workspace_id === scope.workspace_id && event.project_id === scope.project_id && assetIdOf(event) === assetId) {
+    if (sameScope(event, scope) && assetIdOf(event) === assetId) {
       asset = compactAsset(applyAssetEvent(asset, event)!);
     }
   }
