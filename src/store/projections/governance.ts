@@ -22,11 +22,17 @@ const ASSET_HISTORY_KINDS: ReadonlySet<string> = new Set(['risk.evaluated', 'evi
 
 export function governanceProjection(db: Database.Database): Apply {
   const getAsset = db.prepare<[string, string], { state: string }>('SELECT state FROM gov_assets WHERE scope = ? AND asset_id = ?');
+  // Written in place (an upsert, not a replace): a row keeps its place and the index entries whose
+  // columns did not change (migrations.ts, 10).
   const putAsset = db.prepare(
-    'INSERT OR REPLACE INTO gov_assets (scope, asset_id, state, tier, status, expires_at, review_due_at, id_hash, seq) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+    `INSERT INTO gov_assets (scope, asset_id, state, tier, status, expires_at, review_due_at, id_hash, seq) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (scope, asset_id) DO UPDATE SET state = excluded.state, tier = excluded.tier, status = excluded.status,
+         expires_at = excluded.expires_at, review_due_at = excluded.review_due_at, id_hash = excluded.id_hash, seq = excluded.seq`,
   );
   const putApproval = db.prepare(
-    'INSERT OR REPLACE INTO gov_approvals (scope, approval_id, asset_id, state, status, current_role, due_at, seq) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+    `INSERT INTO gov_approvals (scope, approval_id, asset_id, state, status, current_role, due_at, seq) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (scope, approval_id) DO UPDATE SET asset_id = excluded.asset_id, state = excluded.state, status = excluded.status,
+         current_role = excluded.current_role, due_at = excluded.due_at, seq = excluded.seq`,
   );
   const getVendor = db.prepare<[string, string], { state: string }>('SELECT state FROM gov_vendors WHERE scope = ? AND vendor_id = ?');
   const putVendor = db.prepare('INSERT OR REPLACE INTO gov_vendors (scope, vendor_id, state) VALUES (?, ?, ?)');
