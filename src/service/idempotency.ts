@@ -11,7 +11,7 @@ import type { WriteContext } from './write-context.ts';
 
 export function committedReplay(deps: ServiceDeps, ctx: WriteContext): AppendResult | null {
   if (ctx.idempotencyKey === null) return null;
-  const record = deps.queries.idempotency(ctx.scope.tenant_id, ctx.idempotencyKey);
+  const record = deps.store.idempotency(ctx.scope.tenant_id, ctx.idempotencyKey);
   if (!record) return null;
   if (record.request_sha256 !== ctx.requestSha256) {
     throw new AppError('idempotency_key_reused', 'This Idempotency-Key was already used with a different request; use a new key for a new request.');

@@ -23,9 +23,6 @@ export function createQueries(db: Database.Database) {
     );
     const bySeqRange = db.prepare<[number, number], { line: string }>('SELECT line FROM events WHERE seq BETWEEN ? AND ? ORDER BY seq');
     const byEventId = db.prepare<[string], { line: string }>('SELECT line FROM events WHERE event_id = ?');
-    const idem = db.prepare<[string, string], { first_seq: number; size: number; request_sha256: string | null }>(
-      'SELECT first_seq, size, request_sha256 FROM idempotency WHERE tenant_id = ? AND key = ?',
-    );
     const searchText = db.prepare<[string, string, string | null, string | null, string | null, string | null, number, number], { seq: number; task_id: string | null; event_id: string; kind: string; snippet: string }>(
       `SELECT e.seq, e.task_id, e.event_id, e.kind, snippet(search, 1, '[', ']', '…', 16) AS snippet
          FROM search JOIN events e ON e.seq = search.rowid
@@ -71,7 +68,7 @@ export function createQueries(db: Database.Database) {
     const scopeLines = db.prepare<[number, string, number], { seq: number; kind: string; line: string }>(
       'SELECT seq, kind, line FROM events WHERE seq > ? AND +scope = ? ORDER BY seq LIMIT ?',
     );
-    return { task, timeline, taskEventsUpTo, bySeqRange, byEventId, idem, searchText, searchKind, sessionSeen, byKind, byAssetKind, taskAccessUpTo, packet, bySeq, hashes, taskPage, taskCreatedSeq, scopeLines };
+    return { task, timeline, taskEventsUpTo, bySeqRange, byEventId, searchText, searchKind, sessionSeen, byKind, byAssetKind, taskAccessUpTo, packet, bySeq, hashes, taskPage, taskCreatedSeq, scopeLines };
   });
   const parse = (rows: Array<{ line: string }>) => rows.map((r) => indexed<StoredEvent>(r.line));
 
@@ -137,9 +134,6 @@ export function createQueries(db: Database.Database) {
     /** Every event hash of the log up to `size`, in seq order (the leaves of the log's Merkle tree). */
     eventHashesUpTo(size: number): string[] {
       return statements().hashes.all(size).map((r) => r.event_hash);
-    },
-    idempotency(tenantId: string, key: string) {
-      return statements().idem.get(tenantId, key);
     },
     /** Newest first; `beforeSeq` is the cursor. FTS ordered by rowid streams, so the cost is bounded by `limit`. */
     search(scope: Scope, q: { match: string | null; kind: string | null; taskId: string | null; beforeSeq: number; limit: number }): SearchHit[] {

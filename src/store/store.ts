@@ -18,7 +18,7 @@ import { indexListeners } from './index-listeners.ts';
 import { MAX_BEHIND, startIndexWriter, type IndexStatus, type IndexWriter } from './index-writer.ts';
 import { EXTRA_PROJECTIONS } from './projections/registry.ts';
 import { currentBootId, markIndexUnsynced, settleUnsyncedIndex, unsyncedIndexLost } from './unsynced-index.ts';
-import { createWriteGate } from './write-gate.ts';
+import { createWriteGate, type IdempotencyRecord } from './write-gate.ts';
 
 export type Store = {
   readonly dataDir: string;
@@ -63,6 +63,12 @@ export type Store = {
   rebuilt(): Promise<boolean>;
   /** A stream's state as the index holds it (consistent with the index's projections). */
   stream(id: string): StreamState | undefined;
+  /**
+   * An Idempotency-Key's record as the index holds it, else undefined (a key only a batch not yet
+   * indexed holds is found by `append`, which answers the replay). The preview keeps a filter of the
+   * keys used, so a new key (nearly every keyed write) is known new without a look-up.
+   */
+  idempotency(tenantId: string, key: string): IdempotencyRecord | undefined;
   close(): Promise<void>;
 };
 
@@ -256,6 +262,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
           return rebuild === null;
         },
         stream: (id) => gate.indexedStream(id),
+        idempotency: (tenantId, key) => gate.indexedKey(tenantId, key),
         close() {
           // Idempotent: a second close waits for the first.
           closing ??= (async () => {

@@ -60,6 +60,11 @@ export type WriteGate = {
    * (a decision that reads them states this version as its expectation).
    */
   indexedStream(id: string): StreamState | undefined;
+  /**
+   * A key's record as the index holds it (undefined while only a batch not yet indexed holds it).
+   * A filter of used keys, where the committed reads keep one, answers a new key without the index.
+   */
+  indexedKey(tenantId: string, key: string): IdempotencyRecord | undefined;
 };
 
 type Overlay = {
@@ -215,6 +220,7 @@ export function createWriteGate(committed: CommittedState): WriteGate {
       return committed.rows(first, size);
     },
     indexedStream,
+    indexedKey: (tenantId, key) => committed.idempotency(tenantId, key),
     sealedView,
   };
 }

@@ -1,7 +1,8 @@
 // The filter of used Idempotency-Keys (key-filter.ts): never "unused" for a used key, rarely
 // "maybe" for an unused one, growing past its first capacity; and the preview's committed reads
 // ask the index only about keys the filter may have (the keys the index held at start and every
-// key the gate sealed since).
+// key the gate sealed since). The preview store's `idempotency` (what a route asks before it
+// repeats its work for a replay) goes through the same filter.
 import t from 'tap';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
@@ -9,6 +10,7 @@ import { committedReads } from '../../src/store/committed-state.ts';
 import { openIndexDb } from '../../src/store/index-db.ts';
 import { createKeyFilter } from '../../src/store/key-filter.ts';
 import { EXTRA_PROJECTIONS } from '../../src/store/projections/registry.ts';
+import { noteEvents, openTestStore } from '../fixtures/store-harness.ts';
 import { tempDir } from '../fixtures/test-app.ts';
 
 t.test('no false negatives, about 1 % false positives, across several layers', async (t) => {
@@ -73,4 +75,19 @@ t.test('the preview starts the scan after it is up; until then the index decides
   index.db.exec('ALTER TABLE idempotency RENAME TO idempotency_away');
   t.equal(reads.idempotency('tenant-a', 'never-used'), undefined, 'after it a new key is known new');
   t.throws(() => reads.idempotency('tenant-a', 'used-before'), /no such table/, 'and a used one is looked up');
+});
+
+t.test('the preview store answers a route\'s key look-up through the filter', async (t) => {
+  const { store } = await openTestStore(t, tempDir(t));
+  const note = noteEvents();
+  await store.append([note({ idempotency_key: 'k-used', request_sha256: 'sha256:used' })]);
+  await store.settled();
+  t.same(store.idempotency('tenant-a', 'k-used'), { first_seq: 1, size: 1, request_sha256: 'sha256:used' }, 'a used key\'s record');
+  t.equal(store.idempotency('tenant-a', 'k-new'), undefined);
+  // The store reads the index's keys into its filter a second after it opens.
+  await new Promise((resolve) => setTimeout(resolve, 1_200));
+  store.index.db.exec('ALTER TABLE idempotency RENAME TO idempotency_away');
+  t.throws(() => store.idempotency('tenant-a', 'k-used'), /no such table/, 'a used key is looked up in the index');
+  t.equal(store.idempotency('tenant-a', 'k-new'), undefined, 'a new key is known new without the index');
+  store.index.db.exec('ALTER TABLE idempotency_away RENAME TO idempotency');
 });

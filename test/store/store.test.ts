@@ -139,7 +139,7 @@ t.test('the index catches up, and a deleted or corrupt index is rebuilt with ide
       task: q.task(scope, 'task-1'),
       timeline: q.timeline(scope, 'task-1', 0, 1000),
       search: q.search(scope, { match: '"note"', kind: null, taskId: null, beforeSeq: Number.MAX_SAFE_INTEGER, limit: 100 }),
-      idem: q.idempotency('tenant-a', 'key-1'),
+      idem: store.idempotency('tenant-a', 'key-1'),
       rows: store.index.db.prepare('SELECT * FROM events ORDER BY seq').all(),
     };
   };

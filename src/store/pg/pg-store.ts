@@ -406,6 +406,7 @@ export async function openPgStore(options: PgStoreOptions): Promise<PgStore> {
       return corrupt === null;
     },
     stream: (id) => gate.indexedStream(id),
+    idempotency: (tenantId, key) => gate.indexedKey(tenantId, key),
     close() {
       closing ??= (async () => {
         closed = true;
