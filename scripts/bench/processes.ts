@@ -127,6 +127,31 @@ export function cpuSeconds(pid: number): number | null {
   }
 }
 
+/** A process's CPU in seconds by thread: its main thread, the index writer, and the rest (V8's helpers, libuv's pool). */
+export type ThreadCpu = { main: number; index: number; other: number };
+
+/**
+ * The preview's CPU by thread, read from /proc (Linux only; null elsewhere). The index writer is
+ * the thread the worker lowered to nice 10 (index-worker.ts); a thread that ended meanwhile is
+ * missing from the second reading, so compare readings of a process that keeps its threads.
+ */
+export function threadCpuSeconds(pid: number): ThreadCpu | null {
+  try {
+    const out: ThreadCpu = { main: 0, index: 0, other: 0 };
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      const fields = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+      // utime, stime: fields 14 and 15; nice: field 19 (indexes 11, 12 and 16 after the name).
+      const seconds = (Number(fields[11]) + Number(fields[12])) / 100;
+      if (Number(tid) === pid) out.main += seconds;
+      else if (Number(fields[16]) > 0) out.index += seconds;
+      else out.other += seconds;
+    }
+    return out;
+  } catch {
+    return null;
+  }
+}
+
 function tail(path: string): string {
   try {
     return readFileSync(path, 'utf8').slice(-2000);
