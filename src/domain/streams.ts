@@ -91,7 +91,13 @@ export function closesStream(event: StreamMember): boolean {
   return event.kind === 'task.closed';
 }
 
-/** The state of `stream` after `event` (which belongs to it). */
-export function nextStreamState(before: StreamState | undefined, event: StreamMember & { seq: number }): StreamState {
-  return { version: event.seq, closed: (before?.closed ?? false) || closesStream(event) };
+/**
+ * The state of the stream after `event` (which belongs to it). Only a task's stream ever closes, so
+ * only a task event needs the state before it (`before`, which may cost a look-up in the index):
+ * any other stream's state is its new version alone. An evaluation's new approval stream, say, is
+ * not looked for in the index to learn that it was not closed.
+ */
+export function nextStreamState(before: () => StreamState | undefined, event: StreamMember & { seq: number }): StreamState {
+  if (event.task_id === undefined) return { version: event.seq, closed: false };
+  return { version: event.seq, closed: (before()?.closed ?? false) || closesStream(event) };
 }

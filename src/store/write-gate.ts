@@ -176,7 +176,7 @@ export function createWriteGate(committed: CommittedState): WriteGate {
       const streams = new Map<string, StreamState>();
       for (const { event } of rows) {
         const stream = streamOf(event);
-        if (stream !== null) streams.set(stream, nextStreamState(streams.get(stream) ?? view.stream(stream), event));
+        if (stream !== null) streams.set(stream, nextStreamState(() => streams.get(stream) ?? view.stream(stream), event));
       }
       const head = rows[0]!.event;
       if (head.idempotency_key !== null) {

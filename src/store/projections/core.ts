@@ -73,11 +73,12 @@ export function prepareCoreProjections(db: Database.Database): Apply {
     }
     const stream = streamOf(event);
     if (stream !== null) {
-      let before = streams.get(stream);
-      if (before === undefined) {
+      const before = () => {
+        const cached = streams.get(stream);
+        if (cached !== undefined) return cached;
         const row = getStream.get(stream);
-        if (row) before = { version: row.version, closed: row.closed === 1 };
-      }
+        return row ? { version: row.version, closed: row.closed === 1 } : undefined;
+      };
       streams.set(stream, nextStreamState(before, event));
     }
     if (event.idempotency_key !== null && (event.unit === undefined || event.unit.index === 0)) {
