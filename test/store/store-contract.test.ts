@@ -193,6 +193,10 @@ for (const adapter of ADAPTERS) {
       t.equal(await outcome(store.append([note({ idempotency_key: 'key-1', request_sha256: 'sha256:bbbb' })])), 'idempotency_key_reused');
       await store.settled();
       t.equal(allRows(store).length, 1);
+      // What a route asks before repeating its work: the committed record, keys per tenant.
+      t.same(store.idempotency(STORE_SCOPE.tenant_id, 'key-1'), { first_seq: 1, size: 1, request_sha256: 'sha256:aaaa' });
+      t.equal(store.idempotency(STORE_SCOPE.tenant_id, 'key-2'), undefined);
+      t.equal(store.idempotency('another-tenant', 'key-1'), undefined);
     });
 
     t.test('a restart reads the same log: same rows, same queries, the chain goes on', async (t) => {
