@@ -120,7 +120,8 @@ export async function checkOut(pool: pg.Pool, warn: (message: string) => void): 
 
 export async function openPgStore(options: PgStoreOptions): Promise<PgStore> {
   const { warn } = options;
-  const pool = new pg.Pool(pgConfig(options.databaseUrl, options.poolSize ?? 8));
+  const poolSize = options.poolSize ?? 8;
+  const pool = new pg.Pool(pgConfig(options.databaseUrl, poolSize));
   // An idle client's error (the server restarted) must not crash the process: the next query reconnects.
   pool.on('error', (err) => warn(`A database connection failed while idle (${err.message}); it is replaced on the next query.`));
   try {
@@ -240,22 +241,29 @@ export async function openPgStore(options: PgStoreOptions): Promise<PgStore> {
     warn(`Could not LISTEN for other processes' appends (${(err as Error).message}); they reach this process at its next read.`);
   }
 
-  /** One transaction: lock the head, catch up, seal through the gate, insert, move the head, commit. */
+  /**
+   * One transaction: lock the head, catch up, seal through the gate, insert, move the head, commit.
+   * A pooled connection the database dropped while it sat idle (a restart, an administrator's
+   * pg_terminate_backend) may be handed out before the pool hears of it: if it fails in the first
+   * round trip, before anything of the batch was sent, the batch is tried again on another, at most
+   * once per pooled connection and one more (each dead one is discarded).
+   */
   const commit = async (batch: Queued[]): Promise<void> => {
     committing = true;
     try {
-      await commitBatch(batch);
+      for (let tries = 1; (await commitBatch(batch, tries <= poolSize)) === 'unsent'; tries++);
     } finally {
       committing = false;
     }
   };
-  const commitBatch = async (batch: Queued[]): Promise<void> => {
+  /** 'unsent': the connection failed before anything was sent, and `mayRetry`: nothing was answered. */
+  const commitBatch = async (batch: Queued[], mayRetry: boolean): Promise<'done' | 'unsent'> => {
     let client: pg.PoolClient;
     try {
       client = await checkOut(pool, warn);
     } catch (err) {
       for (const item of batch) item.reject(new AppError('store_unavailable', 'The database cannot be reached; nothing was recorded. Try again.', { cause: err }));
-      return;
+      return 'done';
     }
     let sealed: SealedBatch | null = null;
     let began = false;
@@ -285,7 +293,7 @@ export async function openPgStore(options: PgStoreOptions): Promise<PgStore> {
         await client.query('ROLLBACK');
         client.release();
         for (const { item, error } of sealed.refusals) item.reject(error);
-        return;
+        return 'done';
       }
       options.onBatch?.(sealed.accepted.length, sealed.rows.length);
       const rows = sealed.rows;
@@ -304,10 +312,18 @@ export async function openPgStore(options: PgStoreOptions): Promise<PgStore> {
       if (began) await client.query('ROLLBACK').catch(() => {});
       client.release(err instanceof AppError ? undefined : (err as Error));
       if (sealed !== null) gate.abortBatch();
-      const error = err instanceof AppError ? err : new AppError('store_write_failed', 'The database did not confirm the write, so it may or may not be recorded; retry with the same Idempotency-Key (a recorded one is answered as a replay).', { cause: err });
+      // Before the batch was sealed only reads were sent (the head's lock, the catch-up): a failed
+      // connection then recorded nothing, and another connection may take the batch.
+      const unsent = sealed === null && !(err instanceof AppError);
+      if (unsent && mayRetry && !closed) return 'unsent';
+      const error = err instanceof AppError
+        ? err
+        : unsent
+          ? new AppError('store_unavailable', 'The database connection failed before the write was sent; nothing was recorded. Try again.', { cause: err })
+          : new AppError('store_write_failed', 'The database did not confirm the write, so it may or may not be recorded; retry with the same Idempotency-Key (a recorded one is answered as a replay).', { cause: err });
       if (sealed === null) for (const item of batch) item.reject(error);
       else failBatch(sealed, error);
-      return;
+      return 'done';
     }
     client.release();
     gate.batchDurable();
@@ -319,6 +335,7 @@ export async function openPgStore(options: PgStoreOptions): Promise<PgStore> {
       gate.forgetIndexed();
     }
     settleBatch(sealed, before);
+    return 'done';
   };
 
   const flush = async (): Promise<void> => {
