@@ -3,13 +3,13 @@
 // from the database while it runs, and answers again with every event, those other processes
 // appended meanwhile included. A pooled connection the database dropped while idle is replaced
 // without failing the write that finds it dead.
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import { AppError } from '../../src/errors.ts';
 import { migrateDatabase, verifyDatabaseLog } from '../../src/store/pg/pg-log-tools.ts';
-import { openPgStore } from '../../src/store/pg/pg-store.ts';
+import { openPgStore, type PgStore } from '../../src/store/pg/pg-store.ts';
 import { testDatabase } from '../fixtures/postgres.ts';
 import { noteEvents } from '../fixtures/store-harness.ts';
 import { fixedClock, tempDir } from '../fixtures/test-app.ts';
@@ -20,13 +20,21 @@ const codeOf = (p: Promise<unknown>): Promise<string> =>
     (err: unknown) => (err instanceof AppError ? err.code : String(err)),
   );
 
-t.test('a damaged index is rebuilt from the database while the process runs', async (t) => {
+/** A store on a migrated test database (closed at teardown) and its warnings; null without PostgreSQL. */
+async function migratedStore(t: Test): Promise<{ url: string; store: PgStore; warnings: string[] } | null> {
   const url = await testDatabase(t);
-  if (url === null) return;
+  if (url === null) return null;
   await migrateDatabase(url);
   const warnings: string[] = [];
   const store = await openPgStore({ databaseUrl: url, clock: fixedClock(), warn: (m) => warnings.push(m) });
   t.teardown(() => store.close());
+  return { url, store, warnings };
+}
+
+t.test('a damaged index is rebuilt from the database while the process runs', async (t) => {
+  const opened = await migratedStore(t);
+  if (opened === null) return;
+  const { url, store, warnings } = opened;
   const other = await openPgStore({ databaseUrl: url, clock: fixedClock(), warn: () => {} });
   t.teardown(() => other.close());
   const note = noteEvents();
@@ -102,12 +110,9 @@ t.test('gov events verify --database-url finds a row changed behind the service,
 });
 
 t.test('connections dropped while idle: the next write lands on another, nothing fails or doubles', async (t) => {
-  const url = await testDatabase(t);
-  if (url === null) return;
-  await migrateDatabase(url);
-  const warnings: string[] = [];
-  const store = await openPgStore({ databaseUrl: url, clock: fixedClock(), warn: (m) => warnings.push(m) });
-  t.teardown(() => store.close());
+  const opened = await migratedStore(t);
+  if (opened === null) return;
+  const { url, store } = opened;
   const admin = new pg.Client({ connectionString: url });
   await admin.connect();
   t.teardown(() => admin.end());
