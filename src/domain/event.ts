@@ -19,12 +19,12 @@ export type EventDraft = EventRequest;
 /** The stored and returned envelope (schemas/api/event.json): request_sha256, unit and the hashes are the log's. */
 export type StoredEvent = Event;
 
-/** An `id`: 2 to 128 characters, ^[A-Za-z0-9][A-Za-z0-9_.:-]*$ (schemas/common/types.json). */
 /** Whether two scopes (or events, which carry theirs) are the same tenant, workspace and project. */
 export function sameScope(a: Scope, b: Scope): boolean {
   return a.tenant_id === b.tenant_id && a.workspace_id === b.workspace_id && a.project_id === b.project_id;
 }
 
+/** An `id`: 2 to 128 characters, ^[A-Za-z0-9][A-Za-z0-9_.:-]*$ (schemas/common/types.json). */
 export function isId(value: string): boolean {
   return value.length >= 2 && value.length <= 128 && /^[A-Za-z0-9][A-Za-z0-9_.:-]*$/.test(value);
 }

@@ -3,10 +3,11 @@
 // index writer's thread when a running preview finds its index corrupt). Nothing here is a source
 // of truth.
 import Database from 'better-sqlite3';
-import { closeSync, existsSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { existsSync, renameSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { StoredEvent } from '../domain/event.ts';
 import { AppError } from '../errors.ts';
+import { syncPath } from './durable-files.ts';
 import { logLines } from './log-lines.ts';
 import { EVENT_INDEXES, MIGRATIONS, REPROJECT_BELOW_VERSION } from './migrations.ts';
 import { prepareCoreProjections, type Apply } from './projections/core.ts';
@@ -186,31 +187,9 @@ export function replaceIndexFile(path: string, logPath: string, tail: LogExtent,
   return openIndexDb(path, projections);
 }
 
-/** Writes `text` to `path` and flushes the file and its directory: it outlives a crash once this returns. */
-export function writeFileDurably(path: string, text: string): void {
-  const fd = openSync(path, 'w');
-  try {
-    writeSync(fd, text);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  syncPath(dirname(path));
-}
-
 /** Flushes the index file and its WAL (whatever the journal holds) to disk. */
 export function flushIndexFiles(indexPath: string): void {
   for (const path of [indexPath, `${indexPath}-wal`]) if (existsSync(path)) syncPath(path);
-}
-
-/** fsync of a file or a directory (a rename or a removal is durable once its directory is). */
-export function syncPath(path: string): void {
-  const fd = openSync(path, 'r');
-  try {
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
 }
 
 /**

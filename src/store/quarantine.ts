@@ -3,9 +3,10 @@
 // (content-addressed: the same bytes are one file), written to a temporary name, fsynced and
 // renamed into place so a crash leaves either the whole file or none. Raw bytes are never indexed,
 // exported or placed in a packet: nothing reads them back but a check of their hash.
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
+import { syncPath, writeSynced } from './durable-files.ts';
 
 /**
  * Content-addressed storage of evidence bytes: this directory in the preview, a table of the
@@ -36,21 +37,10 @@ export function openQuarantine(dataDir: string): Quarantine {
     if (existsSync(path)) return hex;
     mkdirSync(dir, { recursive: true });
     const tmp = `${path}.${process.pid}.tmp`;
-    const fd = openSync(tmp, 'w', 0o600);
-    try {
-      writeSync(fd, bytes);
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
+    writeSynced(tmp, bytes, 0o600);
     renameSync(tmp, path);
     // The rename is durable once the directory is.
-    const dirFd = openSync(dir, 'r');
-    try {
-      fsyncSync(dirFd);
-    } finally {
-      closeSync(dirFd);
-    }
+    syncPath(dir);
     return hex;
   };
   // Synchronous file calls behind the async port: a put is a few KiB and one fsync.

@@ -16,7 +16,8 @@
 // written with synchronous = NORMAL as before and no marker is kept.
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { flushIndexFiles, syncPath, writeFileDurably } from './index-db.ts';
+import { syncPath, writeFileDurably } from './durable-files.ts';
+import { flushIndexFiles } from './index-db.ts';
 
 const BOOT_ID_FILE = '/proc/sys/kernel/random/boot_id';
 

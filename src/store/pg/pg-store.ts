@@ -251,7 +251,8 @@ export async function openPgStore(options: PgStoreOptions): Promise<PgStore> {
   const commit = async (batch: Queued[]): Promise<void> => {
     committing = true;
     try {
-      for (let tries = 1; (await commitBatch(batch, tries <= poolSize)) === 'unsent'; tries++);
+      let tries = 1;
+      while ((await commitBatch(batch, tries <= poolSize)) === 'unsent') tries++;
     } finally {
       committing = false;
     }
