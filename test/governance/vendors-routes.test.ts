@@ -57,6 +57,32 @@ t.test('the questionnaire, an assessment, its derived maturity and validity', as
   t.equal((await call('/v1/vendors/acme-ai', { scope: SCOPE_B })).status, 404, 'another tenant does not see it');
 });
 
+t.test('a body that is not an assessment is refused whole before anything reads it: 422, nothing written', async (t) => {
+  const { call, events } = await app(t);
+  const deep = `${'['.repeat(64)}${']'.repeat(64)}`;
+  for (const [name, body, pointer] of [
+    // Found by `npm run fuzz` (seed 1139964879): these answered 500, and the bad actor was written into the log.
+    ['an array', [1], ''],
+    ['64 levels of arrays', deep, ''],
+    ['asset ids that are not ids', { name: 'X', answers: BEST, assessed_for_asset_ids: [{ a: 1 }] }, '/assessed_for_asset_ids'],
+    ['evidence refs that are not ids', { name: 'X', answers: [{ question_id: 'VQ-01', value: 'listed_with_versions', evidence_refs: [{ a: 1 }] }] }, '/answers/0/evidence_refs'],
+    ['answers that are not a list', { name: 'X', answers: 'all good' }, '/answers'],
+    ['a vendor_id that is not an id', { vendor_id: 5, name: 'X', answers: BEST }, '/vendor_id'],
+    ['an actor that is not an actor', { name: 'X', answers: BEST, actor: 'x' }, '/actor'],
+  ] as const) {
+    const before = events().length;
+    const r = await call('/v1/vendors', { body: body as never });
+    t.equal(r.status, 422, `${name}: ${r.text.slice(0, 200)}`);
+    t.equal(r.json.code, 'validation_failed', name);
+    t.ok((r.json.errors as Array<{ pointer: string }>).some((e) => e.pointer === pointer), `${name}: the refusal points at ${pointer || 'the root'}`);
+    t.equal(events().length, before, `${name}: nothing written`);
+  }
+  // The same body with a proper actor is assessed, and the event names that actor.
+  const ok = await call('/v1/vendors', { body: { name: 'X', answers: BEST, actor: { type: 'user', id: 'vera' } } });
+  t.equal(ok.status, 201, ok.text);
+  t.same(events().filter((e) => e.kind === 'vendor.assessed').map((e) => e.actor), [{ type: 'user', id: 'vera' }]);
+});
+
 t.test('a risk input above the derived vendor maturity warns; an expired assessment brings the review forward', async (t) => {
   const { call, jump } = await app(t);
   await call('/v1/vendors', { body: { vendor_id: 'weak-ai', name: 'Weak AI', answers: BEST.map((a) => (a.question_id === 'VQ-11' ? { ...a, value: 'no_commitment' } : a)) } });

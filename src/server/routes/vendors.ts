@@ -1,7 +1,7 @@
 // Vendors (docs/governance/vendors.md): the questionnaire, an assessment (vendor.assessed, with its
 // derived points, findings, vendor_maturity and valid_until) and the vendor as last assessed.
 import { readContext } from '../../service/governance/refusals.ts';
-import { assessVendorAnswers, getVendor, vendorQuestions, type VendorBody } from '../../service/governance/vendors-service.ts';
+import { assessVendorAnswers, getVendor, vendorQuestions } from '../../service/governance/vendors-service.ts';
 import { requirePathId } from '../request-input.ts';
 import { P } from '../responses.ts';
 import type { Route } from '../route-spec.ts';
@@ -22,8 +22,8 @@ export const VENDOR_ROUTES: Route[] = [
     request: 'api/vendor-assess-request.json',
     responses: { 201: 'api/vendor-write-response.json', 200: 'api/vendor-write-response.json', 400: P, 403: P, 404: P, 409: P, 422: P },
     handler: async (c, deps) => {
-      // The answers are checked by the questionnaire (its refusals name the question and what it allows).
-      const out = await assessVendorAnswers(deps, writeContextOf(c), c.var.body as VendorBody);
+      // The service checks the body: the answers by the questionnaire (its refusals name the question and what it allows).
+      const out = await assessVendorAnswers(deps, writeContextOf(c), c.var.body);
       if (out.replayed) c.header('Idempotent-Replayed', 'true');
       c.header('ETag', etagOf(out.version));
       return c.json({ vendor: out.vendor, event: out.event }, out.replayed ? 200 : 201);

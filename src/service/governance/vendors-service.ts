@@ -7,7 +7,7 @@ import type { AssetState } from '../../domain/governance/assets.ts';
 import { latestEvaluation } from '../../domain/governance/assets.ts';
 import { vendorExpiryTrigger, type ReviewTrigger } from '../../domain/governance/reviews.ts';
 import { TIERS, type Tier } from '../../domain/governance/types.ts';
-import type { VendorAnswer } from '../../domain/governance/vendors-answers.ts';
+import { checkVendorAssessment, VENDOR_ASSESS_REQUEST_SCHEMA, vendorAssessmentError, type VendorAssessmentInput } from '../../domain/governance/vendors-answers.ts';
 import { assessVendor, derivedVendorMaturity, VENDOR_ASSESSED, vendorViewOf, type VendorState } from '../../domain/governance/vendors.ts';
 import type { DerivedVendorMaturity } from '../../domain/governance/risk.ts';
 import { vendorStream } from '../../domain/streams.ts';
@@ -18,8 +18,6 @@ import { binding, decideAndAppend } from './decide.ts';
 import { accessEvent, notInScope } from './refusals.ts';
 
 type Json = Parameters<typeof pendingEvent>[2]['payload'][string];
-
-export type VendorBody = { vendor_id?: string; name: string; website?: string; answers: VendorAnswer[]; assessed_for_asset_ids?: string[]; actor?: Actor };
 
 /** The questionnaire as GET /v1/vendors/questions answers it, with its pin. */
 export function vendorQuestions(deps: ServiceDeps) {
@@ -32,10 +30,11 @@ function requiredTier(assets: readonly AssetState[]): Tier | undefined {
   return tiers.length === 0 ? undefined : tiers.reduce((a, b) => (TIERS.indexOf(a) >= TIERS.indexOf(b) ? a : b));
 }
 
-export async function assessVendorAnswers(deps: ServiceDeps, ctx: WriteContext, body: VendorBody) {
-  const { actor: named, vendor_id: given, ...input } = body;
+/** Assesses a vendor from a POST /v1/vendors body, which may be any JSON: it is checked whole before anything reads it. */
+export async function assessVendorAnswers(deps: ServiceDeps, ctx: WriteContext, body: unknown) {
+  const { actor: named, input } = checkedBody(deps, body);
   const actor = actingAs(ctx, named);
-  const vendorId = given ?? deps.newId('vnd');
+  const vendorId = input.vendor_id;
   const result = await decideAndAppend(deps, ctx, async () => {
     const assets: AssetState[] = [];
     for (const assetId of input.assessed_for_asset_ids ?? []) assets.push(deps.gov.asset(ctx.scope, assetId) ?? (await notInScope(deps, ctx, actor, { type: 'asset', id: assetId }, 'asset')));
@@ -48,7 +47,7 @@ export async function assessVendorAnswers(deps: ServiceDeps, ctx: WriteContext, 
       });
     }
     const tier = requiredTier(assets);
-    const payload = assessVendor(deps.vendorQuestions, { ...input, vendor_id: vendorId }, deps.clock(), tier === undefined ? {} : { required_tier: tier });
+    const payload = assessVendor(deps.vendorQuestions, input, deps.clock(), tier === undefined ? {} : { required_tier: tier });
     const stream = vendorStream(ctx.scope, vendorId);
     const version = deps.gov.streamVersion(stream);
     return {
@@ -62,6 +61,19 @@ export async function assessVendorAnswers(deps: ServiceDeps, ctx: WriteContext, 
   await deps.store.settled();
   const state = deps.gov.vendor(ctx.scope, vendorId)!;
   return { vendor: vendorViewOf(state, deps.clock()), event: binding(result), replayed: result.replayed, version: deps.gov.streamVersion(vendorStream(ctx.scope, vendorId)) };
+}
+
+/**
+ * The body checked by the questionnaire, whose refusals name the question and what it allows (a
+ * new vendor's id filled in first), then by the rest of the request schema (the actor).
+ */
+function checkedBody(deps: ServiceDeps, body: unknown): { actor: Actor | undefined; input: VendorAssessmentInput } {
+  const isObject = body !== null && typeof body === 'object' && !Array.isArray(body);
+  const { actor, ...rest } = isObject ? (body as Record<string, unknown>) : {};
+  const checked = checkVendorAssessment(deps.vendorQuestions, !isObject ? body : 'vendor_id' in rest ? rest : { ...rest, vendor_id: deps.newId('vnd') });
+  if (!checked.ok) throw vendorAssessmentError(checked.problems);
+  deps.registry.assert(VENDOR_ASSESS_REQUEST_SCHEMA, body, 'body');
+  return { actor: actor as Actor | undefined, input: checked.input };
 }
 
 export async function getVendor(deps: ServiceDeps, ctx: WriteContext, vendorId: string) {
