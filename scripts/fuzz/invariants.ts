@@ -1,18 +1,26 @@
 // What must hold after every fuzzed request (issue 18): never a 5xx; every 4xx/5xx body is the
 // route family's error shape (a problem with a `code` under /v1, Forgejo's {message, url} on the
 // forge routes; a template gate's 422 validation body is the documented exception); a 4xx appends
-// no event; /health still answers. An answer that never came (reset, timeout) is a violation too.
+// no event; every event a request appends is a whole service.event.v1 envelope (what `gov events
+// verify` checks; where the fuzzer can read the log); /health still answers. An answer that never
+// came (reset, timeout) is a violation too.
 import type { Answer } from './exchange.ts';
 import type { Family } from './openapi-model.ts';
 
-export type Rule = 'no_answer' | 'server_error' | 'error_body_shape' | 'wrote_on_4xx' | 'health_down';
+export type Rule = 'no_answer' | 'server_error' | 'error_body_shape' | 'wrote_on_4xx' | 'invalid_event' | 'health_down';
 export type Violation = { rule: Rule; detail: string };
 
 /**
- * Event counts before and after the request (null when /health did not answer), and the kinds of
- * the events appended in between when the fuzzer can read the log (a preview of its own).
+ * An appended event as the fuzzer read it: its kind, its payload's outcome and, where the reader
+ * checked it, what makes it no envelope (envelopeProblem; null for a whole one).
  */
-export type Counts = { before: number | null; after: number | null; appended?: () => { kind: string; outcome: unknown }[] | null };
+export type AppendedEvent = { seq?: number; kind: string; outcome: unknown; problem?: string | null };
+
+/**
+ * Event counts before and after the request (null when /health did not answer), and the events
+ * appended in between when the fuzzer can read the log (a preview of its own).
+ */
+export type Counts = { before: number | null; after: number | null; appended?: () => AppendedEvent[] | null };
 
 /**
  * The one documented kind of 4xx that writes: a refusal recorded in the access log (README; docs/
@@ -82,6 +90,12 @@ export function checkAnswer(family: Family, answer: Answer, counts: Counts): Vio
     }
     if (answer.status >= 400 && answer.status < 500 && counts.before !== null && counts.after !== null && counts.after !== counts.before && !isDeniedAttemptRecord(answer, counts)) {
       out.push({ rule: 'wrote_on_4xx', detail: `answered ${answer.status} but the log grew from ${counts.before} to ${counts.after} events` });
+    }
+    if (counts.before !== null && counts.after !== null && counts.after > counts.before) {
+      const invalid = (counts.appended?.() ?? []).find((e) => typeof e.problem === 'string');
+      if (invalid) {
+        out.push({ rule: 'invalid_event', detail: `appended ${invalid.kind}${invalid.seq === undefined ? '' : ` (seq ${invalid.seq})`}, which is not a whole event envelope: ${invalid.problem} (gov events verify refuses such a log)` });
+      }
     }
   }
   if (counts.after === null) out.push({ rule: 'health_down', detail: 'GET /health did not answer 200 with a status after the request' });

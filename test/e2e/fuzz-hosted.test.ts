@@ -5,6 +5,7 @@ import t from 'tap';
 import { renderFinding } from '../../scripts/fuzz/render.ts';
 import { runFuzz } from '../../scripts/fuzz/run-fuzz.ts';
 import { hostedServer } from '../../scripts/fuzz/targets.ts';
+import { envelopeProblem } from '../../src/domain/event-envelope.ts';
 import { startHosted } from '../../src/hosted.ts';
 import { migrateDatabase } from '../../src/store/pg/pg-log-tools.ts';
 import { testIssuer } from '../fixtures/oidc.ts';
@@ -33,7 +34,7 @@ t.test(`seeded fuzz run (seed ${SEED}, ${RUNS} cases per operation) against gov 
   const after = hosted.deps.store.index.db.prepare<[number], { line: string }>('SELECT line FROM events WHERE seq > ? ORDER BY seq');
   const target = hostedServer(hosted.baseUrl, tokens, run, {
     serverError: (id) => errors.find((line) => id !== null && line.includes(id)) ?? null,
-    eventsAfter: (seq) => after.all(seq).map(({ line }) => JSON.parse(line) as { kind: string; payload?: { outcome?: unknown } }).map((e) => ({ kind: e.kind, outcome: e.payload?.outcome })),
+    eventsAfter: (seq) => after.all(seq).map(({ line }) => JSON.parse(line) as { seq: number; kind: string; payload?: { outcome?: unknown } }).map((e) => ({ seq: e.seq, kind: e.kind, outcome: e.payload?.outcome, problem: envelopeProblem(e) })),
   });
   const doc = (await (await fetch(`${hosted.baseUrl}/openapi.json`)).json()) as { paths: Record<string, Record<string, unknown>> };
   const declared = Object.values(doc.paths).reduce((n, item) => n + Object.keys(item).filter((k) => k !== 'parameters').length, 0);
