@@ -58,6 +58,16 @@ function forge(name: string, request: (i: number) => Omit<WriteRequest, 'auth' |
   };
 }
 
+/** A registration of asset `id` (the n-th): a governance write of two events (the asset and its access entry). */
+const assetBody = (id: string, n: number) => ({
+  asset_id: id, name: `Fault assistant ${n}`, purpose: 'Summarise support tickets for the fault team', owner: { type: 'user', id: 'owner-fault' },
+  deployment_context: 'support, internal, EU only', models: [{ provider: 'acme', name: 'chat-4' }], actor: { type: 'user', id: 'requester-fault' },
+});
+/** Assets the evaluations spread over: each evaluation supersedes the asset's previous one. */
+const EVALUATED_ASSETS = 8;
+/** gov.risk.default: tier high, so each evaluation is a unit of three events (evaluation, approval request, access entry). */
+const HIGH_INPUTS = { data_sensitivity: 3, decision_impact: 3, autonomy: 2, vendor_maturity: 2, prohibited_practice: 0 };
+
 const rule = (i: number) => `fault-rule-${i}`;
 const group = (i: number) => `fault-group-${i}`;
 
@@ -85,6 +95,12 @@ export const WRITE_ROUTES: WriteRoute[] = [
     (target) => createTask(target, 'fault-claims')),
   v1('POST /v1/proof-packets', () => '/v1/proof-packets', (i) => ({ task_ids: ['fault-packets'], non_claims: [`Packet ${i} makes no statement about production systems.`] }),
     (target) => createTask(target, 'fault-packets')),
+  v1('POST /v1/governance/assets', () => '/v1/governance/assets', (i) => assetBody(`fault-asset-${i}`, i)),
+  v1('POST /v1/risk/evaluations', () => '/v1/risk/evaluations', (i) => ({ asset_id: `fault-evaluated-${i % EVALUATED_ASSETS}`, risk_inputs: HIGH_INPUTS, actor: { type: 'user', id: 'requester-fault' } }),
+    async (target) => {
+      for (let n = 0; n < EVALUATED_ASSETS; n++) await must(`register asset ${n}`, customer(target, 'POST', '/v1/governance/assets', assetBody(`fault-evaluated-${n}`, n), `fault-evaluated-${n}-register`), [201]);
+    }),
+  v1('POST /v1/vendors', () => '/v1/vendors', (i) => ({ vendor_id: `fault-vendor-${i}`, name: `Fault vendor ${i}`, answers: [{ question_id: 'VQ-01', value: 'listed_with_versions' }] })),
   forge('POST /admin/quota/rules', (i) => ({ method: 'POST', path: '/admin/quota/rules', body: { name: rule(i), limit: 1024, subjects: ['size:all'] } }), 'quota.rule.created', (p, i) => p.name === rule(i)),
   forge('PATCH /admin/quota/rules/{quotarule}', (i) => ({ method: 'PATCH', path: `/admin/quota/rules/${rule(i)}`, body: { limit: 2048 } }), 'quota.rule.edited', (p, i) => p.name === rule(i), (t, n) => createRules(t, n)),
   forge('DELETE /admin/quota/rules/{quotarule}', (i) => ({ method: 'DELETE', path: `/admin/quota/rules/${rule(i)}` }), 'quota.rule.deleted', (p, i) => p.name === rule(i), (t, n) => createRules(t, n)),
