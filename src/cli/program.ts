@@ -26,6 +26,12 @@ export function createProgram(io: CliIo, state: ProgramState): Command {
     .version(VERSION)
     .exitOverride()
     .showHelpAfterError('(run with --help for usage and examples)')
+    .addHelpText('after', examples(
+      'npx gov preview start            # the local preview on 127.0.0.1:7337, until Ctrl-C',
+      'gov smoke                        # every route once against a throw-away preview',
+      'gov events verify                # the log and its index, read-only',
+      'gov serve --help                 # the hosted service on PostgreSQL',
+    ))
     .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
     // A command that fails prints an error document with --json (run-cli.ts): note whether it took it.
     .hook('preAction', (_program, command) => {

@@ -90,6 +90,7 @@ t.test('usage errors exit 2', async (t) => {
   const help = await runGov(['--help']);
   t.equal(help.code, 0);
   t.match(help.stdout, /preview/);
+  t.match(help.stdout, /Examples:\n {2}\$ npx gov preview start /, 'the first example is the README\'s first command');
 });
 
 t.test('SIGKILL mid-stream loses no acknowledged event', async (t) => {
