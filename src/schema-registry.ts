@@ -34,7 +34,9 @@ export type SchemaRegistry = {
 export function loadSchemaRegistry(dir: string, options: { checkMetaSchema?: boolean } = {}): SchemaRegistry {
   // Checking every schema against the 2020-12 meta-schema costs most of start-up; a test does it
   // once (checkMetaSchema), and strict mode still refuses unknown keywords when a schema compiles.
-  const ajv = new Ajv2020({ allErrors: true, strict: true, strictRequired: false, allowUnionTypes: true, validateSchema: options.checkMetaSchema === true });
+  // verbose: a failure carries the schema that failed, so a conditional's refusal can say which
+  // member and which condition (toDetails); it adds nothing to a value that passes.
+  const ajv = new Ajv2020({ allErrors: true, strict: true, strictRequired: false, allowUnionTypes: true, verbose: true, validateSchema: options.checkMetaSchema === true });
   const addFormats = addFormatsModule as unknown as (a: Ajv2020) => void;
   addFormats(ajv);
   // ajv-formats' date-time also admits a space for T and +0530 or +05 offsets, which RFC 3339 does
@@ -81,30 +83,80 @@ export function loadSchemaRegistry(dir: string, options: { checkMetaSchema?: boo
   };
 }
 
+/**
+ * Ajv's errors as JSON-pointer details, each saying what is allowed where the schema says it (an
+ * enum's values, a const's value). A conditional (if/then/else) fails as its branch's own
+ * errors plus a wrapper that only says which branch ('must match "else" schema'): the wrapper
+ * goes, and each of the branch's errors names the condition (`when status is "revoked"`, `unless
+ * decision is "accept"`) where the `if` is a member's value; a member a branch forbids (`not:
+ * {required}`) is named at its own pointer rather than as "must NOT be valid" at the object.
+ */
 function toDetails(errors: ErrorObject[]): ErrorDetail[] {
+  const conditions = new Map<string, string>();
+  for (const e of errors) {
+    if (e.keyword !== 'if') continue;
+    const branch = (e.params as { failingKeyword: string }).failingKeyword;
+    const condition = describeCondition((e.parentSchema as { if?: unknown } | undefined)?.if);
+    if (condition !== null) conditions.set(`${e.schemaPath.slice(0, -'/if'.length)}/${branch}/`, `${branch === 'then' ? 'when' : 'unless'} ${condition}`);
+  }
+  const conditionOf = (e: ErrorObject): string | undefined => {
+    for (const [prefix, text] of conditions) if (e.schemaPath.startsWith(prefix)) return text;
+    return undefined;
+  };
   const out: ErrorDetail[] = [];
   const seen = new Set<string>();
-  for (const e of errors) {
-    let pointer = e.instancePath;
-    let detail: string;
-    if (e.keyword === 'additionalProperties') {
-      const name = String((e.params as { additionalProperty: string }).additionalProperty);
-      pointer = `${pointer}/${escapePointer(name)}`;
-      detail = `unknown member "${name}" is not allowed`;
-    } else if (e.keyword === 'required') {
-      const name = String((e.params as { missingProperty: string }).missingProperty);
-      pointer = `${pointer}/${escapePointer(name)}`;
-      detail = `required member "${name}" is missing`;
-    } else {
-      detail = e.message ?? e.keyword;
-    }
-    const key = `${pointer}|${detail}`;
+  const add = (pointer: string, detail: string, e: ErrorObject) => {
+    const condition = conditionOf(e);
+    const text = condition === undefined ? detail : `${detail} ${condition}`;
+    const key = `${pointer}|${text}`;
     if (!seen.has(key)) {
       seen.add(key);
-      out.push({ pointer, detail });
+      out.push({ pointer, detail: text });
+    }
+  };
+  for (const e of errors) {
+    if (e.keyword === 'if' && [...conditions.keys()].some((prefix) => errors.some((other) => other.schemaPath.startsWith(prefix)))) continue;
+    if (e.keyword === 'additionalProperties') {
+      const name = String((e.params as { additionalProperty: string }).additionalProperty);
+      add(`${e.instancePath}/${escapePointer(name)}`, `unknown member "${name}" is not allowed`, e);
+    } else if (e.keyword === 'required') {
+      const name = String((e.params as { missingProperty: string }).missingProperty);
+      add(`${e.instancePath}/${escapePointer(name)}`, `required member "${name}" is missing`, e);
+    } else if (e.keyword === 'not' && forbiddenMembers(e.schema).length > 0) {
+      const present = forbiddenMembers(e.schema).filter((name) => e.data !== null && typeof e.data === 'object' && Object.hasOwn(e.data, name));
+      for (const name of present) add(`${e.instancePath}/${escapePointer(name)}`, `member "${name}" is not allowed`, e);
+    } else if (e.keyword === 'enum' && Array.isArray(e.schema)) {
+      add(e.instancePath, `must be one of ${listed(e.schema)}`, e);
+    } else if (e.keyword === 'const') {
+      add(e.instancePath, `must be ${JSON.stringify(e.schema)}`, e);
+    } else {
+      add(e.instancePath, e.message ?? e.keyword, e);
     }
   }
   return out;
+}
+
+/** Allowed values as a refusal names them: all of a short list, the first dozen of a long one. */
+function listed(values: readonly unknown[]): string {
+  const shown = values.slice(0, 12).map((v) => JSON.stringify(v)).join(', ');
+  return values.length > 12 ? `${shown}, … (${values.length} in all)` : shown;
+}
+
+/** `"status" is "revoked"` for an if-schema that tests one member's value (const or enum), else null. */
+function describeCondition(schema: unknown): string | null {
+  const properties = (schema as { properties?: Record<string, { const?: unknown; enum?: unknown[] }> } | undefined)?.properties;
+  const entries = properties === undefined ? [] : Object.entries(properties);
+  if (entries.length !== 1) return null;
+  const [name, test] = entries[0]!;
+  if (test.const !== undefined) return `${name} is ${JSON.stringify(test.const)}`;
+  if (Array.isArray(test.enum)) return `${name} is one of ${listed(test.enum)}`;
+  return null;
+}
+
+/** The members a `not` schema of the form {required: […]} forbids together. */
+function forbiddenMembers(schema: unknown): string[] {
+  const required = (schema as { required?: unknown } | undefined)?.required;
+  return schema !== null && typeof schema === 'object' && Object.keys(schema).length === 1 && Array.isArray(required) ? required.map(String) : [];
 }
 
 function listJsonFiles(dir: string): string[] {

@@ -22,3 +22,23 @@ t.test('a schema that breaks the meta-schema is refused when checked', async (t)
   writeFileSync(`${bad}/bad.json`, JSON.stringify({ $id: 'https://schemas.gov.local/bad.json', type: 'objekt' }));
   t.throws(() => loadSchemaRegistry(bad, { checkMetaSchema: true }));
 });
+
+t.test('a refusal says what is allowed: enum values, a const, and which condition of an if/then/else', async (t) => {
+  const registry = loadSchemaRegistry(dir);
+  const review = (body: unknown) => registry.validate('api/evidence-review-request.json', body);
+  // Ajv alone said `(root) must NOT be valid` and `must match "else" schema` for the first of these.
+  t.same(review({ decision: 'reject', content_trust: 'trusted_internal', reason: 'Read run 3' }), [
+    { pointer: '/content_trust', detail: 'member "content_trust" is not allowed unless decision is "accept"' },
+  ]);
+  t.same(review({ decision: 'accept', reason: 'Read run 3' }), [{ pointer: '/content_trust', detail: 'required member "content_trust" is missing when decision is "accept"' }]);
+  t.same(review({ decision: 'maybe', reason: 'Read run 3' }), [{ pointer: '/decision', detail: 'must be one of "accept", "reject"' }]);
+  t.same(review({ decision: 'accept', content_trust: 'trusted_internal', reason: 'Read run 3' }), [], 'a valid body has no details');
+  t.same(registry.validate('api/packet-status-request.json', { status: 'revoked' }), [{ pointer: '/reason', detail: 'required member "reason" is missing when status is "revoked"' }]);
+  // A long enum is cut after a dozen values, with the count.
+  const big = registry.validate('api/incident-create-request.json', { class: 'incident', title: 'T', description: 'D', aware_at: '2026-12-01T10:00:00Z', severity: 'sev1', harm_types: ['bad'] });
+  t.match(big, [{ pointer: '/harm_types/0', detail: /^must be one of "health_safety", .*"privacy"$/ }]);
+  // Through the route: the problem's first detail is in its message.
+  t.throws(() => registry.assert('api/evidence-review-request.json', { decision: 'reject', content_trust: 'untrusted_external', reason: 'x' }, 'body'), {
+    message: 'The body is not valid: /content_trust member "content_trust" is not allowed unless decision is "accept". Fix the listed members and send it again.',
+  });
+});
