@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import type { SchemaTypes } from './domain/contract/schema-types.gen.ts';
 import { isDateTime } from './domain/date-time.ts';
 import { AppError, type ErrorCode, type ErrorDetail } from './errors.ts';
-import { escapePointer } from './domain/json-pointer.ts';
+import { escapePointer, unescapePointer } from './domain/json-pointer.ts';
 
 export const SCHEMA_BASE = 'https://schemas.gov.local/';
 
@@ -53,6 +53,13 @@ export function loadSchemaRegistry(dir: string, options: { checkMetaSchema?: boo
     schemas.set(id, schema);
     ajv.addSchema(schema);
   }
+  // A $ref between our files ("../common/types.json#/$defs/date_time"), for describing what a
+  // refused alternative takes; a ref within one file has no base here, and is not resolved.
+  const resolveRef = (ref: string): unknown => {
+    const [file = '', fragment = ''] = ref.split('#');
+    const doc = file === '' ? undefined : schemas.get(SCHEMA_BASE + file.replace(/^(\.\.?\/)+/, ''));
+    return doc === undefined ? undefined : fragment.split('/').slice(1).map(unescapePointer).reduce<unknown>((at, token) => (at as Record<string, unknown> | undefined)?.[token], doc);
+  };
   const compiled = new Map<string, ValidateFunction>();
   const resolve = (ref: string) => (ref.startsWith('https://') ? ref : SCHEMA_BASE + ref);
   const getValidator = (ref: string): ValidateFunction => {
@@ -67,7 +74,7 @@ export function loadSchemaRegistry(dir: string, options: { checkMetaSchema?: boo
   };
   const validate = (ref: string, value: unknown): ErrorDetail[] => {
     const fn = getValidator(ref);
-    return fn(value) ? [] : toDetails(fn.errors ?? []);
+    return fn(value) ? [] : toDetails(fn.errors ?? [], resolveRef);
   };
   return {
     schemas,
@@ -91,7 +98,7 @@ export function loadSchemaRegistry(dir: string, options: { checkMetaSchema?: boo
  * decision is "accept"`) where the `if` is a member's value; a member a branch forbids (`not:
  * {required}`) is named at its own pointer rather than as "must NOT be valid" at the object.
  */
-function toDetails(errors: ErrorObject[]): ErrorDetail[] {
+function toDetails(errors: ErrorObject[], resolveRef: (ref: string) => unknown): ErrorDetail[] {
   const conditions = new Map<string, string>();
   for (const e of errors) {
     if (e.keyword !== 'if') continue;
@@ -103,6 +110,42 @@ function toDetails(errors: ErrorObject[]): ErrorDetail[] {
     for (const [prefix, text] of conditions) if (e.schemaPath.startsWith(prefix)) return text;
     return undefined;
   };
+  // An anyOf/oneOf whose alternatives each failed at the value itself says what the alternatives take
+  // ("must be a date-time string or null"), in place of one line per alternative and "must match a
+  // schema in anyOf"; alternatives that each require one member say "needs at least one of …".
+  const merged = new Map<ErrorObject, string>();
+  const consumed = new Set<ErrorObject>();
+  errors.forEach((e, at) => {
+    if ((e.keyword !== 'anyOf' && e.keyword !== 'oneOf') || !Array.isArray(e.schema)) return;
+    const alternatives = e.schema as unknown[];
+    const single = alternatives.map((a) => forbiddenMembers(a));
+    if (single.every((names) => names.length === 1)) {
+      merged.set(e, `needs at least one of the members ${single.map((names) => JSON.stringify(names[0])).join(', ')}`);
+      for (const other of errors) if (other.schemaPath.startsWith(`${e.schemaPath}/`)) consumed.add(other);
+      return;
+    }
+    if (e.keyword !== 'anyOf') return;
+    // The alternatives' errors come right before it, at its value or inside it; a $ref's errors name
+    // the referenced schema's path, so the walk stops at the anyOf's sibling keywords instead.
+    const parent = e.schemaPath.slice(0, -'/anyOf'.length);
+    const sibling = (other: ErrorObject) => other.schemaPath.startsWith(`${parent}/`) && !other.schemaPath.startsWith(`${e.schemaPath}/`);
+    let from = at;
+    while (from > 0 && within(errors[from - 1]!.instancePath, e.instancePath) && !sibling(errors[from - 1]!) && !consumed.has(errors[from - 1]!)) from--;
+    const inner = errors.slice(from, at);
+    if (inner.length === 0) return;
+    const atValue = (other: ErrorObject) => other.instancePath === e.instancePath && VALUE_KEYWORDS.has(other.keyword);
+    const described = alternatives.map((a) => describeAlternative(a, resolveRef));
+    if (inner.every(atValue) && described.every((d): d is string => d !== null)) {
+      // Every alternative refused the value as such: say what each takes.
+      merged.set(e, `must be ${described.join(' or ')}`);
+      for (const other of inner) consumed.add(other);
+    } else if (inner.some((other) => !atValue(other))) {
+      // The value has an alternative's shape and fails inside it: those errors say what to fix; the
+      // other alternatives' type refusals and the wrapper would only add noise.
+      consumed.add(e);
+      for (const other of inner) if (other.instancePath === e.instancePath && other.keyword === 'type') consumed.add(other);
+    }
+  });
   const out: ErrorDetail[] = [];
   const seen = new Set<string>();
   const add = (pointer: string, detail: string, e: ErrorObject) => {
@@ -115,8 +158,12 @@ function toDetails(errors: ErrorObject[]): ErrorDetail[] {
     }
   };
   for (const e of errors) {
+    if (consumed.has(e)) continue;
     if (e.keyword === 'if' && [...conditions.keys()].some((prefix) => errors.some((other) => other.schemaPath.startsWith(prefix)))) continue;
-    if (e.keyword === 'additionalProperties') {
+    const merge = merged.get(e);
+    if (merge !== undefined) {
+      add(e.instancePath, merge, e);
+    } else if (e.keyword === 'additionalProperties') {
       const name = String((e.params as { additionalProperty: string }).additionalProperty);
       add(`${e.instancePath}/${escapePointer(name)}`, `unknown member "${name}" is not allowed`, e);
     } else if (e.keyword === 'required') {
@@ -136,6 +183,39 @@ function toDetails(errors: ErrorObject[]): ErrorDetail[] {
   return out;
 }
 
+/** What refuses a value as such (its type, format or value), rather than something inside it. */
+const VALUE_KEYWORDS = new Set(['type', 'format', 'const', 'enum', 'pattern', 'minLength', 'maxLength', 'minimum', 'maximum']);
+
+const ARTICLE: Record<string, string> = { string: 'a string', number: 'a number', integer: 'an integer', boolean: 'true or false', object: 'an object', array: 'a list', null: 'null' };
+
+/**
+ * What one alternative of an anyOf takes, from its schema (a $ref between our files followed): a
+ * const, an enum's values, or a plain type with its format ("a date-time string"); a $ref to
+ * anything richer by the definition's name ("an actor"); null when it cannot be said briefly.
+ */
+function describeAlternative(schema: unknown, resolveRef: (ref: string) => unknown): string | null {
+  if (schema === null || typeof schema !== 'object') return null;
+  const s = schema as { type?: unknown; format?: unknown; enum?: unknown; const?: unknown; $ref?: unknown };
+  const keys = Object.keys(s).filter((k) => k !== 'description' && k !== 'title');
+  if (keys.length === 1 && typeof s.$ref === 'string') {
+    const plain = describeAlternative(resolveRef(s.$ref), () => undefined);
+    if (plain !== null) return plain;
+    const name = (s.$ref.split('/').pop() ?? '').replace(/[_-]+/g, ' ');
+    return name === '' ? null : `${/^[aeiou]/i.test(name) ? 'an' : 'a'} ${name}`;
+  }
+  if (keys.length === 1 && s.const !== undefined) return JSON.stringify(s.const);
+  if (keys.length === 1 && Array.isArray(s.enum)) return `one of ${listed(s.enum)}`;
+  if (typeof s.type === 'string' && keys.every((k) => ['type', 'format', 'minLength', 'maxLength', 'pattern'].includes(k))) {
+    return typeof s.format === 'string' ? `a ${s.format} string` : (ARTICLE[s.type] ?? null);
+  }
+  return null;
+}
+
+/** Whether JSON pointer `pointer` is `base` or inside it. */
+function within(pointer: string, base: string): boolean {
+  return pointer === base || pointer.startsWith(`${base}/`);
+}
+
 /** Allowed values as a refusal names them: all of a short list, the first dozen of a long one. */
 function listed(values: readonly unknown[]): string {
   const shown = values.slice(0, 12).map((v) => JSON.stringify(v)).join(', ');
@@ -153,7 +233,7 @@ function describeCondition(schema: unknown): string | null {
   return null;
 }
 
-/** The members a `not` schema of the form {required: […]} forbids together. */
+/** The members a schema of the form {required: […]} names (a `not` of it forbids them together). */
 function forbiddenMembers(schema: unknown): string[] {
   const required = (schema as { required?: unknown } | undefined)?.required;
   return schema !== null && typeof schema === 'object' && Object.keys(schema).length === 1 && Array.isArray(required) ? required.map(String) : [];

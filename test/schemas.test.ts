@@ -37,6 +37,17 @@ t.test('a refusal says what is allowed: enum values, a const, and which conditio
   // A long enum is cut after a dozen values, with the count.
   const big = registry.validate('api/incident-create-request.json', { class: 'incident', title: 'T', description: 'D', aware_at: '2026-12-01T10:00:00Z', severity: 'sev1', harm_types: ['bad'] });
   t.match(big, [{ pointer: '/harm_types/0', detail: /^must be one of "health_safety", .*"privacy"$/ }]);
+  // An anyOf says what its alternatives take, or, when the value has one alternative's shape, what
+  // fails inside it; alternatives that each require a member ask for at least one of them.
+  const incident = { class: 'incident', title: 'T', description: 'D', aware_at: '2026-12-01T10:00:00Z', severity: 'sev1' };
+  t.same(registry.validate('api/incident-create-request.json', { ...incident, occurred_at: 'yesterday' }), [{ pointer: '/occurred_at', detail: 'must be a date-time string or null' }]);
+  t.same(registry.validate('api/posture-patch-request.json', { owner: 5 }), [{ pointer: '/owner', detail: 'must be an actor or null' }]);
+  t.same(registry.validate('api/posture-patch-request.json', { owner: { type: 'user' } }), [{ pointer: '/owner/id', detail: 'required member "id" is missing' }]);
+  t.same(registry.validate('api/incident-patch-request.json', { resolution: { root_cause: 5 } }), [{ pointer: '/resolution/root_cause', detail: 'must be a string or null' }]);
+  t.same(registry.validate('api/posture-patch-request.json', { foo: 1 }), [
+    { pointer: '', detail: 'needs at least one of the members "status", "owner", "evidence_refs", "note", "justification"' },
+    { pointer: '/foo', detail: 'unknown member "foo" is not allowed' },
+  ]);
   // Through the route: the problem's first detail is in its message.
   t.throws(() => registry.assert('api/evidence-review-request.json', { decision: 'reject', content_trust: 'untrusted_external', reason: 'x' }, 'body'), {
     message: 'The body is not valid: /content_trust member "content_trust" is not allowed unless decision is "accept". Fix the listed members and send it again.',
