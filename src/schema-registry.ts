@@ -118,7 +118,7 @@ function toDetails(errors: ErrorObject[], resolveRef: (ref: string) => unknown):
   errors.forEach((e, at) => {
     if ((e.keyword !== 'anyOf' && e.keyword !== 'oneOf') || !Array.isArray(e.schema)) return;
     const alternatives = e.schema as unknown[];
-    const single = alternatives.map((a) => forbiddenMembers(a));
+    const single = alternatives.map((a) => requiredOnly(a));
     if (single.every((names) => names.length === 1)) {
       merged.set(e, `needs at least one of the members ${single.map((names) => JSON.stringify(names[0])).join(', ')}`);
       for (const other of errors) if (other.schemaPath.startsWith(`${e.schemaPath}/`)) consumed.add(other);
@@ -169,8 +169,8 @@ function toDetails(errors: ErrorObject[], resolveRef: (ref: string) => unknown):
     } else if (e.keyword === 'required') {
       const name = String((e.params as { missingProperty: string }).missingProperty);
       add(`${e.instancePath}/${escapePointer(name)}`, `required member "${name}" is missing`, e);
-    } else if (e.keyword === 'not' && forbiddenMembers(e.schema).length > 0) {
-      const present = forbiddenMembers(e.schema).filter((name) => e.data !== null && typeof e.data === 'object' && Object.hasOwn(e.data, name));
+    } else if (e.keyword === 'not' && requiredOnly(e.schema).length > 0) {
+      const present = requiredOnly(e.schema).filter((name) => e.data !== null && typeof e.data === 'object' && Object.hasOwn(e.data, name));
       for (const name of present) add(`${e.instancePath}/${escapePointer(name)}`, `member "${name}" is not allowed`, e);
     } else if (e.keyword === 'enum' && Array.isArray(e.schema)) {
       add(e.instancePath, `must be one of ${listed(e.schema)}`, e);
@@ -233,8 +233,8 @@ function describeCondition(schema: unknown): string | null {
   return null;
 }
 
-/** The members a schema of the form {required: […]} names (a `not` of it forbids them together). */
-function forbiddenMembers(schema: unknown): string[] {
+/** The members a schema that is only {required: […]} names: a `not` of it forbids them, an anyOf of such asks for one. */
+function requiredOnly(schema: unknown): string[] {
   const required = (schema as { required?: unknown } | undefined)?.required;
   return schema !== null && typeof schema === 'object' && Object.keys(schema).length === 1 && Array.isArray(required) ? required.map(String) : [];
 }
