@@ -83,6 +83,22 @@ t.test('a body that is not an assessment is refused whole before anything reads 
   t.same(events().filter((e) => e.kind === 'vendor.assessed').map((e) => e.actor), [{ type: 'user', id: 'vera' }]);
 });
 
+t.test('assessments of one vendor sent at once all land: each is decided again on the ones before it', async (t) => {
+  const { call, events } = await app(t);
+  const answers = await Promise.all(Array.from({ length: 30 }, (_, i) => call('/v1/vendors', { body: { vendor_id: 'acme-ai', name: `Acme AI (${i})`, answers: BEST, actor: { type: 'user', id: 'vera' } } })));
+  t.same(answers.map((a) => a.status), Array(30).fill(201), 'no 409 write_conflict');
+  t.equal((await call('/v1/vendors/acme-ai')).json.assessments, 30);
+  const log = events();
+  t.equal(log.filter((e) => e.kind === 'vendor.assessed').length, 30);
+  // The access log tells the first assessment from the later ones, in log order.
+  const actions = log.filter((e) => e.kind === 'access.logged' && (e.payload.resource as { type: string }).type === 'vendor').map((e) => e.payload.action);
+  t.same(actions, ['created', ...Array(29).fill('changed')]);
+  // Each answer shows the vendor as it is once its write is indexed (later ones may be in it), and
+  // its ETag is that state's version, never another's.
+  for (const a of answers) t.equal(a.headers.get('etag'), `"${a.json.vendor.last_seq}"`);
+  t.ok(answers.every((a) => a.json.vendor.last_seq >= a.json.event.seq), 'no answer shows a state before its own write');
+});
+
 t.test('a risk input above the derived vendor maturity warns; an expired assessment brings the review forward', async (t) => {
   const { call, jump } = await app(t);
   await call('/v1/vendors', { body: { vendor_id: 'weak-ai', name: 'Weak AI', answers: BEST.map((a) => (a.question_id === 'VQ-11' ? { ...a, value: 'no_commitment' } : a)) } });

@@ -8,13 +8,13 @@ import { latestEvaluation } from '../../domain/governance/assets.ts';
 import { vendorExpiryTrigger, type ReviewTrigger } from '../../domain/governance/reviews.ts';
 import { TIERS, type Tier } from '../../domain/governance/types.ts';
 import { checkVendorAssessment, VENDOR_ASSESS_REQUEST_SCHEMA, vendorAssessmentError, type VendorAssessmentInput } from '../../domain/governance/vendors-answers.ts';
-import { assessVendor, derivedVendorMaturity, VENDOR_ASSESSED, vendorViewOf, type VendorState } from '../../domain/governance/vendors.ts';
+import { assessVendor, derivedVendorMaturity, VENDOR_ASSESSED, vendorViewOf, type VendorAssessedPayload, type VendorState } from '../../domain/governance/vendors.ts';
 import type { DerivedVendorMaturity } from '../../domain/governance/risk.ts';
 import { vendorStream } from '../../domain/streams.ts';
 import { AppError } from '../../errors.ts';
 import type { ServiceDeps } from '../deps.ts';
 import { actingAs, pendingEvent, type WriteContext } from '../write-context.ts';
-import { binding, decideAndAppend } from './decide.ts';
+import { binding, decideAndAppend, type Decision } from './decide.ts';
 import { accessEvent, notInScope } from './refusals.ts';
 
 type Json = Parameters<typeof pendingEvent>[2]['payload'][string];
@@ -35,6 +35,17 @@ export async function assessVendorAnswers(deps: ServiceDeps, ctx: WriteContext, 
   const { actor: named, input } = checkedBody(deps, body);
   const actor = actingAs(ctx, named);
   const vendorId = input.vendor_id;
+  const stream = vendorStream(ctx.scope, vendorId);
+  // The assessment does not depend on the vendor's earlier ones; only its access entry does (created
+  // for a new vendor, else changed), and the version the append expects.
+  const decisionOn = (payload: VendorAssessedPayload, version: number): Decision => ({
+    events: [
+      pendingEvent(ctx, deps.newId, { kind: VENDOR_ASSESSED, actor, payload: payload as unknown as { [key: string]: Json } }),
+      accessEvent(deps, ctx, actor, { action: version === 0 ? 'created' : 'changed', outcome: 'allowed', resource: { type: 'vendor', id: vendorId } }),
+    ],
+    read: [{ stream, version, what: `Vendor ${vendorId}` }],
+  });
+  let assessed: VendorAssessedPayload | undefined;
   const result = await decideAndAppend(deps, ctx, async () => {
     const assets: AssetState[] = [];
     for (const assetId of input.assessed_for_asset_ids ?? []) assets.push(deps.gov.asset(ctx.scope, assetId) ?? (await notInScope(deps, ctx, actor, { type: 'asset', id: assetId }, 'asset')));
@@ -47,20 +58,18 @@ export async function assessVendorAnswers(deps: ServiceDeps, ctx: WriteContext, 
       });
     }
     const tier = requiredTier(assets);
-    const payload = assessVendor(deps.vendorQuestions, input, deps.clock(), tier === undefined ? {} : { required_tier: tier });
-    const stream = vendorStream(ctx.scope, vendorId);
-    const version = deps.gov.streamVersion(stream);
-    return {
-      events: [
-        pendingEvent(ctx, deps.newId, { kind: VENDOR_ASSESSED, actor, payload: payload as unknown as { [key: string]: Json } }),
-        accessEvent(deps, ctx, actor, { action: version === 0 ? 'created' : 'changed', outcome: 'allowed', resource: { type: 'vendor', id: vendorId } }),
-      ],
-      read: [{ stream, version, what: `Vendor ${vendorId}` }],
-    };
+    assessed = assessVendor(deps.vendorQuestions, input, deps.clock(), tier === undefined ? {} : { required_tier: tier });
+    return decisionOn(assessed, deps.gov.streamVersion(stream));
+  }, {
+    // Assessments of one vendor sent at once: each is decided again in the writer on the version the
+    // ones sealed before it left, so they share a batch instead of failing one another (409).
+    redecide: (view) => (assessed === undefined ? null : decisionOn(assessed, view.streamVersion(stream))),
   });
   await deps.store.settled();
   const state = deps.gov.vendor(ctx.scope, vendorId)!;
-  return { vendor: vendorViewOf(state, deps.clock()), event: binding(result), replayed: result.replayed, version: deps.gov.streamVersion(vendorStream(ctx.scope, vendorId)) };
+  // The version is the state's own last seq (the vendor stream holds only its assessments), so the
+  // ETag is the body's even when later assessments were indexed meanwhile.
+  return { vendor: vendorViewOf(state, deps.clock()), event: binding(result), replayed: result.replayed, version: state.last_seq };
 }
 
 /**
@@ -78,7 +87,7 @@ function checkedBody(deps: ServiceDeps, body: unknown): { actor: Actor | undefin
 
 export async function getVendor(deps: ServiceDeps, ctx: WriteContext, vendorId: string) {
   const state = deps.gov.vendor(ctx.scope, vendorId) ?? (await notInScope(deps, ctx, ctx.principal, { type: 'vendor', id: vendorId }, 'vendor'));
-  return { view: vendorViewOf(state, deps.clock()), version: deps.gov.streamVersion(vendorStream(ctx.scope, vendorId)) };
+  return { view: vendorViewOf(state, deps.clock()), version: state.last_seq };
 }
 
 /** The assessed vendors of an asset, by id. */
