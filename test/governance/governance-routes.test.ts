@@ -8,7 +8,8 @@ import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { payloadSchemaOf, type StoredEvent } from '../../src/domain/event.ts';
 import { testSchemas } from '../fixtures/templates.ts';
-import { SCOPE_B, tempDir, testApp } from '../fixtures/test-app.ts';
+import { approvalStream, assetStream } from '../../src/domain/streams.ts';
+import { SCOPE_A, SCOPE_B, tempDir, testApp } from '../fixtures/test-app.ts';
 
 const owner = { type: 'user', id: 'olivia' };
 const reviewer = { type: 'user', id: 'rita' };
@@ -160,6 +161,34 @@ t.test('two decisions racing on the same step: one wins, the other answers 409',
   t.same(answers.map((a) => a.status).sort(), [201, 409]);
   t.equal(answers.find((a) => a.status === 409)!.json.code, 'step_mismatch', 'the loser is told the step moved on');
   t.equal(g.events().filter((e) => e.kind === 'approval.decided').length, 1, 'one decision recorded');
+});
+
+t.test('a decision whose reads straddle an index commit cannot decide a step twice', async (t) => {
+  // The index writer commits on its own thread, and each read is its own snapshot: a commit may land
+  // between a decision's reads. Played here exactly: the approval is read as it was before the first
+  // decision was indexed, and every read after that one sees the index with it.
+  const g = await governed(t);
+  await g.setUp();
+  await g.register('straddle');
+  const id = (await g.evaluate('straddle')).approval_id as string;
+  await g.service.store.settled();
+  const gov = g.service.gov;
+  const stale = gov.approval(SCOPE_A, id)!;
+  const before = new Map([approvalStream(SCOPE_A, id), assetStream(SCOPE_A, 'straddle')].map((s) => [s, gov.streamVersion(s)]));
+  t.equal((await g.decide(id, 1, reviewer)).status, 201, 'the first decision of step 1');
+  const { approval, streamVersion } = gov;
+  let landed = false;
+  gov.approval = (scope, approvalId) => {
+    if (landed || approvalId !== id) return approval(scope, approvalId);
+    landed = true;
+    return stale;
+  };
+  gov.streamVersion = (stream) => (landed ? streamVersion(stream) : (before.get(stream) ?? streamVersion(stream)));
+  t.teardown(() => Object.assign(gov, { approval, streamVersion }));
+  const second = await g.decide(id, 1, reviewer2);
+  t.ok(landed, 'the commit landed during the second decision');
+  t.same([second.status, second.json.code], [409, 'step_mismatch'], 'decided on the approval as indexed with the first decision');
+  t.equal(g.events().filter((e) => e.kind === 'approval.decided').length, 1, 'one decision of step 1 in the log');
 });
 
 t.test('expiry, supersession and the review cadence run on the injected clock', async (t) => {

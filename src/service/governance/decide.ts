@@ -13,7 +13,16 @@ import { retryOnConflict, WRITE_CONFLICT, writeConflict } from '../optimistic.ts
 import { preconditionFailed } from '../write-checks.ts';
 import type { WriteContext } from '../write-context.ts';
 
-/** A stream the decision read, at the version it read (0: no event yet). */
+/**
+ * A stream the decision read, at the version it read (0: no event yet).
+ *
+ * Versions first: a decision reads each stream's version before the state it decides on. The index
+ * writer commits on its own thread, and each read is its own snapshot; a version read after the
+ * state could already count an event the state had not seen, and the append, expecting that
+ * version, would seal a decision made on the state before it (two decisions on one approval step,
+ * an incident update over one it never saw). Read first, a version can only be older than the
+ * state: a write that lands in between makes the expectation fail, and the write is decided again.
+ */
 export type StreamRead = { stream: string; version: number; what: string };
 
 export type Decision = { events: PendingEvent[]; read: StreamRead[]; /** The stream If-Match names, when the route takes it. */ ifMatch?: StreamRead };

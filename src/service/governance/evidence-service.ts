@@ -34,6 +34,10 @@ export async function reviewEvidence(deps: ServiceDeps, ctx: WriteContext, artif
   const result = await decideAndAppend(deps, ctx, async () => {
     const holders = deps.gov.artifactHolders(ctx.scope, artifactId);
     if (holders.length === 0) return notInScope(deps, ctx, actor, { type: 'evidence', id: artifactId }, 'evidence artifact');
+    // The reviewer's role is read from the team: a role change racing the review decides it again
+    // (the version read before the team: versions first: decide.ts).
+    const stream = teamStream(ctx.scope.tenant_id);
+    const teamRead = { stream, version: deps.gov.streamVersion(stream), what: 'The team' };
     const refused = checkReviewer(actor, rolesOf(decidingTeam(deps, ctx), actor));
     if (refused) return deny(deps, ctx, actor, { type: 'evidence', id: artifactId }, refused, body.decision === 'accept' ? 'approved' : 'rejected');
     const payload = {
@@ -42,14 +46,12 @@ export async function reviewEvidence(deps: ServiceDeps, ctx: WriteContext, artif
       ...(body.decision === 'accept' ? { content_trust: body.content_trust! } : {}),
       reason: body.reason,
     };
-    const stream = teamStream(ctx.scope.tenant_id);
     return {
       events: [
         ...holders.map((h) => pendingEvent(ctx, deps.newId, { kind: EVIDENCE_REVIEWED_KIND, task_id: h.task_id, actor, payload: { ...payload, reviewed_seq: h.seq } })),
         accessEvent(deps, ctx, actor, { action: body.decision === 'accept' ? 'approved' : 'rejected', outcome: 'allowed', resource: { type: 'evidence', id: artifactId } }),
       ],
-      // The reviewer's role is read from the team: a role change racing the review decides it again.
-      read: [{ stream, version: deps.gov.streamVersion(stream), what: 'The team' }],
+      read: [teamRead],
     };
   });
   const reviews = result.events.filter((e) => e.kind === EVIDENCE_REVIEWED_KIND);

@@ -141,19 +141,20 @@ export async function updateIncident(deps: ServiceDeps, ctx: WriteContext, incid
   const { actor: named, ...patch } = body;
   const actor = actingAs(ctx, named);
   const resource = resourceOf(incidentId);
+  const stream = incidentStream(ctx.scope, incidentId);
+  const what = `Incident ${incidentId}`;
   const result = await decideAndAppend(deps, ctx, async (): Promise<Decision> => {
+    const read = { stream, version: deps.gov.streamVersion(stream), what }; // before the state: versions first: decide.ts
     const incident = await findIncident(deps, ctx, incidentId, actor);
     await checkRefs(deps, ctx, actor, resource, patch, 'changed');
     const checked = checkIncidentPatch({ incident, patch, actor, now: deps.clock() });
     if (!checked.ok) return deny(deps, ctx, actor, resource, checked satisfies IncidentRefusal, 'changed');
-    const stream = incidentStream(ctx.scope, incidentId);
-    const what = `Incident ${incidentId}`;
     return {
       events: [
         pendingEvent(ctx, deps.newId, { kind: INCIDENT_UPDATED, actor, payload: checked.payload as unknown as { [key: string]: Json } }),
         accessEvent(deps, ctx, actor, { action: 'changed', outcome: 'allowed', resource }),
       ],
-      read: [{ stream, version: deps.gov.streamVersion(stream), what }],
+      read: [read],
       ifMatch: { stream, version: incident.seq, what },
     };
   });

@@ -56,7 +56,10 @@ export async function registerAsset(deps: ServiceDeps, ctx: WriteContext, body: 
       ifMatch: read,
     };
   };
-  const result = await decideAndAppend(deps, ctx, () => decideOn(deps.gov.asset(ctx.scope, assetId), assetRead(deps, ctx.scope, assetId)), {
+  const result = await decideAndAppend(deps, ctx, () => {
+    const read = assetRead(deps, ctx.scope, assetId); // before the state: versions first: decide.ts
+    return decideOn(deps.gov.asset(ctx.scope, assetId), read);
+  }, {
     // Re-posts of one asset sent at once: each is decided again in the writer on the revision sealed
     // before it, so each is the next revision. With If-Match, a moved-on asset stays a 412.
     redecide: (view) => {
@@ -118,7 +121,9 @@ export async function evaluateAssetRisk(deps: ServiceDeps, ctx: WriteContext, bo
   // What the evaluation appends, decided on the asset as it stands: the evaluation, the approval it
   // needs (one unit: both or neither) and its access entry, expecting the asset and every vendor the
   // derived maturity read to be where they were.
-  const decideOn = (asset: AssetState, read: StreamRead): Decision => {
+  const decideOn = (asset: AssetState, read: StreamRead, versionOf: (stream: string) => number = deps.gov.streamVersion): Decision => {
+    // The vendors' versions before their assessments are read (versions first: decide.ts).
+    const vendors = (asset.registration.vendor_ids ?? []).map((id) => streamRead(deps, vendorStream(ctx.scope, id), `Vendor ${id}`, versionOf));
     const now = deps.clock();
     // A vendor_maturity above what the asset's current vendor assessments derive is a warning.
     const derived = assetVendorMaturity(deps, ctx.scope, asset, now);
@@ -136,15 +141,15 @@ export async function evaluateAssetRisk(deps: ServiceDeps, ctx: WriteContext, bo
     const events = [pendingEvent(ctx, deps.newId, { kind: 'risk.evaluated', actor, payload: json(record) })];
     if (request) events.push(pendingEvent(ctx, deps.newId, { kind: 'approval.requested', actor, payload: json(request) }));
     events.push(accessEvent(deps, ctx, actor, { action: 'created', outcome: 'allowed', resource: { type: 'risk_evaluation', id: evaluationId } }));
-    const vendors = (asset.registration.vendor_ids ?? []).map((id) => streamRead(deps, vendorStream(ctx.scope, id), `Vendor ${id}`));
     return { events, read: [read, ...vendors] };
   };
   const result = await decideAndAppend(deps, ctx, async () => {
+    const read = assetRead(deps, ctx.scope, assetId); // before the state: versions first: decide.ts
     const asset = await findAsset(deps, ctx, assetId, actor);
     if (asset.retired_at !== undefined) {
       return deny(deps, ctx, actor, { type: 'asset', id: assetId }, { code: 'asset_retired', message: `Asset ${assetId} was retired at ${asset.retired_at}; a retired asset is not evaluated. Register it again under a new asset_id to bring it back.` });
     }
-    return decideOn(asset, assetRead(deps, ctx.scope, assetId));
+    return decideOn(asset, read);
   }, {
     tentative: true,
     // Evaluations of one asset sent at once: each is decided again in the writer on the asset as the
@@ -152,7 +157,7 @@ export async function evaluateAssetRisk(deps: ServiceDeps, ctx: WriteContext, bo
     // batch. An asset retired meanwhile is refused the slow way (the denial is recorded there).
     redecide: (view) => {
       const asset = sealedAsset(deps, ctx.scope, assetId, view);
-      return asset === undefined || asset.retired_at !== undefined ? null : decideOn(asset, assetRead(deps, ctx.scope, assetId, view.streamVersion));
+      return asset === undefined || asset.retired_at !== undefined ? null : decideOn(asset, assetRead(deps, ctx.scope, assetId, view.streamVersion), view.streamVersion);
     },
   });
   const evaluation = result.events[0]!;
@@ -221,19 +226,23 @@ export async function getApproval(deps: ServiceDeps, ctx: WriteContext, approval
 export async function decideApproval(deps: ServiceDeps, ctx: WriteContext, approvalId: string, body: DecisionBody & { actor?: Actor }) {
   const actor = actingAs(ctx, body.actor);
   const result = await decideAndAppend(deps, ctx, async () => {
-    const approval = deps.gov.approval(ctx.scope, approvalId) ?? (await notInScope(deps, ctx, actor, { type: 'approval', id: approvalId }, 'approval'));
+    // The asset the approval is bound to never changes; its version and the approval's are read before
+    // the approval is read again to be decided on (versions first: decide.ts).
+    const found = deps.gov.approval(ctx.scope, approvalId) ?? (await notInScope(deps, ctx, actor, { type: 'approval', id: approvalId }, 'approval'));
+    const stream = approvalStream(ctx.scope, approvalId);
+    const approvalRead: StreamRead = { stream, version: deps.gov.streamVersion(stream), what: `Approval ${approvalId}` };
+    const subjectRead = assetRead(deps, ctx.scope, found.subject.asset_id);
+    const approval = deps.gov.approval(ctx.scope, approvalId)!;
     const checked = checkDecision(approval, body, actor, decidingTeam(deps, ctx), deps.clock());
     const action = body.decision === 'approve' ? 'approved' : body.decision === 'reject' ? 'rejected' : 'changed';
     if (!checked.ok) return deny(deps, ctx, actor, { type: 'approval', id: approvalId }, checked, action);
-    const stream = approvalStream(ctx.scope, approvalId);
-    const approvalRead: StreamRead = { stream, version: deps.gov.streamVersion(stream), what: `Approval ${approvalId}` };
     return {
       events: [
         pendingEvent(ctx, deps.newId, { kind: 'approval.decided', actor, payload: json(checked.payload) }),
         accessEvent(deps, ctx, actor, { action, outcome: 'allowed', resource: { type: 'approval', id: approvalId } }),
       ],
       // A decision racing another on the same approval, or a new evaluation of its asset: decided again.
-      read: [approvalRead, assetRead(deps, ctx.scope, approval.subject.asset_id)],
+      read: [approvalRead, subjectRead],
     };
   });
   await deps.store.settled();
@@ -267,7 +276,11 @@ function assetOfReview(deps: ServiceDeps, scope: Scope, id: string): AssetState 
 export async function completeReview(deps: ServiceDeps, ctx: WriteContext, id: string, body: ReviewCompleteBody & { actor?: Actor }) {
   const actor = actingAs(ctx, body.actor);
   const result = await decideAndAppend(deps, ctx, async () => {
-    const asset = assetOfReview(deps, ctx.scope, id) ?? (await notInScope(deps, ctx, actor, { type: 'review', id }, 'review'));
+    // The review id names its asset; the asset's version is read before the asset is read again to be
+    // decided on (versions first: decide.ts).
+    const found = assetOfReview(deps, ctx.scope, id) ?? (await notInScope(deps, ctx, actor, { type: 'review', id }, 'review'));
+    const read = assetRead(deps, ctx.scope, found.asset_id);
+    const asset = deps.gov.asset(ctx.scope, found.asset_id)!;
     const now = deps.clock();
     const { actor: _b, ...completion } = body;
     const checked = checkReviewCompletion(reviewSchedule(asset, [...vendorTriggers(deps, ctx.scope, asset, now), ...incidentTriggers(deps, ctx.scope, asset, now)], now), id, completion, actor, asset.registration.owner, now);
@@ -277,7 +290,7 @@ export async function completeReview(deps: ServiceDeps, ctx: WriteContext, id: s
         pendingEvent(ctx, deps.newId, { kind: REVIEW_COMPLETED, actor, payload: json(checked.payload) }),
         accessEvent(deps, ctx, actor, { action: 'changed', outcome: 'allowed', resource: { type: 'review', id } }),
       ],
-      read: [assetRead(deps, ctx.scope, asset.asset_id)],
+      read: [read],
     };
   });
   const event = result.events[0]!;

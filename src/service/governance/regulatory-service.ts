@@ -202,14 +202,15 @@ export async function updatePosture(deps: ServiceDeps, ctx: WriteContext, profil
       throw new Error(`REG-1 passed for ${profileId} ${requirementParam}, which no loaded profile has.`);
     }
     if (patch.asset_id !== undefined) await findAsset(deps, ctx, patch.asset_id, actor);
+    const stream = postureStream(ctx.scope, requirement.requirement_id, patch.asset_id);
+    const what = `Posture item ${resource.id}`;
+    const version = deps.gov.streamVersion(stream); // before the item: versions first: decide.ts
     const current = postureItemIn(deps, ctx.scope, requirement.requirement_id, patch.asset_id);
     // The pool only needs to answer for the artifacts the item will cite.
     const cited = patch.evidence_refs ?? current?.evidence_refs ?? [];
     const pool = new Set(cited.filter((ref) => deps.gov.artifactHolders(ctx.scope, ref).length > 0));
     const checked = checkPostureUpdate(deps.regulatoryProfiles, target, patch, current, pool);
     if (!checked.ok) return refused(checked);
-    const stream = postureStream(ctx.scope, requirement.requirement_id, patch.asset_id);
-    const what = `Posture item ${resource.id}`;
     return {
       events: [
         pendingEvent(ctx, deps.newId, { kind: REGULATORY_POSTURE_UPDATED, actor, payload: checked.payload as unknown as { [key: string]: Json } }),
@@ -217,7 +218,7 @@ export async function updatePosture(deps: ServiceDeps, ctx: WriteContext, profil
       ],
       // A concurrent update of the item decides again. The version If-Match compares is the item's as
       // folded (the seq of its last event), which is its stream version once the streams know the kind.
-      read: [{ stream, version: deps.gov.streamVersion(stream), what }],
+      read: [{ stream, version, what }],
       ifMatch: { stream, version: current?.seq ?? 0, what } satisfies StreamRead,
     };
   });

@@ -19,10 +19,10 @@ import { accessEvent, deny, type AccessAction, type Resource } from './refusals.
 type Json = Parameters<typeof pendingEvent>[2]['payload'][string];
 
 function teamRead(deps: ServiceDeps, ctx: WriteContext): { team: Team | undefined; read: StreamRead } {
-  const tenantId = ctx.scope.tenant_id;
-  const team = decidingTeam(deps, ctx);
-  const stream = teamStream(tenantId);
-  return { team, read: { stream, version: deps.gov.streamVersion(stream), what: 'The team' } };
+  const stream = teamStream(ctx.scope.tenant_id);
+  // The version before the state (versions first: decide.ts).
+  const read = { stream, version: deps.gov.streamVersion(stream), what: 'The team' };
+  return { team: decidingTeam(deps, ctx), read };
 }
 
 /** The team as GET /v1/team answers it: members and invites (never token hashes), ETag its version. */
