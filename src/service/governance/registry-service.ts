@@ -68,7 +68,8 @@ export async function registerAsset(deps: ServiceDeps, ctx: WriteContext, body: 
     },
   });
   await deps.store.settled();
-  return { asset: assetView(deps.gov.asset(ctx.scope, assetId)!, deps.clock(), policyOptions(deps)), version: deps.gov.streamVersion(assetStream(ctx.scope, assetId)), event: binding(result), replayed: result.replayed };
+  const version = deps.gov.streamVersion(assetStream(ctx.scope, assetId)); // before the state, as getAsset
+  return { asset: assetView(deps.gov.asset(ctx.scope, assetId)!, deps.clock(), policyOptions(deps)), version, event: binding(result), replayed: result.replayed };
 }
 
 export function listAssets(deps: ServiceDeps, scope: Scope, q: { tier?: string; status?: string; cursor?: string; limit?: number }) {
@@ -90,8 +91,11 @@ export async function findAsset(deps: ServiceDeps, ctx: WriteContext, assetId: s
 }
 
 export async function getAsset(deps: ServiceDeps, ctx: WriteContext, assetId: string) {
+  // The version before the state: an ETag older than the body can only make an If-Match fail (412),
+  // never let a write through on a state its sender did not see (versions first: decide.ts).
+  const version = deps.gov.streamVersion(assetStream(ctx.scope, assetId));
   const asset = await findAsset(deps, ctx, assetId);
-  return { view: assetView(asset, deps.clock(), policyOptions(deps)), version: deps.gov.streamVersion(assetStream(ctx.scope, assetId)) };
+  return { view: assetView(asset, deps.clock(), policyOptions(deps)), version };
 }
 
 // ---- risk ----
@@ -219,8 +223,9 @@ export function listApprovals(deps: ServiceDeps, scope: Scope, q: { status?: str
 }
 
 export async function getApproval(deps: ServiceDeps, ctx: WriteContext, approvalId: string) {
+  const version = deps.gov.streamVersion(approvalStream(ctx.scope, approvalId)); // before the state, as getAsset
   const approval = deps.gov.approval(ctx.scope, approvalId) ?? (await notInScope(deps, ctx, ctx.principal, { type: 'approval', id: approvalId }, 'approval'));
-  return { view: approvalView(approval, deps.clock(), deps.identities), version: deps.gov.streamVersion(approvalStream(ctx.scope, approvalId)) };
+  return { view: approvalView(approval, deps.clock(), deps.identities), version };
 }
 
 export async function decideApproval(deps: ServiceDeps, ctx: WriteContext, approvalId: string, body: DecisionBody & { actor?: Actor }) {

@@ -27,14 +27,16 @@ function teamRead(deps: ServiceDeps, ctx: WriteContext): { team: Team | undefine
 
 /** The team as GET /v1/team answers it: members and invites (never token hashes), ETag its version. */
 export function teamView(deps: ServiceDeps, tenantId: string): { view: Record<string, unknown>; version: number } {
+  // One version, read before the team (an ETag older than the body can only make an If-Match fail).
+  const version = deps.gov.streamVersion(teamStream(tenantId));
   const team = deps.gov.team(tenantId);
   const now = deps.clock();
   const members = Object.values(team?.members ?? {}).sort((a, b) => a.member_id.localeCompare(b.member_id));
   const invites = Object.values(team?.invites ?? {}).sort((a, b) => a.invite_id.localeCompare(b.invite_id))
     .map(({ token_sha256: _t, state: _s, ...invite }) => ({ ...invite, status: inviteStatus({ ...invite, token_sha256: '', state: _s }, now) }));
   return {
-    view: { tenant_id: tenantId, bootstrapped_at: team?.bootstrapped_at ?? null, members, invites, version: deps.gov.streamVersion(teamStream(tenantId)), non_claims: deps.identities === 'verified' ? [] : ['Identities are asserted by the caller in the preview: the team records who was named, not who acted.'] },
-    version: deps.gov.streamVersion(teamStream(tenantId)),
+    view: { tenant_id: tenantId, bootstrapped_at: team?.bootstrapped_at ?? null, members, invites, version, non_claims: deps.identities === 'verified' ? [] : ['Identities are asserted by the caller in the preview: the team records who was named, not who acted.'] },
+    version,
   };
 }
 
