@@ -35,7 +35,7 @@ export async function reviewEvidence(deps: ServiceDeps, ctx: WriteContext, artif
     const holders = deps.gov.artifactHolders(ctx.scope, artifactId);
     if (holders.length === 0) return notInScope(deps, ctx, actor, { type: 'evidence', id: artifactId }, 'evidence artifact');
     // The reviewer's role is read from the team: a role change racing the review decides it again
-    // (the version read before the team: versions first: decide.ts).
+    // (the version read before the team: see StreamRead in decide.ts).
     const stream = teamStream(ctx.scope.tenant_id);
     const teamRead = { stream, version: deps.gov.streamVersion(stream), what: 'The team' };
     const refused = checkReviewer(actor, rolesOf(decidingTeam(deps, ctx), actor));

@@ -144,7 +144,7 @@ export async function updateIncident(deps: ServiceDeps, ctx: WriteContext, incid
   const stream = incidentStream(ctx.scope, incidentId);
   const what = `Incident ${incidentId}`;
   const result = await decideAndAppend(deps, ctx, async (): Promise<Decision> => {
-    const read = { stream, version: deps.gov.streamVersion(stream), what }; // before the state: versions first: decide.ts
+    const read = { stream, version: deps.gov.streamVersion(stream), what }; // before the state: see StreamRead in decide.ts
     const incident = await findIncident(deps, ctx, incidentId, actor);
     await checkRefs(deps, ctx, actor, resource, patch, 'changed');
     const checked = checkIncidentPatch({ incident, patch, actor, now: deps.clock() });

@@ -57,7 +57,7 @@ export async function registerAsset(deps: ServiceDeps, ctx: WriteContext, body: 
     };
   };
   const result = await decideAndAppend(deps, ctx, () => {
-    const read = assetRead(deps, ctx.scope, assetId); // before the state: versions first: decide.ts
+    const read = assetRead(deps, ctx.scope, assetId); // before the state: see StreamRead in decide.ts
     return decideOn(deps.gov.asset(ctx.scope, assetId), read);
   }, {
     // Re-posts of one asset sent at once: each is decided again in the writer on the revision sealed
@@ -92,7 +92,7 @@ export async function findAsset(deps: ServiceDeps, ctx: WriteContext, assetId: s
 
 export async function getAsset(deps: ServiceDeps, ctx: WriteContext, assetId: string) {
   // The version before the state: an ETag older than the body can only make an If-Match fail (412),
-  // never let a write through on a state its sender did not see (versions first: decide.ts).
+  // never let a write through on a state its sender did not see (see StreamRead in decide.ts).
   const version = deps.gov.streamVersion(assetStream(ctx.scope, assetId));
   const asset = await findAsset(deps, ctx, assetId);
   return { view: assetView(asset, deps.clock(), policyOptions(deps)), version };
@@ -126,7 +126,7 @@ export async function evaluateAssetRisk(deps: ServiceDeps, ctx: WriteContext, bo
   // needs (one unit: both or neither) and its access entry, expecting the asset and every vendor the
   // derived maturity read to be where they were.
   const decideOn = (asset: AssetState, read: StreamRead, versionOf: (stream: string) => number = deps.gov.streamVersion): Decision => {
-    // The vendors' versions before their assessments are read (versions first: decide.ts).
+    // The vendors' versions before their assessments are read (see StreamRead in decide.ts).
     const vendors = (asset.registration.vendor_ids ?? []).map((id) => streamRead(deps, vendorStream(ctx.scope, id), `Vendor ${id}`, versionOf));
     const now = deps.clock();
     // A vendor_maturity above what the asset's current vendor assessments derive is a warning.
@@ -148,7 +148,7 @@ export async function evaluateAssetRisk(deps: ServiceDeps, ctx: WriteContext, bo
     return { events, read: [read, ...vendors] };
   };
   const result = await decideAndAppend(deps, ctx, async () => {
-    const read = assetRead(deps, ctx.scope, assetId); // before the state: versions first: decide.ts
+    const read = assetRead(deps, ctx.scope, assetId); // before the state: see StreamRead in decide.ts
     const asset = await findAsset(deps, ctx, assetId, actor);
     if (asset.retired_at !== undefined) {
       return deny(deps, ctx, actor, { type: 'asset', id: assetId }, { code: 'asset_retired', message: `Asset ${assetId} was retired at ${asset.retired_at}; a retired asset is not evaluated. Register it again under a new asset_id to bring it back.` });
@@ -232,7 +232,7 @@ export async function decideApproval(deps: ServiceDeps, ctx: WriteContext, appro
   const actor = actingAs(ctx, body.actor);
   const result = await decideAndAppend(deps, ctx, async () => {
     // The asset the approval is bound to never changes; its version and the approval's are read before
-    // the approval is read again to be decided on (versions first: decide.ts).
+    // the approval is read again to be decided on (see StreamRead in decide.ts).
     const found = deps.gov.approval(ctx.scope, approvalId) ?? (await notInScope(deps, ctx, actor, { type: 'approval', id: approvalId }, 'approval'));
     const stream = approvalStream(ctx.scope, approvalId);
     const approvalRead: StreamRead = { stream, version: deps.gov.streamVersion(stream), what: `Approval ${approvalId}` };
@@ -282,7 +282,7 @@ export async function completeReview(deps: ServiceDeps, ctx: WriteContext, id: s
   const actor = actingAs(ctx, body.actor);
   const result = await decideAndAppend(deps, ctx, async () => {
     // The review id names its asset; the asset's version is read before the asset is read again to be
-    // decided on (versions first: decide.ts).
+    // decided on (see StreamRead in decide.ts).
     const found = assetOfReview(deps, ctx.scope, id) ?? (await notInScope(deps, ctx, actor, { type: 'review', id }, 'review'));
     const read = assetRead(deps, ctx.scope, found.asset_id);
     const asset = deps.gov.asset(ctx.scope, found.asset_id)!;

@@ -204,7 +204,7 @@ export async function updatePosture(deps: ServiceDeps, ctx: WriteContext, profil
     if (patch.asset_id !== undefined) await findAsset(deps, ctx, patch.asset_id, actor);
     const stream = postureStream(ctx.scope, requirement.requirement_id, patch.asset_id);
     const what = `Posture item ${resource.id}`;
-    const version = deps.gov.streamVersion(stream); // before the item: versions first: decide.ts
+    const version = deps.gov.streamVersion(stream); // before the item: see StreamRead in decide.ts
     const current = postureItemIn(deps, ctx.scope, requirement.requirement_id, patch.asset_id);
     // The pool only needs to answer for the artifacts the item will cite.
     const cited = patch.evidence_refs ?? current?.evidence_refs ?? [];

@@ -20,7 +20,7 @@ type Json = Parameters<typeof pendingEvent>[2]['payload'][string];
 
 function teamRead(deps: ServiceDeps, ctx: WriteContext): { team: Team | undefined; read: StreamRead } {
   const stream = teamStream(ctx.scope.tenant_id);
-  // The version before the state (versions first: decide.ts).
+  // The version before the state (see StreamRead in decide.ts).
   const read = { stream, version: deps.gov.streamVersion(stream), what: 'The team' };
   return { team: decidingTeam(deps, ctx), read };
 }
