@@ -159,7 +159,11 @@ function toDetails(errors: ErrorObject[], resolveRef: (ref: string) => unknown):
   };
   for (const e of errors) {
     if (consumed.has(e)) continue;
-    if (e.keyword === 'if' && [...conditions.keys()].some((prefix) => errors.some((other) => other.schemaPath.startsWith(prefix)))) continue;
+    if (e.keyword === 'if') {
+      // The wrapper only says which branch failed; that branch's own errors say what (with the condition).
+      const branch = `${e.schemaPath.slice(0, -'/if'.length)}/${(e.params as { failingKeyword: string }).failingKeyword}/`;
+      if (errors.some((other) => other.schemaPath.startsWith(branch))) continue;
+    }
     const merge = merged.get(e);
     if (merge !== undefined) {
       add(e.instancePath, merge, e);
