@@ -50,6 +50,8 @@ export default defineConfig(
         'error',
         { object: 'process', property: 'stdout', message: 'stdout belongs to the CLI io (render) and the MCP transport: write through io.stdout or to stderr.' },
         { object: 'globalThis', property: 'console', message: 'no console in src/: write through the CLI io or to stderr.' },
+        // Hono's `c.var` is a getter that copies every request variable into a new object per read.
+        { object: 'c', property: 'var', message: "c.var copies all of a request's variables on every read: use c.get('name')." },
       ],
     },
   },

@@ -27,12 +27,12 @@ export type RouteSpec = {
    * refused over the operator token. admin: the forge's operator-only routes.
    */
   access: RouteAccess;
-  /** Needs the X-Tenant-Id / X-Workspace-Id / X-Project-Id headers (read into c.var.scope). */
+  /** Needs the X-Tenant-Id / X-Workspace-Id / X-Project-Id headers (the scope middleware sets c.get('scope')). */
   scoped: boolean;
   summary: string;
   /** The README's note for the route, where it says more than the summary. */
   readme?: string;
-  /** The request body's schema; a governance route's body is read and parsed into c.var.body. */
+  /** The request body's schema; a governance route's body is read and parsed into the request variable body (c.get('body')). */
   request?: string;
   /**
    * The body is checked against `request` before the handler runs (422 validation_failed, one

@@ -11,7 +11,8 @@ import { readIdempotencyKey, readIfMatch } from './request-input.ts';
 
 /** For a scoped route with a body: the scope and body middleware have read both. */
 export function writeContextOf(c: Context<AppEnv>, idempotencyRequired = false): WriteContext {
-  const { scope, body } = c.var;
+  const scope = c.get('scope');
+  const body = c.get('body');
   const idempotencyKey = readIdempotencyKey(c, idempotencyRequired);
   const caller = callerOf(c);
   return {

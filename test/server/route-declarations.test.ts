@@ -30,7 +30,7 @@ t.test('a new declaration is served with its checks, in order, and described eve
   const echo: Route = {
     method: 'POST', path: '/v1/echo/{echo_id}', status: 'preview', access: 'write', scoped: true, summary: 'Echo the body (test only).',
     request: 'api/template-validate-request.json', responses: { 200: null },
-    handler: (c) => c.json({ id: c.req.param('echo_id'), scope: c.var.scope, body: c.var.body }),
+    handler: (c) => c.json({ id: c.req.param('echo_id'), scope: c.get('scope'), body: c.get('body') }),
   };
   const base = await testApp(t);
   const app = createApp(base.deps, [...ROUTES, echo]);
@@ -47,7 +47,7 @@ t.test('a new declaration is served with its checks, in order, and described eve
   t.same(await codeOf(await send({ ...auth, ...scope, ...json }, '{')), [400, 'malformed_json']);
   const ok = await send({ ...auth, ...scope, ...json }, '{"a":1}');
   t.equal(ok.status, 200);
-  t.same(await ok.json(), { id: 'e1', scope: SCOPE_A, body: { a: 1 } }, 'the handler reads c.var.scope and c.var.body');
+  t.same(await ok.json(), { id: 'e1', scope: SCOPE_A, body: { a: 1 } }, "the handler reads the request's scope and body");
   const health = (await (await app.request(`http://${HOST}/health`, { headers: { Host: HOST } })).json()) as { routes: { method: string; path: string }[] };
   t.ok(health.routes.some((r) => key(r) === 'POST /v1/echo/{echo_id}'), '/health lists it');
   const doc = (await (await app.request(`http://${HOST}/openapi.json`, { headers: { Host: HOST } })).json()) as { paths: Record<string, unknown> };

@@ -27,7 +27,7 @@ export type ForgeRouteOptions = { access: 'admin' | 'user'; quota: boolean };
 
 /**
  * The checks above, in order (token → operator → disabled → Sudo), as the middleware of a forge
- * route; it leaves the user the route acts as in c.var.doer (null on an admin route). What it and the
+ * route; it leaves the user the route acts as in c.get('doer') (null on an admin route). What it and the
  * handler throw goes to the root onError like any route's; forgeErrors (mounted on every forge route
  * before this) then answers it in the forge's shape.
  */

@@ -63,7 +63,7 @@ export const CONSOLE_AUTH_ROUTES: Route[] = [
     handler: (c, deps) => {
       // Only the operator token mints: the customer token is what integrators' code holds, and a
       // console session must not be able to copy itself into another browser.
-      if (c.var.transport !== 'operator' || c.var.cookieSession) {
+      if (c.get('transport') !== 'operator' || c.get('cookieSession')) {
         throw new AppError('operator_token_required', 'Login codes are made with the operator token (tokens.operator of <data-dir>/run.json); run `npx gov console`.');
       }
       const { code, expiresAt } = deps.consoleSessions.mintCode();

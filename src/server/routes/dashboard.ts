@@ -9,7 +9,7 @@ import type { Route } from '../route-spec.ts';
 import { callerOf } from '../write-context.ts';
 
 function readCtx(c: Context<AppEnv>) {
-  return readContext(c.var.scope, callerOf(c));
+  return readContext(c.get('scope'), callerOf(c));
 }
 
 export const DASHBOARD_ROUTES: Route[] = [

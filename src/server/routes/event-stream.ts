@@ -29,7 +29,7 @@ export const EVENT_STREAM_ROUTES: Route[] = [
     handler: (c, deps) => {
       const { after_seq: afterSeq } = readQuery(c, EVENT_STREAM_QUERY);
       const resumeAt = lastEventId(c.req.header('last-event-id'));
-      return c.body(eventStream(deps, c.var.scope, resumeAt ?? afterSeq), 200, {
+      return c.body(eventStream(deps, c.get('scope'), resumeAt ?? afterSeq), 200, {
         'Content-Type': 'text/event-stream',
         'Cache-Control': 'no-cache',
         // The connection ends with the stream: a server that stops closes it at once rather than

@@ -34,7 +34,7 @@ export const EVENT_ROUTES: Route[] = [
     responses: { 201: 'api/event-response.json', 200: 'api/event-response.json', 400: P, 401: P, 403: P, 404: P, 409: P, 412: P, 413: P, 415: P, 422: U },
     etag: 'write', readsIndex: false,
     handler: async (c, deps) => {
-      const outcome = await submitRawEvent(deps, writeContextOf(c, true), c.var.body);
+      const outcome = await submitRawEvent(deps, writeContextOf(c, true), c.get('body'));
       // A kind with a template (evidence.attached, session.bound) that fails its gate: nothing written.
       if (!outcome.ok) return c.json(outcome.validation, 422);
       const { replayed, events, lines } = outcome.write;

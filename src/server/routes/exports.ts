@@ -34,7 +34,7 @@ export const EXPORT_QUERY = {
 
 /** The context of a read: its access-log entries name the transport's principal. */
 function readCtx(c: Context<AppEnv>) {
-  return readContext(c.var.scope, callerOf(c));
+  return readContext(c.get('scope'), callerOf(c));
 }
 
 const encoder = new TextEncoder();

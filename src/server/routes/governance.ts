@@ -48,7 +48,7 @@ export const REVIEW_QUERY = {
 
 /** The context of a governance read: its access-log entries name the transport's principal. */
 function readCtx(c: Context<AppEnv>) {
-  return readContext(c.var.scope, callerOf(c));
+  return readContext(c.get('scope'), callerOf(c));
 }
 
 const id = (c: Context<AppEnv>, name: string, what: string) => requirePathId(c.req.param(name) ?? '', what);
@@ -68,7 +68,7 @@ export const TEAM_ROUTES: Route[] = [
     summary: "The tenant's team: members with their roles and the invites (ETag: the team's version).", readme: 'members, roles and invites; `ETag` for role changes',
     responses: { 200: 'api/team.json' },
     handler: (c, deps) => {
-      const { view, version } = teamView(deps, c.var.scope.tenant_id);
+      const { view, version } = teamView(deps, c.get('scope').tenant_id);
       c.header('ETag', etagOf(version));
       return c.json(view);
     },
@@ -78,7 +78,7 @@ export const TEAM_ROUTES: Route[] = [
     summary: "Make the tenant's first owner (team.member.added); 409 owner_exists once there is one.", readme: '→ `team.member.added`; once per tenant (409 `owner_exists`)',
     checkBody: true, request: 'api/team-owner-request.json', responses: { 201: 'api/team-member-response.json', 200: 'api/team-member-response.json', ...W },
     handler: async (c, deps) => {
-      const out = await bootstrapOwner(deps, writeContextOf(c), c.var.body as OwnerBootstrapBody);
+      const out = await bootstrapOwner(deps, writeContextOf(c), c.get('body') as OwnerBootstrapBody);
       return written(c, out.replayed, { member: out.member, event: out.event }, out.event.seq);
     },
   },
@@ -87,7 +87,7 @@ export const TEAM_ROUTES: Route[] = [
     summary: 'Invite someone with a role (team.invite.created); the token is answered once, the event keeps its sha256.', readme: '→ `team.invite.created`; owner/admin only; the token is shown once',
     checkBody: true, request: 'api/team-invite-request.json', responses: { 201: 'api/team-invite-response.json', 200: 'api/team-invite-response.json', ...W },
     handler: async (c, deps) => {
-      const { event, ...invite } = await createInvite(deps, writeContextOf(c), c.var.body as InviteBody);
+      const { event, ...invite } = await createInvite(deps, writeContextOf(c), c.get('body') as InviteBody);
       return written(c, invite.token === null, { ...invite, event }, event.seq);
     },
   },
@@ -96,7 +96,7 @@ export const TEAM_ROUTES: Route[] = [
     summary: 'Revoke an open invite (team.invite.revoked).', readme: '→ `team.invite.revoked`',
     checkBody: true, request: 'api/team-invite-revoke-request.json', responses: { 201: 'api/team-invite-revoke-response.json', 200: 'api/team-invite-revoke-response.json', ...W },
     handler: async (c, deps) => {
-      const { replayed, ...out } = await revokeInvite(deps, writeContextOf(c), id(c, 'invite_id', 'invite'), c.var.body as { actor?: never });
+      const { replayed, ...out } = await revokeInvite(deps, writeContextOf(c), id(c, 'invite_id', 'invite'), c.get('body') as { actor?: never });
       return written(c, replayed, out, out.event.seq);
     },
   },
@@ -105,7 +105,7 @@ export const TEAM_ROUTES: Route[] = [
     summary: 'Accept an invite with its token (team.member.added); 401 invite_token_invalid for another token.', readme: '→ `team.member.added` with the invite\'s role',
     checkBody: true, request: 'api/team-invite-accept-request.json', responses: { 201: 'api/team-member-response.json', 200: 'api/team-member-response.json', 401: P, ...W },
     handler: async (c, deps) => {
-      const out = await acceptInvite(deps, writeContextOf(c), id(c, 'invite_id', 'invite'), c.var.body as InviteAcceptBody);
+      const out = await acceptInvite(deps, writeContextOf(c), id(c, 'invite_id', 'invite'), c.get('body') as InviteAcceptBody);
       return written(c, out.replayed, { member: out.member, event: out.event }, out.event.seq);
     },
   },
@@ -114,7 +114,7 @@ export const TEAM_ROUTES: Route[] = [
     summary: "Set a member's roles (team.member.roles_changed); If-Match the team's ETag.", readme: '→ `team.member.roles_changed`; `If-Match` (412 when stale); no granting above your own roles',
     checkBody: true, request: 'api/team-member-patch-request.json', responses: { 200: 'api/team-roles-response.json', ...W }, etag: 'write',
     handler: async (c, deps) => {
-      const { replayed, ...out } = await changeRoles(deps, writeContextOf(c), id(c, 'member_id', 'member'), c.var.body as RoleChangeBody);
+      const { replayed, ...out } = await changeRoles(deps, writeContextOf(c), id(c, 'member_id', 'member'), c.get('body') as RoleChangeBody);
       if (replayed) c.header('Idempotent-Replayed', 'true');
       c.header('ETag', etagOf(out.event.seq));
       return c.json(out, 200);
@@ -128,7 +128,7 @@ export const REGISTRY_ROUTES: Route[] = [
     summary: 'Register an AI asset, or its next revision when asset_id exists (governance.asset.registered).', readme: '→ `governance.asset.registered`; re-posting an asset_id registers revision + 1; `If-Match` optional',
     checkBody: true, request: 'api/asset-register-request.json', responses: { 201: 'api/asset-write-response.json', 200: 'api/asset-write-response.json', ...W }, etag: 'write',
     handler: async (c, deps) => {
-      const out = await registerAsset(deps, writeContextOf(c), c.var.body as AssetBody);
+      const out = await registerAsset(deps, writeContextOf(c), c.get('body') as AssetBody);
       return written(c, out.replayed, { asset: out.asset, event: out.event }, out.version);
     },
   },
@@ -138,7 +138,7 @@ export const REGISTRY_ROUTES: Route[] = [
     query: ASSET_QUERY, responses: { 200: 'api/asset-list.json', 400: P },
     handler: (c, deps) => {
       const q = readQuery(c, ASSET_QUERY, deps.registry);
-      return c.json(listAssets(deps, c.var.scope, { ...(q.tier ? { tier: q.tier } : {}), ...(q.status ? { status: q.status } : {}), ...(q.cursor ? { cursor: q.cursor } : {}), limit: q.limit }));
+      return c.json(listAssets(deps, c.get('scope'), { ...(q.tier ? { tier: q.tier } : {}), ...(q.status ? { status: q.status } : {}), ...(q.cursor ? { cursor: q.cursor } : {}), limit: q.limit }));
     },
   },
   {
@@ -170,7 +170,7 @@ export const REGISTRY_ROUTES: Route[] = [
     readme: '→ `risk.evaluated` (+ `approval.requested` atomically); inputs 0–4, else 422 quoting the anchors',
     request: 'api/risk-evaluation-request.json', responses: { 201: 'api/risk-evaluation-response.json', 200: 'api/risk-evaluation-response.json', ...W },
     handler: async (c, deps) => {
-      const out = await evaluateAssetRisk(deps, writeContextOf(c), c.var.body as RiskBody);
+      const out = await evaluateAssetRisk(deps, writeContextOf(c), c.get('body') as RiskBody);
       return written(c, out.replayed, { evaluation: out.evaluation, event: out.event });
     },
   },
@@ -180,7 +180,7 @@ export const REGISTRY_ROUTES: Route[] = [
     query: APPROVAL_QUERY, responses: { 200: 'api/approval-list.json', 400: P },
     handler: (c, deps) => {
       const q = readQuery(c, APPROVAL_QUERY, deps.registry);
-      return c.json(listApprovals(deps, c.var.scope, {
+      return c.json(listApprovals(deps, c.get('scope'), {
         ...(q.status ? { status: q.status } : {}), ...(q.asset_id ? { asset_id: q.asset_id } : {}), ...(q.assignee_role ? { assignee_role: q.assignee_role } : {}), ...(q.cursor ? { cursor: q.cursor } : {}), limit: q.limit,
       }));
     },
@@ -201,7 +201,7 @@ export const REGISTRY_ROUTES: Route[] = [
     readme: '→ `approval.decided`; SOD-1…5 in order, each refusal access-logged as denied',
     checkBody: true, request: 'api/approval-decision-request.json', responses: { 201: 'api/approval-decision-response.json', 200: 'api/approval-decision-response.json', ...W },
     handler: async (c, deps) => {
-      const out = await decideApproval(deps, writeContextOf(c), id(c, 'approval_id', 'approval'), c.var.body as DecisionBody);
+      const out = await decideApproval(deps, writeContextOf(c), id(c, 'approval_id', 'approval'), c.get('body') as DecisionBody);
       return written(c, out.replayed, { approval: out.approval, event: out.event });
     },
   },
@@ -211,7 +211,7 @@ export const REGISTRY_ROUTES: Route[] = [
     query: REVIEW_QUERY, responses: { 200: 'api/review-list.json', 400: P },
     handler: (c, deps) => {
       const q = readQuery(c, REVIEW_QUERY, deps.registry);
-      return c.json(listReviews(deps, c.var.scope, { ...(q.status ? { status: q.status } : {}), ...(q.asset_id ? { asset_id: q.asset_id } : {}), ...(q.cursor ? { cursor: q.cursor } : {}), limit: q.limit }));
+      return c.json(listReviews(deps, c.get('scope'), { ...(q.status ? { status: q.status } : {}), ...(q.asset_id ? { asset_id: q.asset_id } : {}), ...(q.cursor ? { cursor: q.cursor } : {}), limit: q.limit }));
     },
   },
   {
@@ -219,7 +219,7 @@ export const REGISTRY_ROUTES: Route[] = [
     summary: 'Complete the open review of an asset (review.completed); 409 review_cycle_stale for any other cycle.', readme: '→ `review.completed`; a stale cycle → 409',
     checkBody: true, request: 'api/review-complete-request.json', responses: { 201: 'api/review-complete-response.json', 200: 'api/review-complete-response.json', ...W },
     handler: async (c, deps) => {
-      const out = await completeReview(deps, writeContextOf(c), requirePathId(c.req.param('review_id') ?? '', 'review'), c.var.body as ReviewCompleteBody);
+      const out = await completeReview(deps, writeContextOf(c), requirePathId(c.req.param('review_id') ?? '', 'review'), c.get('body') as ReviewCompleteBody);
       return written(c, out.replayed, { review: out.review, next_review: out.next_review, event: out.event });
     },
   },
@@ -233,7 +233,7 @@ export const EVIDENCE_ROUTES: Route[] = [
     request: 'api/evidence-sanitize-request.json', checkBody: true,
     responses: { 201: 'api/evidence-sanitize-response.json', 200: 'api/evidence-sanitize-response.json', 400: P, 403: P, 404: P, 413: P, 415: P, 422: P },
     handler: async (c, deps) => {
-      const { replayed, ...out } = await sanitizeEvidence(deps, writeContextOf(c), c.var.body as SanitizeBody);
+      const { replayed, ...out } = await sanitizeEvidence(deps, writeContextOf(c), c.get('body') as SanitizeBody);
       return written(c, replayed, out);
     },
   },
@@ -244,7 +244,7 @@ export const EVIDENCE_ROUTES: Route[] = [
     request: 'api/evidence-review-request.json', checkBody: true,
     responses: { 201: 'api/evidence-review-response.json', 200: 'api/evidence-review-response.json', ...W },
     handler: async (c, deps) => {
-      const { replayed, ...out } = await reviewEvidence(deps, writeContextOf(c), id(c, 'artifact_id', 'evidence artifact'), c.var.body as EvidenceReviewBody);
+      const { replayed, ...out } = await reviewEvidence(deps, writeContextOf(c), id(c, 'artifact_id', 'evidence artifact'), c.get('body') as EvidenceReviewBody);
       return written(c, replayed, out);
     },
   },

@@ -27,7 +27,7 @@ export const INCIDENT_QUERY = {
 
 /** The context of a read: its access-log entries (a denial) name the transport's principal. */
 function readCtx(c: Context<AppEnv>) {
-  return readContext(c.var.scope, callerOf(c));
+  return readContext(c.get('scope'), callerOf(c));
 }
 
 const incidentId = (c: Context<AppEnv>) => requirePathId(c.req.param('incident_id') ?? '', 'incident');
@@ -40,7 +40,7 @@ export const INCIDENT_ROUTES: Route[] = [
     checkBody: true, request: INCIDENT_CREATE_SCHEMA,
     responses: { 201: 'api/incident-write-response.json', 200: 'api/incident-write-response.json', 400: P, 403: P, 404: P, 409: P, 422: P },
     handler: async (c, deps) => {
-      const { replayed, version, ...out } = await logIncident(deps, writeContextOf(c), c.var.body as IncidentCreateBody);
+      const { replayed, version, ...out } = await logIncident(deps, writeContextOf(c), c.get('body') as IncidentCreateBody);
       if (replayed) c.header('Idempotent-Replayed', 'true');
       c.header('ETag', etagOf(version));
       return c.json(out, replayed ? 200 : 201);
@@ -76,7 +76,7 @@ export const INCIDENT_ROUTES: Route[] = [
     checkBody: true, request: INCIDENT_PATCH_SCHEMA,
     responses: { 200: 'api/incident-write-response.json', 400: P, 403: P, 404: P, 409: P, 412: P, 422: P }, etag: 'write',
     handler: async (c, deps) => {
-      const { replayed, version, ...out } = await updateIncident(deps, writeContextOf(c), incidentId(c), c.var.body as IncidentPatchBody);
+      const { replayed, version, ...out } = await updateIncident(deps, writeContextOf(c), incidentId(c), c.get('body') as IncidentPatchBody);
       if (replayed) c.header('Idempotent-Replayed', 'true');
       c.header('ETag', etagOf(version));
       return c.json(out, 200);

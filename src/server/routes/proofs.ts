@@ -15,7 +15,7 @@ export const PROOF_ROUTES: Route[] = [
     readme: 'engine `cb-2` (asserted trust capped until reviewed or sanitized) → `claim_boundary.evaluated`',
     request: 'api/claim-evaluate-request.json', responses: { 200: 'api/claim-decision.json', 404: P, 422: P },
     handler: async (c, deps) => {
-      const { replayed, decision } = await evaluateClaims(deps, writeContextOf(c), c.var.body);
+      const { replayed, decision } = await evaluateClaims(deps, writeContextOf(c), c.get('body'));
       if (replayed) c.header('Idempotent-Replayed', 'true');
       return c.json(decision, 200);
     },
@@ -26,7 +26,7 @@ export const PROOF_ROUTES: Route[] = [
     readme: 'Proof Packet v1 → `proof_packet.assembled` + `access.logged`',
     request: 'api/proof-packet-request.json', responses: { 201: 'api/proof-packet.json', 200: 'api/proof-packet.json', 404: P, 409: P, 422: U },
     handler: async (c, deps) => {
-      const outcome = await assemblePacket(deps, writeContextOf(c), c.var.body);
+      const outcome = await assemblePacket(deps, writeContextOf(c), c.get('body'));
       // A body the template's gate refuses answers the validation body, as POST /v1/templates/validate does.
       if (!outcome.ok) return c.json(outcome.validation, 422);
       const { replayed, packet } = outcome.write;
@@ -36,7 +36,7 @@ export const PROOF_ROUTES: Route[] = [
   {
     method: 'GET', path: '/v1/proof-packets/{packet_id}', status: 'preview', access: 'read', scoped: true,
     summary: 'A packet as assembled.', readme: 'the packet as assembled', responses: { 200: 'api/proof-packet.json', 404: P },
-    handler: (c, deps) => c.json(findPacketEvent(deps, c.var.scope, packetId(c.req.param('packet_id'))).payload.packet as object),
+    handler: (c, deps) => c.json(findPacketEvent(deps, c.get('scope'), packetId(c.req.param('packet_id'))).payload.packet as object),
   },
   {
     method: 'POST', path: '/v1/proof-packets/{packet_id}/status', status: 'preview', access: 'write', scoped: true,
@@ -44,7 +44,7 @@ export const PROOF_ROUTES: Route[] = [
     readme: 'draft → final → exported, any → revoked (reason) → `proof_packet.status_changed` + re-issued `proof_packet.assembled`; other moves → 409 `invalid_transition`',
     request: 'api/packet-status-request.json', responses: { 201: 'api/proof-packet.json', 200: 'api/proof-packet.json', 404: P, 409: P, 422: P },
     handler: async (c, deps) => {
-      const { replayed, packet } = await changePacketStatus(deps, writeContextOf(c), packetId(c.req.param('packet_id')), c.var.body);
+      const { replayed, packet } = await changePacketStatus(deps, writeContextOf(c), packetId(c.req.param('packet_id')), c.get('body'));
       return writeResponse(c, replayed, packet as unknown as Record<string, unknown>);
     },
   },
@@ -52,25 +52,25 @@ export const PROOF_ROUTES: Route[] = [
     method: 'GET', path: '/v1/proof-packets/{packet_id}/redaction-manifest', status: 'preview', access: 'read', scoped: true,
     summary: "The packet's redaction manifest and the actions its manifest_sha256 hashes.", readme: 'manifest + the actions it hashes',
     responses: { 200: 'api/redaction-manifest-response.json', 404: P },
-    handler: (c, deps) => c.json(packetManifest(deps, c.var.scope, packetId(c.req.param('packet_id')))),
+    handler: (c, deps) => c.json(packetManifest(deps, c.get('scope'), packetId(c.req.param('packet_id')))),
   },
   {
     method: 'GET', path: '/v1/proof-packets/{packet_id}/attestation', status: 'preview', access: 'read', scoped: true,
     summary: 'DSSE envelope of an in-toto Statement v1 about the packet (ed25519).', readme: 'DSSE / in-toto Statement v1',
     responses: { 200: 'api/attestation.json', 404: P },
-    handler: (c, deps) => c.json(packetAttestation(deps, c.var.scope, packetId(c.req.param('packet_id')))),
+    handler: (c, deps) => c.json(packetAttestation(deps, c.get('scope'), packetId(c.req.param('packet_id')))),
   },
   {
     method: 'GET', path: '/v1/receipts/{receipt_id}', status: 'preview', access: 'read', scoped: true,
     summary: 'Receipt: the receipted event, its RFC 9162 inclusion proof and a signed C2SP checkpoint.', readme: 'event, inclusion proof, signed checkpoint',
     responses: { 200: 'api/receipt.json', 404: P },
-    handler: (c, deps) => c.json(getReceipt(deps, c.var.scope, requirePathId(c.req.param('receipt_id') ?? '', 'receipt'))),
+    handler: (c, deps) => c.json(getReceipt(deps, c.get('scope'), requirePathId(c.req.param('receipt_id') ?? '', 'receipt'))),
   },
   {
     method: 'POST', path: '/v1/signatures/verify', status: 'preview', access: 'read', scoped: true,
     summary: 'Verify packet hash, signature, hash chain and receipt binding.', readme: 'hash, signature, hash chain, receipt; computes only',
     request: 'api/signature-verify-request.json', responses: { 200: 'api/signature-verify-response.json', 404: P, 422: P },
-    handler: (c, deps) => c.json(verifySignatures(deps, c.var.scope, c.var.body)),
+    handler: (c, deps) => c.json(verifySignatures(deps, c.get('scope'), c.get('body'))),
   },
   {
     method: 'GET', path: '/v1/keys', status: 'preview', access: 'read', scoped: false,

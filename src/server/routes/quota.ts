@@ -93,7 +93,7 @@ function user(path: string, summary: string, responses: Responses, query: QueryS
     query: { ...query, ...SUDO_QUERY }, responses: { 401: E, 403: E, ...responses },
     forge: { access: 'user', quota },
     handler: (c, deps) => {
-      const doer = c.var.doer!;
+      const doer = c.get('doer')!;
       const org = c.req.param('org');
       return handler(c, deps, org === undefined ? doer : orgFor(deps.quota, org, doer));
     },

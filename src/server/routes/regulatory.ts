@@ -31,7 +31,7 @@ export const POSTURE_QUERY = {
 
 /** The context of a read: its access-log entries (a denial) name the transport's principal. */
 function readCtx(c: Context<AppEnv>) {
-  return readContext(c.var.scope, callerOf(c));
+  return readContext(c.get('scope'), callerOf(c));
 }
 
 export const REGULATORY_ROUTES: Route[] = [
@@ -61,7 +61,7 @@ export const REGULATORY_ROUTES: Route[] = [
     handler: async (c, deps) => {
       const profileId = requirePathId(c.req.param('profile_id') ?? '', 'regulatory profile');
       const requirementId = requirePathId(c.req.param('requirement_id') ?? '', 'requirement');
-      const { replayed, version, ...out } = await updatePosture(deps, writeContextOf(c), profileId, requirementId, c.var.body as PostureBody);
+      const { replayed, version, ...out } = await updatePosture(deps, writeContextOf(c), profileId, requirementId, c.get('body') as PostureBody);
       if (replayed) c.header('Idempotent-Replayed', 'true');
       c.header('ETag', etagOf(version));
       return c.json(out, 200);

@@ -25,7 +25,7 @@ export const SEARCH_ROUTES: Route[] = [
     query: SEARCH_QUERY, responses: { 200: 'api/search-result.json', 400: P },
     handler: (c, deps) => {
       const query = readQuery(c, SEARCH_QUERY, deps.registry);
-      return c.json(searchEvents(deps, c.var.scope, { q: query.q, kind: query.kind, taskId: query.task_id, cursor: query.cursor, limit: query.limit }));
+      return c.json(searchEvents(deps, c.get('scope'), { q: query.q, kind: query.kind, taskId: query.task_id, cursor: query.cursor, limit: query.limit }));
     },
   },
 ];

@@ -16,7 +16,7 @@ import { callerOf, writeContextOf } from '../write-context.ts';
 
 /** The context of a read: its access-log entries name the transport's principal. */
 function readCtx(c: Context<AppEnv>) {
-  return readContext(c.var.scope, callerOf(c));
+  return readContext(c.get('scope'), callerOf(c));
 }
 
 export const SESSION_ROUTES: Route[] = [
@@ -27,7 +27,7 @@ export const SESSION_ROUTES: Route[] = [
     checkBody: true, request: 'api/session-bind-request.json',
     responses: { 201: 'api/session-write-response.json', 200: 'api/session-write-response.json', 400: P, 409: P, 422: P },
     handler: async (c, deps) => {
-      const { replayed, ...out } = await bindSession(deps, writeContextOf(c), c.var.body as SessionBindBody);
+      const { replayed, ...out } = await bindSession(deps, writeContextOf(c), c.get('body') as SessionBindBody);
       if (replayed) c.header('Idempotent-Replayed', 'true');
       return c.json(out, replayed ? 200 : 201);
     },

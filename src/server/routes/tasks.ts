@@ -31,7 +31,7 @@ export const TASK_ROUTES: Route[] = [
     request: 'api/task-create-request.json',
     responses: { 201: 'api/task-write-response.json', 200: 'api/task-write-response.json', 409: P, 422: U }, etag: 'read',
     handler: async (c, deps) => {
-      const outcome = await createTask(deps, writeContextOf(c), c.var.body);
+      const outcome = await createTask(deps, writeContextOf(c), c.get('body'));
       if (!outcome.ok) return c.json(outcome.validation, 422);
       const { replayed, task, event, line } = outcome.write;
       return writeResponse(c, replayed, { task, event: new RawJson(line) }, event.seq);
@@ -45,7 +45,7 @@ export const TASK_ROUTES: Route[] = [
     responses: { 201: 'api/event-response.json', 200: 'api/event-response.json', 400: P, 404: P, 409: P, 412: P, 422: U }, etag: 'write', readsIndex: false,
     handler: async (c, deps) => {
       const taskId = requirePathId(c.req.param('task_id') ?? '', 'task');
-      const outcome = await writeCheckpoint(deps, writeContextOf(c), taskId, c.var.body);
+      const outcome = await writeCheckpoint(deps, writeContextOf(c), taskId, c.get('body'));
       if (!outcome.ok) return c.json(outcome.validation, 422);
       const { replayed, event, line } = outcome.write;
       return writeResponse(c, replayed, { event: new RawJson(line) }, event.seq);
@@ -59,7 +59,7 @@ export const TASK_ROUTES: Route[] = [
     responses: { 201: 'api/task-write-response.json', 200: 'api/task-write-response.json', 400: P, 404: P, 409: P, 412: P, 422: U }, etag: 'write',
     handler: async (c, deps) => {
       const taskId = requirePathId(c.req.param('task_id') ?? '', 'task');
-      const outcome = await closeTask(deps, writeContextOf(c), taskId, c.var.body);
+      const outcome = await closeTask(deps, writeContextOf(c), taskId, c.get('body'));
       if (!outcome.ok) return c.json(outcome.validation, 422);
       const { replayed, task, event, line } = outcome.write;
       return writeResponse(c, replayed, { task, event: new RawJson(line) }, event.seq);
@@ -72,7 +72,7 @@ export const TASK_ROUTES: Route[] = [
     query: TASK_LIST_QUERY, responses: { 200: 'api/task-list.json', 400: P },
     handler: (c, deps) => {
       const q = readQuery(c, TASK_LIST_QUERY, deps.registry);
-      return c.json(listTasks(deps, c.var.scope, { ...(q.status ? { status: q.status } : {}), ...(q.cursor ? { cursor: q.cursor } : {}), limit: q.limit }));
+      return c.json(listTasks(deps, c.get('scope'), { ...(q.status ? { status: q.status } : {}), ...(q.cursor ? { cursor: q.cursor } : {}), limit: q.limit }));
     },
   },
   {
@@ -80,7 +80,7 @@ export const TASK_ROUTES: Route[] = [
     summary: 'The task projection (ETag: its version).', readme: 'the task projection',
     responses: { 200: 'api/task.json', 404: P }, etag: 'read',
     handler: (c, deps) => {
-      const task = findTask(deps, c.var.scope, requirePathId(c.req.param('task_id') ?? '', 'task'));
+      const task = findTask(deps, c.get('scope'), requirePathId(c.req.param('task_id') ?? '', 'task'));
       // The task's version (the seq of its last event) is what a conditional write's If-Match names.
       c.header('ETag', etagOf(task.last_seq));
       return c.json(task);
@@ -92,7 +92,7 @@ export const TASK_ROUTES: Route[] = [
     readme: '`?after_seq=` (default 0) `&limit=` (1–1000, default 100)',
     query: TIMELINE_QUERY, responses: { 200: 'api/timeline.json', 400: P, 404: P },
     handler: (c, deps) => {
-      const { scope } = c.var;
+      const scope = c.get('scope');
       const taskId = requirePathId(c.req.param('task_id') ?? '', 'task');
       const { after_seq: afterSeq, limit } = readQuery(c, TIMELINE_QUERY);
       findTask(deps, scope, taskId);

@@ -20,6 +20,6 @@ export const TEMPLATE_ROUTES: Route[] = [
     summary: 'Run a template\'s gate on a filled payload (the gate its write route runs); writes nothing.',
     readme: 'a template\'s gate, the one its write route runs, writing nothing',
     request: 'api/template-validate-request.json', responses: { 200: 'api/validation-result.json', 404: P, 422: P },
-    handler: (c, deps) => c.json(validateFilledTemplate(deps, c.var.body)),
+    handler: (c, deps) => c.json(validateFilledTemplate(deps, c.get('body'))),
   },
 ];

@@ -23,7 +23,7 @@ export const VENDOR_ROUTES: Route[] = [
     responses: { 201: 'api/vendor-write-response.json', 200: 'api/vendor-write-response.json', 400: P, 403: P, 404: P, 409: P, 422: P },
     handler: async (c, deps) => {
       // The service checks the body: the answers by the questionnaire (its refusals name the question and what it allows).
-      const out = await assessVendorAnswers(deps, writeContextOf(c), c.var.body);
+      const out = await assessVendorAnswers(deps, writeContextOf(c), c.get('body'));
       if (out.replayed) c.header('Idempotent-Replayed', 'true');
       c.header('ETag', etagOf(out.version));
       return c.json({ vendor: out.vendor, event: out.event }, out.replayed ? 200 : 201);
@@ -34,7 +34,7 @@ export const VENDOR_ROUTES: Route[] = [
     summary: 'A vendor as last assessed, with expired computed now (ETag: its version).', readme: 'the latest assessment; `expired` after `valid_until`',
     responses: { 200: 'api/vendor.json', 404: P }, etag: 'read',
     handler: async (c, deps) => {
-      const { view, version } = await getVendor(deps, readContext(c.var.scope, callerOf(c)), requirePathId(c.req.param('vendor_id') ?? '', 'vendor'));
+      const { view, version } = await getVendor(deps, readContext(c.get('scope'), callerOf(c)), requirePathId(c.req.param('vendor_id') ?? '', 'vendor'));
       c.header('ETag', etagOf(version));
       return c.json(view);
     },
