@@ -8,7 +8,9 @@ import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { payloadSchemaOf, type StoredEvent } from '../../src/domain/event.ts';
 import { testSchemas } from '../fixtures/templates.ts';
-import { approvalStream, assetStream } from '../../src/domain/streams.ts';
+import { approvalStream, assetStream, teamStream } from '../../src/domain/streams.ts';
+import { evidenceRef } from '../fixtures/governance.ts';
+import { straddle, versionsOf } from '../fixtures/straddle.ts';
 import { SCOPE_A, SCOPE_B, tempDir, testApp } from '../fixtures/test-app.ts';
 
 const owner = { type: 'user', id: 'olivia' };
@@ -164,9 +166,7 @@ t.test('two decisions racing on the same step: one wins, the other answers 409',
 });
 
 t.test('a decision whose reads straddle an index commit cannot decide a step twice', async (t) => {
-  // The index writer commits on its own thread, and each read is its own snapshot: a commit may land
-  // between a decision's reads. Played here exactly: the approval is read as it was before the first
-  // decision was indexed, and every read after that one sees the index with it.
+  // The approval is read as it was before the first decision was indexed (test/fixtures/straddle.ts).
   const g = await governed(t);
   await g.setUp();
   await g.register('straddle');
@@ -174,21 +174,68 @@ t.test('a decision whose reads straddle an index commit cannot decide a step twi
   await g.service.store.settled();
   const gov = g.service.gov;
   const stale = gov.approval(SCOPE_A, id)!;
-  const before = new Map([approvalStream(SCOPE_A, id), assetStream(SCOPE_A, 'straddle')].map((s) => [s, gov.streamVersion(s)]));
+  const before = versionsOf(gov, [approvalStream(SCOPE_A, id), assetStream(SCOPE_A, 'straddle')]);
   t.equal((await g.decide(id, 1, reviewer)).status, 201, 'the first decision of step 1');
-  const { approval, streamVersion } = gov;
-  let landed = false;
-  gov.approval = (scope, approvalId) => {
-    if (landed || approvalId !== id) return approval(scope, approvalId);
-    landed = true;
-    return stale;
-  };
-  gov.streamVersion = (stream) => (landed ? streamVersion(stream) : (before.get(stream) ?? streamVersion(stream)));
-  t.teardown(() => Object.assign(gov, { approval, streamVersion }));
+  const landed = straddle(t, gov, 'approval', (_scope, approvalId) => approvalId === id, stale, before);
   const second = await g.decide(id, 1, reviewer2);
-  t.ok(landed, 'the commit landed during the second decision');
+  t.ok(landed(), 'the commit landed during the second decision');
   t.same([second.status, second.json.code], [409, 'step_mismatch'], 'decided on the approval as indexed with the first decision');
   t.equal(g.events().filter((e) => e.kind === 'approval.decided').length, 1, 'one decision of step 1 in the log');
+});
+
+t.test('a team decision whose reads straddle an index commit: an invite revoked meanwhile cannot be accepted', async (t) => {
+  const g = await governed(t);
+  await g.setUp();
+  const invite = (await g.call('/v1/team/invites', { body: { email: 'zoe@example.com', role: 'auditor', actor: owner } })).json;
+  await g.service.store.settled();
+  const gov = g.service.gov;
+  const stale = gov.team(SCOPE_A.tenant_id)!;
+  const before = versionsOf(gov, [teamStream(SCOPE_A.tenant_id)]);
+  t.equal((await g.call(`/v1/team/invites/${invite.invite_id}/revoke`, { body: { actor: owner } })).status, 201, 'revoked');
+  const landed = straddle(t, gov, 'team', () => true, stale, before);
+  const accept = await g.call(`/v1/team/invites/${invite.invite_id}/accept`, { body: { token: invite.token, actor: { type: 'user', id: 'zoe' } } });
+  t.ok(landed(), 'the commit landed during the acceptance');
+  t.same([accept.status, accept.json.code], [409, 'invite_not_open'], 'decided on the team with the invite revoked');
+  t.notOk(g.events().some((e) => e.kind === 'team.member.added' && e.payload.member_id === 'zoe'), 'nobody joined on the revoked invite');
+});
+
+t.test('an evidence review whose reads straddle an index commit is decided on the reviewer\'s roles after it', async (t) => {
+  const g = await governed(t);
+  await g.setUp();
+  await g.call('/v1/tasks', { body: { task_id: 't-s', title: 'Task of the straddled review', session_id: 'sess-1' } });
+  await g.call('/v1/tasks/t-s/checkpoints', { body: { progress: 'Ran the suite', evidence_refs: [evidenceRef('ci-s')] } });
+  await g.service.store.settled();
+  const gov = g.service.gov;
+  const stale = gov.team(SCOPE_A.tenant_id)!;
+  const before = versionsOf(gov, [teamStream(SCOPE_A.tenant_id)]);
+  const etag = (await g.call('/v1/team')).headers.get('etag')!;
+  const demoted = await g.call('/v1/team/members/rita', { method: 'PATCH', body: { roles: ['auditor'], actor: owner }, headers: { 'If-Match': etag } });
+  t.equal(demoted.status, 200, 'rita is no longer a governance_reviewer');
+  const landed = straddle(t, gov, 'team', () => true, stale, before);
+  const review = await g.call('/v1/evidence/ci-s/review', { body: { decision: 'accept', content_trust: 'trusted_internal', reason: 'Read the CI run', actor: reviewer } });
+  t.ok(landed(), 'the commit landed during the review');
+  t.same([review.status, review.json.code], [403, 'role_required'], 'decided on the roles with the demotion');
+  t.notOk(g.events().some((e) => e.kind === 'evidence.reviewed'), 'no review recorded');
+});
+
+t.test('a review completion whose reads straddle an index commit cannot complete a cycle twice', async (t) => {
+  const g = await governed(t);
+  await g.setUp();
+  await g.register('rv');
+  const { approval_id: id } = await g.evaluate('rv', { data_sensitivity: 1, decision_impact: 1, autonomy: 1, vendor_maturity: 0, prohibited_practice: 0 });
+  t.equal((await g.decide(id, 1, reviewer)).json.approval.status, 'approved');
+  const reviewId = (await g.call('/v1/reviews?asset_id=rv')).json.reviews[0].review_id as string;
+  await g.service.store.settled();
+  const gov = g.service.gov;
+  const stale = gov.asset(SCOPE_A, 'rv')!;
+  const before = versionsOf(gov, [assetStream(SCOPE_A, 'rv')]);
+  const complete = (notes: string) => g.call(`/v1/reviews/${reviewId}/complete`, { body: { outcome: 'no_change', notes, actor: reviewer } });
+  t.equal((await complete('Checked the evidence')).status, 201, 'cycle 1 completed');
+  const landed = straddle(t, gov, 'asset', (_scope, assetId) => assetId === 'rv', stale, before);
+  const again = await complete('Checked it again');
+  t.ok(landed(), 'the commit landed during the second completion');
+  t.same([again.status, again.json.code], [409, 'review_cycle_stale'], 'decided on the asset with cycle 1 completed');
+  t.equal(g.events().filter((e) => e.kind === 'review.completed').length, 1, 'one completion of cycle 1 in the log');
 });
 
 t.test('expiry, supersession and the review cadence run on the injected clock', async (t) => {

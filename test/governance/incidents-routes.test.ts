@@ -12,6 +12,7 @@ import { incidentStream } from '../../src/domain/streams.ts';
 import { incidentTriggers } from '../../src/service/governance/incidents-service.ts';
 import { assertSchema, SCOPE_A, SCOPE_B, tempDir, testApp, type Call } from '../fixtures/test-app.ts';
 import { testSchemas } from '../fixtures/templates.ts';
+import { straddle, versionsOf } from '../fixtures/straddle.ts';
 
 const reporter = { type: 'user', id: 'rhea' };
 const officer = { type: 'user', id: 'otto' };
@@ -197,27 +198,17 @@ t.test('the lifecycle through the route: 409 invalid_transition logged as denied
 });
 
 t.test('an update whose reads straddle an index commit is decided on the incident as it is after it', async (t) => {
-  // The index writer commits on its own thread: played here exactly, the incident is read as it was
-  // before the first update was indexed, and every read after that one sees the index with it.
+  // The incident is read as it was before the first update was indexed (test/fixtures/straddle.ts).
   const g = await incidents(t);
   const id = (await g.log()).json.incident.incident_id;
   await g.service.store.settled();
   const gov = g.service.gov;
   const stale = gov.incident(SCOPE_A, id)!;
-  const stream = incidentStream(SCOPE_A, id);
-  const before = gov.streamVersion(stream);
+  const before = versionsOf(gov, [incidentStream(SCOPE_A, id)]);
   t.equal((await g.patch(id, { status: 'closed', close_reason: 'duplicate', note: 'Duplicate of an older incident.' })).status, 200, 'open → closed as a duplicate');
-  const { incident, streamVersion } = gov;
-  let landed = false;
-  gov.incident = (scope, incidentId) => {
-    if (landed || incidentId !== id) return incident(scope, incidentId);
-    landed = true;
-    return stale;
-  };
-  gov.streamVersion = (s) => (landed || s !== stream ? streamVersion(s) : before);
-  t.teardown(() => Object.assign(gov, { incident, streamVersion }));
+  const landed = straddle(t, gov, 'incident', (_scope, incidentId) => incidentId === id, stale, before);
   const second = await g.patch(id, { status: 'investigating' });
-  t.ok(landed, 'the commit landed during the second update');
+  t.ok(landed(), 'the commit landed during the second update');
   // Decided on the closed incident: a reopen needs a reason. On the stale one it was open → investigating.
   t.same([second.status, second.json.code], [422, 'transition_incomplete'], 'a reopen without its reason, not an open incident taken up');
   t.equal(g.events().filter((e) => e.kind === 'incident.updated').length, 1, 'only the close in the log');

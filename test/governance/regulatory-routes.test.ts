@@ -13,6 +13,8 @@ import type { StoredEvent } from '../../src/domain/event.ts';
 import { earnTrust, TRUST_REVIEWER } from '../fixtures/trust.ts';
 import { testSchemas } from '../fixtures/templates.ts';
 import { assertSchema, SCOPE_A, SCOPE_B, tempDir, testApp, type Call } from '../fixtures/test-app.ts';
+import { straddle, versionsOf } from '../fixtures/straddle.ts';
+import { postureStream } from '../../src/domain/streams.ts';
 
 /** The profiles as the composition root loads them. */
 const PROFILES = loadProfiles(testSchemas());
@@ -99,6 +101,27 @@ t.test('met needs evidence from the scope\'s pool: 422 evidence_required, logged
   const note = await g.patch('nyc-ll144', 'nyc-ll144:bias-audit', { evidence_refs: [] });
   t.same([note.status, note.json.code], [422, 'evidence_required'], 'dropping the evidence of a met item is refused too');
   t.equal((await g.patch('nyc-ll144', 'nyc-ll144:bias-audit', { note: 'Audited by an independent firm' })).status, 200, 'a note keeps the cited evidence');
+});
+
+t.test('an update whose reads straddle an index commit is decided on the item as it is after it', async (t) => {
+  // The item is read as it was before the first update was indexed (test/fixtures/straddle.ts).
+  const g = await regulated(t);
+  await g.attach('t-s', ['audit-s']);
+  t.equal((await g.patch('nyc-ll144', 'nyc-ll144:bias-audit', { status: 'in_progress', evidence_refs: ['audit-s'] })).status, 200);
+  await g.service.store.settled();
+  const gov = g.service.gov;
+  const key = postureItemKey('nyc-ll144:bias-audit', null);
+  const stale = gov.postureItem(SCOPE_A, key)!;
+  const before = versionsOf(gov, [postureStream(SCOPE_A, 'nyc-ll144:bias-audit')]);
+  t.equal((await g.patch('nyc-ll144', 'nyc-ll144:bias-audit', { evidence_refs: [] })).status, 200, 'the evidence withdrawn');
+  const landed = straddle(t, gov, 'postureItem', (_scope, itemKey) => itemKey === key, stale, before);
+  const met = await g.patch('nyc-ll144', 'nyc-ll144:bias-audit', { status: 'met' });
+  t.ok(landed(), 'the commit landed during the second update');
+  // On the stale item the evidence was still cited, and the update would have put it back.
+  t.same([met.status, met.json.code], [422, 'evidence_required'], 'decided on the item without its evidence');
+  const updates = g.events().filter((e) => e.kind === 'regulatory.posture.updated');
+  const states = updates.map((e) => e.payload.state as { status: string; evidence_refs: string[] });
+  t.same(states.map((s) => [s.status, s.evidence_refs]), [['in_progress', ['audit-s']], ['in_progress', []]], 'met never recorded');
 });
 
 t.test('not_applicable needs a justification of 20–500 characters: 19 is refused, 20 passes', async (t) => {
