@@ -99,6 +99,11 @@ t.test('risk inputs out of range, of the wrong type, missing or extra: 422 quoti
   }
   t.match((await g.call('/v1/risk/evaluations', { body: { asset_id: 'a1', risk_inputs: { ...HIGH, autonomy: 5 } } })).json.detail, '"suggests only', 'the prompt quotes the anchor sentences');
   t.equal((await g.call('/v1/risk/evaluations', { body: { asset_id: 'a1', risk_inputs: HIGH, colour: 1 } })).status, 422, 'an extra member of the body');
+  // A string body is sent as it is: '"a1"' is the JSON text of a string.
+  for (const body of [null, [], [{ asset_id: 'a1', risk_inputs: HIGH }], 5, '"a1"', true]) {
+    const r = await g.call('/v1/risk/evaluations', { body });
+    t.same([r.status, r.json.code, r.json.errors], [422, 'validation_failed', [{ pointer: '', detail: 'must be object' }]], `a body of ${JSON.stringify(body)}`);
+  }
   t.equal(g.events().length, before, 'nothing written');
   const missing = await g.call('/v1/risk/evaluations', { body: { asset_id: 'nope', risk_inputs: HIGH } });
   t.same([missing.status, missing.json.code], [404, 'not_found_in_scope']);

@@ -115,6 +115,8 @@ export async function evaluateAssetRisk(deps: ServiceDeps, ctx: WriteContext, bo
   const policy = deps.riskPolicy;
   // The body's frame is checked by its schema; the inputs by the policy, whose refusals quote the
   // anchor sentences of the levels allowed (a schema's messages could not).
+  // A body that is no object at all (null, an array, a number) is refused by the frame as it is.
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) deps.registry.assert(RISK_FRAME_SCHEMA, body, 'body');
   const { risk_inputs: inputs, ...frame } = body as Record<string, unknown>;
   deps.registry.assert(RISK_FRAME_SCHEMA, { ...frame, risk_inputs: {} }, 'body');
   const checked = checkRiskInputs(policy, inputs);
