@@ -6,7 +6,9 @@ import t from 'tap';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { StoredEvent } from '../../src/domain/event.ts';
-import { assertSchema, SCOPE_B, testApp } from '../fixtures/test-app.ts';
+import { assertSchema, SCOPE_A, SCOPE_B, testApp } from '../fixtures/test-app.ts';
+import { straddle, versionsOf } from '../fixtures/straddle.ts';
+import { assetStream, vendorStream } from '../../src/domain/streams.ts';
 import { BEST_VENDOR_ANSWERS } from '../fixtures/governance.ts';
 
 const DAY = 86_400_000;
@@ -97,6 +99,26 @@ t.test('assessments of one vendor sent at once all land: each is decided again o
   // its ETag is that state's version, never another's.
   for (const a of answers) t.equal(a.headers.get('etag'), `"${a.json.vendor.last_seq}"`);
   t.ok(answers.every((a) => a.json.vendor.last_seq >= a.json.event.seq), 'no answer shows a state before its own write');
+});
+
+t.test('an evaluation whose reads straddle an index commit derives the vendor maturity after it', async (t) => {
+  // The vendor is read as it was before its reassessment was indexed (test/fixtures/straddle.ts).
+  const a = await app(t);
+  await a.call('/v1/vendors', { body: { vendor_id: 'acme-ai', name: 'Acme AI', answers: BEST } });
+  const asset = { asset_id: 'chat-2', name: 'Support chat', purpose: 'Answer billing questions', owner: { type: 'user', id: 'olivia' }, deployment_context: 'public web', models: [{ provider: 'acme', name: 'a-1' }], vendor_ids: ['acme-ai'] };
+  t.equal((await a.call('/v1/governance/assets', { body: asset })).status, 201);
+  await a.service.store.settled();
+  const gov = a.service.gov;
+  const stale = gov.vendor(SCOPE_A, 'acme-ai')!;
+  const before = versionsOf(gov, [vendorStream(SCOPE_A, 'acme-ai'), assetStream(SCOPE_A, 'chat-2')]);
+  const poor = await a.call('/v1/vendors', { body: { vendor_id: 'acme-ai', name: 'Acme AI', answers: BEST.map((x) => (x.question_id === 'VQ-02' ? { ...x, value: 'yes' } : x)) } });
+  t.equal(poor.json.vendor.vendor_maturity, 1, 'reassessed: maturity 1');
+  const landed = straddle(t, gov, 'vendor', (_scope, vendorId) => vendorId === 'acme-ai', stale, before);
+  const evaluated = await a.call('/v1/risk/evaluations', { body: { asset_id: 'chat-2', risk_inputs: { data_sensitivity: 1, decision_impact: 0, autonomy: 1, vendor_maturity: 4, prohibited_practice: 0 } } });
+  t.ok(landed(), 'the commit landed during the evaluation');
+  t.equal(evaluated.status, 201);
+  // On the stale vendor (maturity 4) the input was not above what it derives: no warning.
+  t.same(evaluated.json.evaluation.warnings.map((w: { code: string }) => w.code), ['vendor_maturity_above_derived'], 'decided on the vendor as reassessed');
 });
 
 t.test('a risk input above the derived vendor maturity warns; an expired assessment brings the review forward', async (t) => {
