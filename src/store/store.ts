@@ -81,6 +81,12 @@ export type StoreOptions = {
   onBatch?: (units: number, events: number) => void;
   /** How long durable batches wait to be indexed together (index-writer.ts); its defaults unless given (tests). */
   indexLinger?: { ms: number; events: number; quietMs?: number };
+  /**
+   * Work of the caller's that runs while the index writer's thread starts (its module, SQLite, the
+   * index's check: ~100 ms on the 2-core machine, on the other core), rather than after the store is
+   * open. If it throws, the store closes again (the lock is released) and openStore throws that.
+   */
+  whileIndexStarts?: () => void;
 };
 
 export function logPathOf(dataDir: string): string {
@@ -149,7 +155,16 @@ export async function openStore(options: StoreOptions): Promise<Store> {
           },
         });
       };
-      let writer = await startWriter(tail.seq, null, statSync(indexPath).size > QUICK_CHECK_MAX_BYTES);
+      const starting = startWriter(tail.seq, null, statSync(indexPath).size > QUICK_CHECK_MAX_BYTES);
+      if (options.whileIndexStarts) {
+        try {
+          options.whileIndexStarts();
+        } catch (err) {
+          await starting.then((w) => w.close(), () => undefined);
+          throw err;
+        }
+      }
+      let writer = await starting;
 
       /**
        * Set from the moment the index is found corrupt until a rebuilt one is in place: reads are
