@@ -121,6 +121,30 @@ t.test('an evaluation whose reads straddle an index commit derives the vendor ma
   t.same(evaluated.json.evaluation.warnings.map((w: { code: string }) => w.code), ['vendor_maturity_above_derived'], 'decided on the vendor as reassessed');
 });
 
+t.test('an assessment whose reads straddle an index commit is decided on the tier its assets have after it', async (t) => {
+  // The asset is read as it was before a new evaluation raised its tier (test/fixtures/straddle.ts).
+  const a = await app(t);
+  const asset = { asset_id: 'chat-3', name: 'Support chat', purpose: 'Answer billing questions', owner: { type: 'user', id: 'olivia' }, deployment_context: 'public web', models: [{ provider: 'acme', name: 'a-1' }] };
+  t.equal((await a.call('/v1/governance/assets', { body: asset })).status, 201);
+  const evaluate = async (inputs: Record<string, number>) => (await a.call('/v1/risk/evaluations', { body: { asset_id: 'chat-3', risk_inputs: inputs } })).json.evaluation.tier;
+  t.equal(await evaluate({ data_sensitivity: 0, decision_impact: 0, autonomy: 0, vendor_maturity: 4, prohibited_practice: 0 }), 'minimal');
+  await a.service.store.settled();
+  const gov = a.service.gov;
+  const stale = gov.asset(SCOPE_A, 'chat-3')!;
+  const before = versionsOf(gov, [assetStream(SCOPE_A, 'chat-3'), vendorStream(SCOPE_A, 'acme-ai')]);
+  t.equal(await evaluate({ data_sensitivity: 3, decision_impact: 3, autonomy: 2, vendor_maturity: 2, prohibited_practice: 0 }), 'high', 'evaluated again: tier high');
+  const landed = straddle(t, gov, 'asset', (_scope, assetId) => assetId === 'chat-3', stale, before);
+  // Only the questions tier minimal requires are answered.
+  const minimal = new Set<unknown>(['VQ-01', 'VQ-02', 'VQ-06', 'VQ-11', 'VQ-12']);
+  const assessed = await a.call('/v1/vendors', { body: { vendor_id: 'acme-ai', name: 'Acme AI', answers: BEST.filter((x) => minimal.has(x.question_id)), assessed_for_asset_ids: ['chat-3'] } });
+  t.ok(landed(), 'the commit landed during the assessment');
+  t.equal(assessed.status, 201);
+  const event = a.events().filter((e) => e.kind === 'vendor.assessed').at(-1)!;
+  t.equal(event.payload.required_tier, 'high', 'decided on the tier the asset has');
+  const derived = event.payload.derived as { open_findings: Array<{ reason: string }>; maturity_rule: string };
+  t.same([derived.open_findings.some((f) => f.reason === 'unanswered'), derived.maturity_rule], [true, 'required_unanswered'], 'what tier high requires and was not answered is a finding');
+});
+
 t.test('a risk input above the derived vendor maturity warns; an expired assessment brings the review forward', async (t) => {
   const { call, jump } = await app(t);
   await call('/v1/vendors', { body: { vendor_id: 'weak-ai', name: 'Weak AI', answers: BEST.map((a) => (a.question_id === 'VQ-11' ? { ...a, value: 'no_commitment' } : a)) } });

@@ -10,11 +10,11 @@ import { TIERS, type Tier } from '../../domain/governance/types.ts';
 import { checkVendorAssessment, VENDOR_ASSESS_REQUEST_SCHEMA, vendorAssessmentError, type VendorAssessmentInput } from '../../domain/governance/vendors-answers.ts';
 import { assessVendor, derivedVendorMaturity, VENDOR_ASSESSED, vendorViewOf, type VendorAssessedPayload, type VendorState } from '../../domain/governance/vendors.ts';
 import type { DerivedVendorMaturity } from '../../domain/governance/risk.ts';
-import { vendorStream } from '../../domain/streams.ts';
+import { assetStream, vendorStream } from '../../domain/streams.ts';
 import { AppError } from '../../errors.ts';
 import type { ServiceDeps } from '../deps.ts';
 import { actingAs, pendingEvent, type WriteContext } from '../write-context.ts';
-import { binding, decideAndAppend, type Decision } from './decide.ts';
+import { binding, decideAndAppend, type Decision, type StreamRead } from './decide.ts';
 import { accessEvent, notInScope } from './refusals.ts';
 
 type Json = Parameters<typeof pendingEvent>[2]['payload'][string];
@@ -37,18 +37,23 @@ export async function assessVendorAnswers(deps: ServiceDeps, ctx: WriteContext, 
   const vendorId = input.vendor_id;
   const stream = vendorStream(ctx.scope, vendorId);
   // The assessment does not depend on the vendor's earlier ones; only its access entry does (created
-  // for a new vendor, else changed), and the version the append expects.
-  const decisionOn = (payload: VendorAssessedPayload, version: number): Decision => ({
+  // for a new vendor, else changed), and the version the append expects. It depends on the assets
+  // it is made for (their highest tier says which questions are required): the append expects each
+  // to be where it was read.
+  const decisionOn = (payload: VendorAssessedPayload, version: number, assetReads: StreamRead[]): Decision => ({
     events: [
       pendingEvent(ctx, deps.newId, { kind: VENDOR_ASSESSED, actor, payload: payload as unknown as { [key: string]: Json } }),
       accessEvent(deps, ctx, actor, { action: version === 0 ? 'created' : 'changed', outcome: 'allowed', resource: { type: 'vendor', id: vendorId } }),
     ],
-    read: [{ stream, version, what: `Vendor ${vendorId}` }],
+    read: [{ stream, version, what: `Vendor ${vendorId}` }, ...assetReads],
   });
-  let assessed: VendorAssessedPayload | undefined;
+  let assessed: { payload: VendorAssessedPayload; assetReads: StreamRead[] } | undefined;
   const result = await decideAndAppend(deps, ctx, async () => {
+    const assetIds = input.assessed_for_asset_ids ?? [];
+    // The assets' versions before the assets (see StreamRead in decide.ts).
+    const assetReads = assetIds.map((id) => ({ stream: assetStream(ctx.scope, id), version: deps.gov.streamVersion(assetStream(ctx.scope, id)), what: `Asset ${id}` }));
     const assets: AssetState[] = [];
-    for (const assetId of input.assessed_for_asset_ids ?? []) assets.push(deps.gov.asset(ctx.scope, assetId) ?? (await notInScope(deps, ctx, actor, { type: 'asset', id: assetId }, 'asset')));
+    for (const assetId of assetIds) assets.push(deps.gov.asset(ctx.scope, assetId) ?? (await notInScope(deps, ctx, actor, { type: 'asset', id: assetId }, 'asset')));
     // Evidence an answer cites must be evidence of this scope (an artifact some task cites).
     const cited = [...new Set(input.answers.flatMap((a) => a.evidence_refs ?? []))];
     const unknown = cited.filter((id) => deps.gov.artifactHolders(ctx.scope, id).length === 0);
@@ -58,12 +63,16 @@ export async function assessVendorAnswers(deps: ServiceDeps, ctx: WriteContext, 
       });
     }
     const tier = requiredTier(assets);
-    assessed = assessVendor(deps.vendorQuestions, input, deps.clock(), tier === undefined ? {} : { required_tier: tier });
-    return decisionOn(assessed, deps.gov.streamVersion(stream));
+    assessed = { payload: assessVendor(deps.vendorQuestions, input, deps.clock(), tier === undefined ? {} : { required_tier: tier }), assetReads };
+    return decisionOn(assessed.payload, deps.gov.streamVersion(stream), assetReads);
   }, {
     // Assessments of one vendor sent at once: each is decided again in the writer on the version the
-    // ones sealed before it left, so they share a batch instead of failing one another (409).
-    redecide: (view) => (assessed === undefined ? null : decisionOn(assessed, view.streamVersion(stream))),
+    // ones sealed before it left, so they share a batch instead of failing one another (409). An
+    // asset that moved on may have another tier: that is decided again the slow way.
+    redecide: (view) => {
+      if (assessed === undefined || assessed.assetReads.some((r) => view.streamVersion(r.stream) !== r.version)) return null;
+      return decisionOn(assessed.payload, view.streamVersion(stream), assessed.assetReads);
+    },
   });
   await deps.store.settled();
   const state = deps.gov.vendor(ctx.scope, vendorId)!;
