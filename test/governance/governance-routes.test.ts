@@ -188,6 +188,26 @@ t.test('a decision whose reads straddle an index commit cannot decide a step twi
   t.equal(g.events().filter((e) => e.kind === 'approval.decided').length, 1, 'one decision of step 1 in the log');
 });
 
+t.test('an approval decision whose reads straddle an index commit is decided on the roles after it', async (t) => {
+  // The team is read as it was before the reviewer's demotion was indexed (test/fixtures/straddle.ts).
+  const g = await governed(t);
+  await g.setUp();
+  await g.register('roles');
+  const id = (await g.evaluate('roles')).approval_id as string;
+  await g.service.store.settled();
+  const gov = g.service.gov;
+  const stale = gov.team(SCOPE_A.tenant_id)!;
+  const before = versionsOf(gov, [teamStream(SCOPE_A.tenant_id), approvalStream(SCOPE_A, id), assetStream(SCOPE_A, 'roles')]);
+  const etag = (await g.call('/v1/team')).headers.get('etag')!;
+  const demoted = await g.call('/v1/team/members/rita', { method: 'PATCH', body: { roles: ['auditor'], actor: owner }, headers: { 'If-Match': etag } });
+  t.equal(demoted.status, 200, 'rita is no longer a governance_reviewer');
+  const landed = straddle(t, gov, 'team', () => true, stale, before);
+  const decision = await g.decide(id, 1, reviewer);
+  t.ok(landed(), 'the commit landed during the decision');
+  t.same([decision.status, decision.json.code], [403, 'role_required'], 'SOD-3 on the roles with the demotion');
+  t.notOk(g.events().some((e) => e.kind === 'approval.decided'), 'no decision recorded');
+});
+
 t.test('a team decision whose reads straddle an index commit: an invite revoked meanwhile cannot be accepted', async (t) => {
   const g = await governed(t);
   await g.setUp();

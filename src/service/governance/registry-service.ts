@@ -8,7 +8,7 @@ import { checkReviewCompletion, parseReviewId, REVIEW_COMPLETED, reviewSchedule,
 import { checkRiskInputs, riskInputsError } from '../../domain/governance/risk-inputs.ts';
 import { evaluateRisk } from '../../domain/governance/risk.ts';
 import { sha256Hex } from '../../domain/canonical-json.ts';
-import { approvalStream, assetStream, vendorStream } from '../../domain/streams.ts';
+import { approvalStream, assetStream, teamStream, vendorStream } from '../../domain/streams.ts';
 import type { ServiceDeps } from '../deps.ts';
 import { actingAs, pendingEvent, type WriteContext } from '../write-context.ts';
 import type { SealedView } from '../../store/expectations.ts';
@@ -233,12 +233,14 @@ export async function getApproval(deps: ServiceDeps, ctx: WriteContext, approval
 export async function decideApproval(deps: ServiceDeps, ctx: WriteContext, approvalId: string, body: DecisionBody & { actor?: Actor }) {
   const actor = actingAs(ctx, body.actor);
   const result = await decideAndAppend(deps, ctx, async () => {
-    // The asset the approval is bound to never changes; its version and the approval's are read before
-    // the approval is read again to be decided on (see StreamRead in decide.ts).
+    // The asset the approval is bound to never changes; its version, the approval's and the team's
+    // (the decider's roles) are read before the approval and the team are read to be decided on (see
+    // StreamRead in decide.ts).
     const found = deps.gov.approval(ctx.scope, approvalId) ?? (await notInScope(deps, ctx, actor, { type: 'approval', id: approvalId }, 'approval'));
     const stream = approvalStream(ctx.scope, approvalId);
     const approvalRead: StreamRead = { stream, version: deps.gov.streamVersion(stream), what: `Approval ${approvalId}` };
     const subjectRead = assetRead(deps, ctx.scope, found.subject.asset_id);
+    const teamRead = streamRead(deps, teamStream(ctx.scope.tenant_id), 'The team');
     const approval = deps.gov.approval(ctx.scope, approvalId)!;
     const checked = checkDecision(approval, body, actor, decidingTeam(deps, ctx), deps.clock());
     const action = body.decision === 'approve' ? 'approved' : body.decision === 'reject' ? 'rejected' : 'changed';
@@ -248,8 +250,9 @@ export async function decideApproval(deps: ServiceDeps, ctx: WriteContext, appro
         pendingEvent(ctx, deps.newId, { kind: 'approval.decided', actor, payload: json(checked.payload) }),
         accessEvent(deps, ctx, actor, { action, outcome: 'allowed', resource: { type: 'approval', id: approvalId } }),
       ],
-      // A decision racing another on the same approval, or a new evaluation of its asset: decided again.
-      read: [approvalRead, subjectRead],
+      // A decision racing another on the same approval, a new evaluation of its asset or a change of
+      // the team's roles: decided again.
+      read: [approvalRead, subjectRead, teamRead],
     };
   });
   await deps.store.settled();
