@@ -3,8 +3,8 @@
 // writes nothing; a payload nested exactly 64 levels is accepted. Before the limit, a 5,000-level
 // body overflowed the stack in the plain-JSON guard and answered 500.
 import t from 'tap';
-import { routeTable } from '../../src/server/create-app.ts';
 import { expectNoEvents, expectResponse, spec } from '../fixtures/api-spec.ts';
+import { BODY_ROUTES, bodyRoutes } from '../fixtures/body-routes.ts';
 import { assertSchema, rawEvent, SCOPE_A, testApp } from '../fixtures/test-app.ts';
 
 const DEEP = 5_000;
@@ -19,10 +19,9 @@ function nested(levels: number): unknown {
 /** The pointer of the first container 65 steps deep in deepBody: /a, then 64 array indexes. */
 const POINTER_65 = `/a${'/0'.repeat(64)}`;
 
-const bodyRoutes = routeTable().filter((r) => r.request !== undefined);
 
 t.test('the sweep covers every route that takes a body, the forge routes included', async (t) => {
-  const paths = bodyRoutes.map((r) => `${r.method} ${r.path}`);
+  const paths = BODY_ROUTES.map((r) => `${r.method} ${r.path}`);
   for (const expected of [
     'POST /v1/events', 'POST /v1/tasks', 'POST /v1/tasks/{task_id}/checkpoints', 'POST /v1/tasks/{task_id}/closeout',
     'POST /v1/claim-boundaries/evaluate', 'POST /v1/proof-packets', 'POST /v1/templates/validate', 'POST /v1/signatures/verify',
@@ -33,15 +32,8 @@ t.test('the sweep covers every route that takes a body, the forge routes include
 
 t.test(`a ${DEEP}-level body is 400 json_too_deep on every body route and writes nothing`, async (t) => {
   const app = await testApp(t, { forgeData: 'fixture' });
-  const { call } = app;
-  // A task and a rule that exist, so that no route stops at a 404 before it reads the body.
-  t.equal((await call('/v1/tasks', { body: { task_id: 'task-1', title: 'Rotate the exporter signing key', session_id: 'sess-1' }, idempotencyKey: 'setup' })).status, 201);
-  t.equal((await call('/admin/quota/rules', { body: { name: 'alice', limit: 1024, subjects: ['size:all'] }, token: 'operator', scope: null })).status, 201);
-  for (const route of bodyRoutes) {
-    const what = `${route.method} ${route.path}`;
-    const path = route.path.replace(/\{task_id\}/, 'task-1').replace(/\{[^}]+\}/g, 'alice');
-    const admin = route.access === 'admin';
-    const res = await spec(t, app, what).when(path, { method: route.method, body: deepBody(DEEP), token: admin ? 'operator' : 'customer', scope: admin ? null : SCOPE_A, idempotencyKey: `deep-${what}` })
+  for (const { route, what, path, call } of await bodyRoutes(t, app.call)) {
+    const res = await spec(t, app, what).when(path, { ...call, body: deepBody(DEEP), idempotencyKey: `deep-${what}` })
       .then(expectResponse(400), expectNoEvents());
     if (route.responses[400] === 'quota/forge-error.json') {
       assertSchema(t, 'quota/forge-error.json', res.json, `${what}: forge error body`);
