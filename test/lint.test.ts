@@ -1,6 +1,7 @@
 // ESLint (eslint.config.js, run over the repository by `npm test`) holds the rules that used to be
 // regex tests here: no console in src/ (stdout is the MCP protocol channel of `gov mcp` and the one
-// --json document of every command), stdout only through the CLI io. This proves they bite, on
+// --json document of every command), stdout only through the CLI io, no Hono c.var (it copies every
+// request variable on each read). This proves they bite, on
 // text linted as if it stood in a real file (the typed rules need a file of the TypeScript project).
 import t from 'tap';
 import { ESLint } from 'eslint';
@@ -12,6 +13,7 @@ const probe = [
   "process.stderr.write('fine');",
   'Promise.resolve(1);',
   'export const f = (e: AppError) => e;',
+  'const c = { var: {} }; export const v = c.var;',
   '',
 ].join('\n');
 
@@ -22,12 +24,13 @@ async function rulesBroken(filePath: string): Promise<string[]> {
   return (result?.messages ?? []).map((m) => `${m.line}: ${m.ruleId ?? m.message}`);
 }
 
-t.test('in src/, console, stdout, a floating promise and a value import of a type all fail', async (t) => {
+t.test("in src/, console, stdout, a floating promise, a value import of a type and Hono's c.var all fail", async (t) => {
   t.same(await rulesBroken('src/frontdoor/stdio.ts'), [
     '1: @typescript-eslint/consistent-type-imports',
     '2: no-console',
     '3: no-restricted-properties',
     '5: @typescript-eslint/no-floating-promises',
+    '7: no-restricted-properties',
   ]);
 });
 
