@@ -145,6 +145,30 @@ t.test('an assessment whose reads straddle an index commit is decided on the tie
   t.same([derived.open_findings.some((f) => f.reason === 'unanswered'), derived.maturity_rule], [true, 'required_unanswered'], 'what tier high requires and was not answered is a finding');
 });
 
+t.test('a review completion whose reads straddle an index commit records the triggers after it', async (t) => {
+  // The vendor is read as it was before its reassessment was indexed (test/fixtures/straddle.ts).
+  const a = await app(t);
+  const withFinding = BEST.map((x) => (x.question_id === 'VQ-11' ? { ...x, value: 'no_commitment' } : x));
+  await a.call('/v1/vendors', { body: { vendor_id: 'weak-ai', name: 'Weak AI', answers: withFinding } });
+  const asset = { asset_id: 'chat-4', name: 'Support chat', purpose: 'Answer billing questions', owner: { type: 'user', id: 'olivia' }, deployment_context: 'public web', models: [{ provider: 'weak', name: 'w-1' }], vendor_ids: ['weak-ai'] };
+  t.equal((await a.call('/v1/governance/assets', { body: asset })).status, 201);
+  await a.call('/v1/risk/evaluations', { body: { asset_id: 'chat-4', risk_inputs: { data_sensitivity: 0, decision_impact: 0, autonomy: 0, vendor_maturity: 1, prohibited_practice: 0 } } });
+  a.jump(181 * DAY); // the assessment (180 days: it has a finding) has expired
+  const review = (await a.call('/v1/reviews?asset_id=chat-4')).json.reviews[0];
+  t.equal(review.trigger.kind, 'vendor_expired', 'the expiry brought the review forward');
+  await a.service.store.settled();
+  const gov = a.service.gov;
+  const stale = gov.vendor(SCOPE_A, 'weak-ai')!;
+  const before = versionsOf(gov, [vendorStream(SCOPE_A, 'weak-ai'), assetStream(SCOPE_A, 'chat-4')]);
+  t.equal((await a.call('/v1/vendors', { body: { vendor_id: 'weak-ai', name: 'Weak AI', answers: BEST } })).status, 201, 'reassessed: valid again');
+  const landed = straddle(t, gov, 'vendor', (_scope, vendorId) => vendorId === 'weak-ai', stale, before);
+  const done = await a.call(`/v1/reviews/${review.review_id}/complete`, { body: { outcome: 'no_change', notes: 'Checked the vendor', actor: { type: 'user', id: 'rita' } } });
+  t.ok(landed(), 'the commit landed during the completion');
+  t.equal(done.status, 201);
+  const completed = a.events().filter((e) => e.kind === 'review.completed').at(-1)!;
+  t.notOk('trigger' in completed.payload, 'no expiry recorded: the vendor was reassessed before the completion');
+});
+
 t.test('a risk input above the derived vendor maturity warns; an expired assessment brings the review forward', async (t) => {
   const { call, jump } = await app(t);
   await call('/v1/vendors', { body: { vendor_id: 'weak-ai', name: 'Weak AI', answers: BEST.map((a) => (a.question_id === 'VQ-11' ? { ...a, value: 'no_commitment' } : a)) } });

@@ -291,6 +291,9 @@ export async function completeReview(deps: ServiceDeps, ctx: WriteContext, id: s
     const found = assetOfReview(deps, ctx.scope, id) ?? (await notInScope(deps, ctx, actor, { type: 'review', id }, 'review'));
     const read = assetRead(deps, ctx.scope, found.asset_id);
     const asset = deps.gov.asset(ctx.scope, found.asset_id)!;
+    // The completion records the trigger that brought the review forward: its vendors' versions
+    // before their assessments, whose expiry is such a trigger.
+    const vendorReads = (asset.registration.vendor_ids ?? []).map((id) => streamRead(deps, vendorStream(ctx.scope, id), `Vendor ${id}`));
     const now = deps.clock();
     const { actor: _b, ...completion } = body;
     const checked = checkReviewCompletion(reviewSchedule(asset, [...vendorTriggers(deps, ctx.scope, asset, now), ...incidentTriggers(deps, ctx.scope, asset, now)], now), id, completion, actor, asset.registration.owner, now);
@@ -300,7 +303,7 @@ export async function completeReview(deps: ServiceDeps, ctx: WriteContext, id: s
         pendingEvent(ctx, deps.newId, { kind: REVIEW_COMPLETED, actor, payload: json(checked.payload) }),
         accessEvent(deps, ctx, actor, { action: 'changed', outcome: 'allowed', resource: { type: 'review', id } }),
       ],
-      read: [read],
+      read: [read, ...vendorReads],
     };
   });
   const event = result.events[0]!;
