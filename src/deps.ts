@@ -25,7 +25,7 @@ import { loadOrCreateKeys } from './store/keys.ts';
 import { createQueries } from './store/queries.ts';
 import { createGovernanceQueries } from './store/governance-queries.ts';
 import { openQuarantine } from './store/quarantine.ts';
-import { canonicalSha256Uri } from './domain/canonical-json.ts';
+import { isReleasedVersion } from './domain/pinned-document.ts';
 import { loadRiskPolicy, RISK_POLICY_PINS, RISK_POLICY_SCHEMA, type RiskPolicy } from './domain/governance/risk-policy.ts';
 import { loadRegulatoryProfiles, REGULATORY_PROFILE_SCHEMA, type RegulatoryProfile } from './domain/governance/regulatory-profile.ts';
 import { loadVendorQuestionnaire, VENDOR_QUESTIONNAIRE_PINS, VENDOR_QUESTIONS_SCHEMA, type VendorQuestionnaire } from './domain/governance/vendors-questionnaire.ts';
@@ -41,30 +41,16 @@ export const VENDOR_QUESTIONS_FILE = join(PROJECT_ROOT, 'fixtures', 'vendors', '
 
 /** The vendor questionnaire (the shipped file unless given), checked against its schema and its pin. */
 export function loadQuestionnaire(registry: SchemaRegistry, document: unknown = JSON.parse(readFileSync(VENDOR_QUESTIONS_FILE, 'utf8'))): VendorQuestionnaire {
-  if (!isReleased(document, VENDOR_QUESTIONNAIRE_PINS)) registry.assert(VENDOR_QUESTIONS_SCHEMA, document, `vendor questionnaire ${VENDOR_QUESTIONS_FILE}`, 'bad_input_file');
+  if (!isReleasedVersion(document, VENDOR_QUESTIONNAIRE_PINS)) registry.assert(VENDOR_QUESTIONS_SCHEMA, document, `vendor questionnaire ${VENDOR_QUESTIONS_FILE}`, 'bad_input_file');
   return loadVendorQuestionnaire(document);
 }
 
 /** The risk policy (the shipped file unless given), checked against its schema and its pin (a changed document under the same version is refused). */
 export function loadPolicy(registry: SchemaRegistry, document: unknown = JSON.parse(readFileSync(RISK_POLICY_FILE, 'utf8'))): RiskPolicy {
-  if (!isReleased(document, RISK_POLICY_PINS)) registry.assert(RISK_POLICY_SCHEMA, document, `risk policy ${RISK_POLICY_FILE}`, 'bad_input_file');
+  if (!isReleasedVersion(document, RISK_POLICY_PINS)) registry.assert(RISK_POLICY_SCHEMA, document, `risk policy ${RISK_POLICY_FILE}`, 'bad_input_file');
   return loadRiskPolicy(document);
 }
 
-/**
- * Whether a pinned document is exactly a released version (its RFC 8785 hash is a pin). Such a
- * document passed its schema when it was released, and the tests check the shipped one still does
- * (test/domain/governance/risk.test.ts, vendors.test.ts), so a start skips compiling the schema
- * (~40 ms each, a tenth of a cold start). Anything else is checked, and a broken edit is refused
- * with the schema's pointers before its pin is compared.
- */
-function isReleased(document: unknown, pins: Readonly<Record<string, string>>): boolean {
-  try {
-    return Object.values(pins).includes(canonicalSha256Uri(document));
-  } catch {
-    return false; // not plain JSON: the schema says what is wrong
-  }
-}
 export const FIXTURES_DIR = join(PROJECT_ROOT, 'fixtures');
 export const DEFAULT_FORGE_DATA_PATH = join(FIXTURES_DIR, 'forge', 'default.json');
 

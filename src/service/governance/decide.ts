@@ -3,6 +3,8 @@
 // events to append with the stream versions it read, and the append runs under those expectations
 // (If-Match checked against the named stream). A concurrent write to a stream read → decided again.
 import { AsyncLocalStorage } from 'node:async_hooks';
+import type { Scope } from '../../domain/event.ts';
+import { assetStream } from '../../domain/streams.ts';
 import { withVerifiedCaller, type Team } from '../../domain/governance/team.ts';
 import { AppError } from '../../errors.ts';
 import type { Expectation, Redecide, SealedView } from '../../store/expectations.ts';
@@ -24,6 +26,16 @@ import type { WriteContext } from '../write-context.ts';
  * state: a write that lands in between makes the expectation fail, and the write is decided again.
  */
 export type StreamRead = { stream: string; version: number; what: string };
+
+/** A stream's version as read now (or as `versionOf` reads it: a decision made again reads the writer's view). */
+export function streamRead(deps: ServiceDeps, stream: string, what: string, versionOf: (stream: string) => number = deps.gov.streamVersion): StreamRead {
+  return { stream, version: versionOf(stream), what };
+}
+
+/** An asset's stream version, read as streamRead reads. */
+export function assetRead(deps: ServiceDeps, scope: Scope, assetId: string, versionOf?: (stream: string) => number): StreamRead {
+  return streamRead(deps, assetStream(scope, assetId), `Asset ${assetId}`, versionOf);
+}
 
 export type Decision = { events: PendingEvent[]; read: StreamRead[]; /** The stream If-Match names, when the route takes it. */ ifMatch?: StreamRead };
 

@@ -13,7 +13,7 @@ import { refuse, showActor, type Refusal } from '../../domain/governance/types.t
 import { teamStream } from '../../domain/streams.ts';
 import type { ServiceDeps } from '../deps.ts';
 import { actingAs, pendingEvent, type WriteContext } from '../write-context.ts';
-import { decideAndAppend, decidingTeam } from './decide.ts';
+import { decideAndAppend, decidingTeam, streamRead } from './decide.ts';
 import { accessEvent, deny, notInScope } from './refusals.ts';
 
 type Json = Parameters<typeof pendingEvent>[2]['payload'][string];
@@ -36,8 +36,7 @@ export async function reviewEvidence(deps: ServiceDeps, ctx: WriteContext, artif
     if (holders.length === 0) return notInScope(deps, ctx, actor, { type: 'evidence', id: artifactId }, 'evidence artifact');
     // The reviewer's role is read from the team: a role change racing the review decides it again
     // (the version read before the team: see StreamRead in decide.ts).
-    const stream = teamStream(ctx.scope.tenant_id);
-    const teamRead = { stream, version: deps.gov.streamVersion(stream), what: 'The team' };
+    const teamRead = streamRead(deps, teamStream(ctx.scope.tenant_id), 'The team');
     const refused = checkReviewer(actor, rolesOf(decidingTeam(deps, ctx), actor));
     if (refused) return deny(deps, ctx, actor, { type: 'evidence', id: artifactId }, refused, body.decision === 'accept' ? 'approved' : 'rejected');
     const payload = {

@@ -12,7 +12,7 @@ import { approvalStream, assetStream, teamStream, vendorStream } from '../../dom
 import type { ServiceDeps } from '../deps.ts';
 import { actingAs, pendingEvent, type WriteContext } from '../write-context.ts';
 import type { SealedView } from '../../store/expectations.ts';
-import { binding, decideAndAppend, decidingTeam, type Decision, type StreamRead } from './decide.ts';
+import { assetRead, binding, decideAndAppend, decidingTeam, streamRead, type Decision, type StreamRead } from './decide.ts';
 import { accessEvent, deny, notInScope } from './refusals.ts';
 import { incidentTriggers } from './incidents-service.ts';
 import { assetVendorMaturity, vendorTriggers } from './vendors-service.ts';
@@ -24,14 +24,6 @@ const json = (value: object) => value as unknown as { [key: string]: Json };
 export const GOV_PAGE = { default: 50, max: 200 } as const;
 
 /** The asset's stream at the version the index holds, or at the one `versionOf` says (the log's writer, deciding again). */
-function assetRead(deps: ServiceDeps, scope: Scope, assetId: string, versionOf?: (stream: string) => number): StreamRead {
-  return streamRead(deps, assetStream(scope, assetId), `Asset ${assetId}`, versionOf);
-}
-
-function streamRead(deps: ServiceDeps, stream: string, what: string, versionOf: (stream: string) => number = deps.gov.streamVersion): StreamRead {
-  return { stream, version: versionOf(stream), what };
-}
-
 function policyOptions(deps: ServiceDeps) {
   return { policy_version: deps.riskPolicy.version };
 }

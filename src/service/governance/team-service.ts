@@ -13,15 +13,14 @@ import {
 import type { Checked } from '../../domain/governance/types.ts';
 import type { ServiceDeps } from '../deps.ts';
 import { actingAs, pendingEvent, type WriteContext } from '../write-context.ts';
-import { binding, decideAndAppend, decidingTeam, type Decision, type StreamRead } from './decide.ts';
+import { binding, decideAndAppend, decidingTeam, streamRead, type Decision, type StreamRead } from './decide.ts';
 import { accessEvent, deny, type AccessAction, type Resource } from './refusals.ts';
 
 type Json = Parameters<typeof pendingEvent>[2]['payload'][string];
 
 function teamRead(deps: ServiceDeps, ctx: WriteContext): { team: Team | undefined; read: StreamRead } {
-  const stream = teamStream(ctx.scope.tenant_id);
   // The version before the state (see StreamRead in decide.ts).
-  const read = { stream, version: deps.gov.streamVersion(stream), what: 'The team' };
+  const read = streamRead(deps, teamStream(ctx.scope.tenant_id), 'The team');
   return { team: decidingTeam(deps, ctx), read };
 }
 

@@ -10,11 +10,11 @@ import { TIERS, type Tier } from '../../domain/governance/types.ts';
 import { checkVendorAssessment, VENDOR_ASSESS_REQUEST_SCHEMA, vendorAssessmentError, type VendorAssessmentInput } from '../../domain/governance/vendors-answers.ts';
 import { assessVendor, derivedVendorMaturity, VENDOR_ASSESSED, vendorViewOf, type VendorAssessedPayload, type VendorState } from '../../domain/governance/vendors.ts';
 import type { DerivedVendorMaturity } from '../../domain/governance/risk.ts';
-import { assetStream, vendorStream } from '../../domain/streams.ts';
+import { vendorStream } from '../../domain/streams.ts';
 import { AppError } from '../../errors.ts';
 import type { ServiceDeps } from '../deps.ts';
 import { actingAs, pendingEvent, type WriteContext } from '../write-context.ts';
-import { binding, decideAndAppend, type Decision, type StreamRead } from './decide.ts';
+import { assetRead, binding, decideAndAppend, type Decision, type StreamRead } from './decide.ts';
 import { accessEvent, notInScope } from './refusals.ts';
 
 type Json = Parameters<typeof pendingEvent>[2]['payload'][string];
@@ -51,7 +51,7 @@ export async function assessVendorAnswers(deps: ServiceDeps, ctx: WriteContext, 
   const result = await decideAndAppend(deps, ctx, async () => {
     const assetIds = input.assessed_for_asset_ids ?? [];
     // The assets' versions before the assets (see StreamRead in decide.ts).
-    const assetReads = assetIds.map((id) => ({ stream: assetStream(ctx.scope, id), version: deps.gov.streamVersion(assetStream(ctx.scope, id)), what: `Asset ${id}` }));
+    const assetReads = assetIds.map((id) => assetRead(deps, ctx.scope, id));
     const assets: AssetState[] = [];
     for (const assetId of assetIds) assets.push(deps.gov.asset(ctx.scope, assetId) ?? (await notInScope(deps, ctx, actor, { type: 'asset', id: assetId }, 'asset')));
     // Evidence an answer cites must be evidence of this scope (an artifact some task cites).
