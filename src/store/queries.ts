@@ -18,6 +18,11 @@ export function createQueries(db: Database.Database) {
     const timeline = db.prepare<[string, string, number, number], { seq: number; line: string }>(
       'SELECT seq, line FROM events WHERE scope = ? AND task_id = ? AND seq > ? ORDER BY seq LIMIT ?',
     );
+    // Each line's length in UTF-8 bytes as SQLite holds it (a cast, no scan): an answer embedding
+    // the lines states its Content-Length without measuring its text again.
+    const timelineBytes = db.prepare<[string, string, number, number], { seq: number; line: string; bytes: number }>(
+      'SELECT seq, line, length(CAST(line AS BLOB)) AS bytes FROM events WHERE scope = ? AND task_id = ? AND seq > ? ORDER BY seq LIMIT ?',
+    );
     const taskEventsUpTo = db.prepare<[string, string, number], { line: string }>(
       'SELECT line FROM events WHERE scope = ? AND task_id = ? AND seq <= ? ORDER BY seq',
     );
@@ -68,7 +73,7 @@ export function createQueries(db: Database.Database) {
     const scopeLines = db.prepare<[number, string, number], { seq: number; kind: string; line: string }>(
       'SELECT seq, kind, line FROM events WHERE seq > ? AND +scope = ? ORDER BY seq LIMIT ?',
     );
-    return { task, timeline, taskEventsUpTo, bySeqRange, byEventId, searchText, searchKind, sessionSeen, byKind, byAssetKind, taskAccessUpTo, packet, bySeq, hashes, taskPage, taskCreatedSeq, scopeLines };
+    return { task, timeline, timelineBytes, taskEventsUpTo, bySeqRange, byEventId, searchText, searchKind, sessionSeen, byKind, byAssetKind, taskAccessUpTo, packet, bySeq, hashes, taskPage, taskCreatedSeq, scopeLines };
   });
   const parse = (rows: Array<{ line: string }>) => rows.map((r) => indexed<StoredEvent>(r.line));
 
@@ -96,9 +101,9 @@ export function createQueries(db: Database.Database) {
     timeline(scope: Scope, taskId: string, afterSeq: number, limit: number): StoredEvent[] {
       return parse(statements().timeline.all(scopeKey(scope), taskId, afterSeq, limit));
     },
-    /** The stored canonical lines themselves, for answers that embed events without re-encoding them. */
-    timelineLines(scope: Scope, taskId: string, afterSeq: number, limit: number): Array<{ seq: number; line: string }> {
-      return statements().timeline.all(scopeKey(scope), taskId, afterSeq, limit);
+    /** The stored canonical lines themselves and their UTF-8 lengths, for answers that embed events without re-encoding them. */
+    timelineLines(scope: Scope, taskId: string, afterSeq: number, limit: number): Array<{ seq: number; line: string; bytes: number }> {
+      return statements().timelineBytes.all(scopeKey(scope), taskId, afterSeq, limit);
     },
     taskEventsUpTo(scope: Scope, taskId: string, seq: number): StoredEvent[] {
       return parse(statements().taskEventsUpTo.all(scopeKey(scope), taskId, seq));

@@ -1,5 +1,7 @@
 // The governed task lifecycle through the routes: create, checkpoint, closeout gates (a failed gate
 // writes nothing), projection, timeline paging, scope isolation, transport, templates.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import t, { type Test } from 'tap';
 import { expectNewEvents, expectNoEvents, expectResponse, spec } from '../fixtures/api-spec.ts';
 import { assertSchema, rawEvent, SCOPE_A, SCOPE_B, testApp } from '../fixtures/test-app.ts';
@@ -148,6 +150,11 @@ t.test('timeline paging and search', async (t) => {
   const page2 = await call('/v1/tasks/task-1/timeline?limit=4&after_seq=4');
   t.same(page2.json.events.map((e: any) => e.seq), [5, 6]);
   t.equal(page2.json.next_after_seq, null);
+  const exact = await call('/v1/tasks/task-1/timeline?limit=2&after_seq=4');
+  t.same([exact.json.events.map((e: any) => e.seq), exact.json.next_after_seq], [[5, 6], null], 'a page that ends with the last event says no more follow');
+  const past = await call('/v1/tasks/task-1/timeline?after_seq=6');
+  assertSchema(t, 'api/timeline.json', past.json);
+  t.same([past.json.events, past.json.next_after_seq], [[], null], 'after the last event: an empty page');
   for (const q of ['limit=0', 'limit=1001', 'after_seq=-1', 'limit=abc']) {
     const bad = await call(`/v1/tasks/task-1/timeline?${q}`);
     t.equal(bad.status, 400, q);
@@ -174,6 +181,21 @@ t.test('timeline paging and search', async (t) => {
     t.equal(bad.status, 400, q);
     t.equal(bad.json.code, 'invalid_query');
   }
+});
+
+t.test('the timeline embeds the log\'s lines byte for byte, whatever their characters', async (t) => {
+  const { call, dataDir } = await withTask(t);
+  for (const progress of ['naïve café — 東京 step', 'emoji 😀 and a quote " and a backslash \\ step', 'plain ascii step']) {
+    t.equal((await call('/v1/tasks/task-1/checkpoints', { body: { progress } })).status, 201);
+  }
+  const lines = readFileSync(join(dataDir, 'events.jsonl'), 'utf8').split('\n').filter((line) => line.includes('"task_id":"task-1"'));
+  t.equal(lines.length, 4);
+  const answer = await call('/v1/tasks/task-1/timeline');
+  t.equal(answer.headers.get('content-type'), 'application/json');
+  t.equal(answer.text, `{"task_id":"task-1","scope":${JSON.stringify(SCOPE_A)},"events":[${lines.join(',')}],"next_after_seq":null,"authority":"event_truth"}`);
+  t.equal(Number(answer.headers.get('content-length') ?? Buffer.byteLength(answer.text)), Buffer.byteLength(answer.text));
+  const second = await call('/v1/tasks/task-1/timeline?limit=1&after_seq=2');
+  t.equal(second.text, `{"task_id":"task-1","scope":${JSON.stringify(SCOPE_A)},"events":[${lines[2]}],"next_after_seq":3,"authority":"event_truth"}`);
 });
 
 t.test('templates: list, by id and alias, unknown 404, validate', async (t) => {
