@@ -29,8 +29,8 @@ export async function evaluateClaims(deps: ServiceDeps, ctx: WriteContext, body:
   await guardScope(deps, ctx, { taskIds: req.task_ids, sessionIds: [], resource: 'claim_boundary' });
   const staleAfterDays = req.stale_after_days ?? DEFAULT_STALE_AFTER_DAYS;
   const result = committedReplay(deps, ctx) ?? await retryOnConflict(async () => {
-    await deps.store.settled();
     const asOfMs = requested ?? deps.clock().getTime();
+    await deps.store.settledAsOf(asOfMs);
     const asOf = formatDateTime(asOfMs);
     const { events, expect } = snapshot(deps, ctx.scope, req.task_ids, asOfMs);
     // Two spellings of one instant are one request: the id hashes the normal form.
@@ -57,8 +57,8 @@ export async function assemblePacket(deps: ServiceDeps, ctx: WriteContext, body:
   await deps.store.settled();
   await guardScope(deps, ctx, { taskIds: req.task_ids, sessionIds: req.session_ids ?? [], resource: 'proof_packet' });
   const result = committedReplay(deps, ctx) ?? await retryOnConflict(async () => {
-    await deps.store.settled();
     const asOfMs = requested ?? deps.clock().getTime();
+    await deps.store.settledAsOf(asOfMs);
     const { events, accessLog, expect } = snapshot(deps, ctx.scope, req.task_ids, asOfMs);
     const { body: packetBody, manifest } = assemblePacketBody({ scope: ctx.scope, request: req, events, accessLog: accessLog(), asOf: formatDateTime(asOfMs) });
     const statusGuard = guardReassembly(deps, ctx.scope, packetBody);
@@ -176,9 +176,9 @@ function signer(keys: KeyRing, alg: 'ed25519' | 'ecdsa-p256-sha256' | 'hmac-sha2
  * The events of the listed tasks in scope recorded up to as_of, in seq order; the access log
  * entries in scope about those tasks up to as_of (read at the same seq, when asked: a claim
  * evaluation does not carry them, a packet does); and the expectation that
- * makes the snapshot exact: no event beyond what was read may be recorded at or before as_of (one
- * sealed in the same millisecond but not yet durable would be), else it is read again. Times are
- * compared as instants.
+ * makes the snapshot exact: no event beyond what was read may be recorded at or before as_of, else
+ * it is read again. The caller waits for `settledAsOf(as_of)` first, so only a clock that went
+ * back can fail it. Times are compared as instants.
  */
 function snapshot(deps: ServiceDeps, scope: Scope, taskIds: string[], asOfMs: number): { events: StoredEvent[]; accessLog: () => StoredEvent[]; expect: Expectation[] } {
   const readAt = deps.store.indexedSeq();

@@ -8,7 +8,7 @@ import { fdatasync, write } from 'node:fs';
 import type { EventDraft, StoredEvent, Transport } from '../domain/event.ts';
 import { AppError } from '../errors.ts';
 import type { Expectation } from './expectations.ts';
-import { failBatch, flushLoop, nextRecordedAt, queued, sealBatch, settleBatch, type AppendOptions, type Queued } from './seal-batch.ts';
+import { failBatch, flushLoop, nextRecordedAt, queued, sealBatch, settleBatch, type AppendOptions, type Queued, type SealedBatch } from './seal-batch.ts';
 import type { WriteGate } from './write-gate.ts';
 
 /** An event as a route hands it to the log: the draft plus the server-set request members. */
@@ -40,6 +40,11 @@ export type EventLog = {
    * `options.redecide` may replace the unit when a stream it read moved on (expectations.ts).
    */
   append(unit: PendingEvent[], expect?: readonly Expectation[], options?: AppendOptions): Promise<AppendResult>;
+  /**
+   * Resolves once the batch being written now (sealed: its seqs and recorded_at are fixed) is
+   * durable or has failed; at once when none is. The tail moves past it only when it is durable.
+   */
+  written(): Promise<void>;
   /** Waits for queued appends, then closes the file. */
   close(): Promise<void>;
   /** Refuses every later append with `error` (the index fell behind: a restart rebuilds it). */
@@ -81,6 +86,8 @@ export function openEventLog(options: EventLogOptions): EventLog {
   let queue: Queued[] = [];
   let failed: AppError | null = null;
   let closed = false;
+  /** The batch being written, settled once its appends are answered (written or failed). */
+  let writing: Promise<void> | null = null;
 
   const flush = async (): Promise<void> => {
     while (queue.length > 0) {
@@ -108,27 +115,39 @@ export function openEventLog(options: EventLogOptions): EventLog {
         continue;
       }
       options.onBatch?.(sealed.accepted.length, sealed.rows.length);
-      const buffer = Buffer.from(`${sealed.rows.map((r) => r.line).join('\n')}\n`, 'utf8');
+      let done!: () => void;
+      writing = new Promise<void>((resolve) => (done = resolve));
       try {
-        await writeAll(fd, buffer, before.size);
-        if (DSYNC === null) await datasync(fd);
-      } catch (cause) {
-        gate.abortBatch();
-        // Nothing of this batch was acknowledged: cut it off so the log ends where it did.
-        try {
-          ftruncateSync(fd, before.size);
-          fsyncSync(fd);
-        } catch {
-          failed = new AppError('store_unavailable', 'The event log could not be written or repaired; restart the preview.', { cause });
-        }
-        failBatch(sealed, new AppError('store_write_failed', 'The event could not be written to disk; nothing was recorded. Try again.', { cause }));
-        continue;
+        await writeSealed(sealed, before, recordedAt);
+      } finally {
+        writing = null;
+        done();
       }
-      tail = { seq: sealed.seq, hash: sealed.hash, recordedAt, size: before.size + buffer.length };
-      gate.batchDurable();
-      options.onDurable({ from: before.size, to: tail.size, lastSeq: tail.seq });
-      settleBatch(sealed, before.seq);
     }
+  };
+
+  /** Writes a sealed batch at the log's end and answers its appends; a failed write is cut off again. */
+  const writeSealed = async (sealed: SealedBatch, before: LogTail, recordedAt: string): Promise<void> => {
+    const buffer = Buffer.from(`${sealed.rows.map((r) => r.line).join('\n')}\n`, 'utf8');
+    try {
+      await writeAll(fd, buffer, before.size);
+      if (DSYNC === null) await datasync(fd);
+    } catch (cause) {
+      gate.abortBatch();
+      // Nothing of this batch was acknowledged: cut it off so the log ends where it did.
+      try {
+        ftruncateSync(fd, before.size);
+        fsyncSync(fd);
+      } catch {
+        failed = new AppError('store_unavailable', 'The event log could not be written or repaired; restart the preview.', { cause });
+      }
+      failBatch(sealed, new AppError('store_write_failed', 'The event could not be written to disk; nothing was recorded. Try again.', { cause }));
+      return;
+    }
+    tail = { seq: sealed.seq, hash: sealed.hash, recordedAt, size: before.size + buffer.length };
+    gate.batchDurable();
+    options.onDurable({ from: before.size, to: tail.size, lastSeq: tail.seq });
+    settleBatch(sealed, before.seq);
   };
 
   const loop = flushLoop(flush, () => queue.length > 0);
@@ -136,6 +155,7 @@ export function openEventLog(options: EventLogOptions): EventLog {
   return {
     path: options.path,
     tail: () => ({ ...tail }),
+    written: () => writing ?? Promise.resolve(),
     append(unit, expect = [], appendOptions = {}) {
       if (closed) return Promise.reject(new AppError('store_closed', 'The store is shutting down; retry against the next run.'));
       if (failed) return Promise.reject(failed);

@@ -168,6 +168,16 @@ export function nextRecordedAt(clock: () => Date, tailRecordedAt: string): strin
 }
 
 /**
+ * Resolves once `clock` reads later than `instantMs`: a millisecond at most on a real clock. From
+ * then on every batch is recorded after the instant (nextRecordedAt never goes below the clock). A
+ * clock that does not move by itself (a test's) is waited for once and taken as it is.
+ */
+export async function pastInstant(clock: () => Date, instantMs: number): Promise<void> {
+  if (clock().getTime() > instantMs) return;
+  await new Promise<void>((resolve) => setTimeout(resolve, 1));
+}
+
+/**
  * Group commit's scheduling: `kick` starts a run of `flush` unless one is under way, after the
  * current turn (setImmediate) so every append that arrived in it joins the batch; a run that ends
  * with appends queued starts the next. `idle` resolves once no run is under way.

@@ -11,7 +11,7 @@ import type { StreamState } from '../domain/streams.ts';
 import { committedReads } from './committed-state.ts';
 import { openEventLog, readLastLine, truncateDurably, type AppendResult, type EventLog, type LogTail, type PendingEvent } from './event-log.ts';
 import type { Expectation } from './expectations.ts';
-import type { AppendOptions } from './seal-batch.ts';
+import { pastInstant, type AppendOptions } from './seal-batch.ts';
 import { writeFileDurably } from './durable-files.ts';
 import { catchUpIndex, freshIndexPathOf, openIndexDb, rebuildIndexFile, removeIndexFiles, type IndexDb, type ProjectionFactory } from './index-db.ts';
 import { indexHandle } from './index-handle.ts';
@@ -44,6 +44,14 @@ export type Store = {
    * (a read then sees every acknowledged write, its own included).
    */
   settled(): Promise<void>;
+  /**
+   * Resolves once the index holds every event recorded at or before `asOfMs` (epoch ms, not later
+   * than the clock): wait for it before a snapshot as of that instant (packets, claim evaluations,
+   * exports), whose append expects the snapshot complete. `settled` is not enough there: a batch
+   * sealed but still being written, or sealed later in asOfMs's own millisecond, is recorded at or
+   * before it too, and under a steady write load one nearly always is.
+   */
+  settledAsOf(asOfMs: number): Promise<void>;
   /** The last seq the index holds (a snapshot read from the index is complete up to it). */
   indexedSeq(): number;
   /**
@@ -260,13 +268,22 @@ export async function openStore(options: StoreOptions): Promise<Store> {
         ...(options.onBatch ? { onBatch: options.onBatch } : {}),
       });
       const opened = (): EventLog => log!;
+      const settled = (): Promise<void> => (rebuild === null ? writer.settled(opened().tail().seq) : Promise.reject(rebuild.error));
       let closing: Promise<void> | null = null;
       return {
         dataDir,
         index,
         tail: () => opened().tail(),
         append: (unit, expect, options) => opened().append(unit, expect, options),
-        settled: () => (rebuild === null ? writer.settled(opened().tail().seq) : Promise.reject(rebuild.error)),
+        settled,
+        async settledAsOf(asOfMs) {
+          // Once the clock is past asOfMs every batch recorded at or before it has been sealed
+          // (recorded_at is the clock when a batch is sealed, never less): the one being written
+          // then becomes durable, and settled() takes in everything durable.
+          await pastInstant(options.clock, asOfMs);
+          await opened().written();
+          await settled();
+        },
         indexedSeq: () => (rebuild === null ? writer.indexedSeq() : rebuild.indexedSeq),
         onIndexed: (listener) => listeners.add(listener),
         indexStatus: () => (rebuild === null ? writer.status() : { state: 'unavailable', indexed_seq: rebuild.indexedSeq, last_error: rebuild.error.message }),

@@ -130,3 +130,27 @@ t.test('connections dropped while idle: the next write lands on another, nothing
   t.ok(log.ok, 'the log verifies');
   t.equal(log.event_count, 30 * 9, 'each write once: nothing doubled, nothing lost');
 });
+
+t.test('settledAsOf waits for the writer holding the head, in whichever process it runs', async (t) => {
+  const opened = await migratedStore(t);
+  if (opened === null) return;
+  const { url, store } = opened;
+  await store.append([noteEvents()()]);
+  // A batch being written holds the head's row from before it is recorded until it commits: here a
+  // connection of its own holds it as another process's writer would.
+  const writer = new pg.Client({ connectionString: url });
+  await writer.connect();
+  t.teardown(() => writer.end());
+  await writer.query('BEGIN');
+  await writer.query('SELECT seq FROM gov_head WHERE id = 1 FOR UPDATE');
+  let resolved = false;
+  const waiting = store.settledAsOf(0).then(() => (resolved = true));
+  const plain = await codeOf(store.settled());
+  t.equal(plain, 'ok', 'settled reads the head without waiting for its writer');
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  t.equal(resolved, false, 'settledAsOf is still waiting while the head is held');
+  await writer.query('COMMIT');
+  await waiting;
+  t.equal(resolved, true, 'and resolves once the writer commits');
+  t.equal(store.indexedSeq(), 1);
+});

@@ -300,3 +300,23 @@ t.test('a last line whose unit is null (a malformed envelope) does not crash the
   const started = await openStore({ dataDir: dir, clock: fixedClock(), warn: () => {} }).then((s) => s.close().then(() => 'opened'), (err: Error) => `refused: ${err.message}`);
   t.notMatch(started, /TypeError|Cannot read/, 'a clear outcome, never a TypeError');
 });
+
+t.test('settledAsOf waits for a batch recorded by then that is still being written; settled does not', async (t) => {
+  const dir = tempDir(t);
+  const { store } = await open(t, dir, () => new Date());
+  await store.append([pending()]);
+  await store.settled();
+  // The append's batch is sealed in the turn after it is queued, and its write is then in libuv's
+  // pool: its completion needs a poll phase, which has not come when this continuation runs.
+  const appended = store.append([pending()]);
+  await new Promise((resolve) => setImmediate(resolve));
+  const asOf = Date.now(); // at or after the batch's recorded_at
+  const durable = store.tail().seq;
+  await store.settled();
+  t.equal(store.indexedSeq(), durable, 'settled stops at what was durable when it was called: the batch in flight is not in it');
+  t.equal(durable, 1);
+  await store.settledAsOf(asOf);
+  t.equal(store.indexedSeq(), 2, 'settledAsOf waited for the batch recorded at or before as_of to be written and indexed');
+  t.equal((await appended).events[0]!.seq, 2);
+  t.ok(Date.parse((await appended).events[0]!.recorded_at) <= asOf);
+});

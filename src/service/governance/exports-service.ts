@@ -359,8 +359,9 @@ export async function exportKind(deps: ServiceDeps, ctx: WriteContext, kind: str
   const format = q.format ?? 'json';
   const every = paging.pageRows ?? EXPORT_PAGE_ROWS;
   return retryOnConflict(async () => {
-    await deps.store.settled();
-    const cut = cutOf(deps, ctx.scope, requested ?? deps.clock().getTime(), paging);
+    const asOfMs = requested ?? deps.clock().getTime();
+    await deps.store.settledAsOf(asOfMs);
+    const cut = cutOf(deps, ctx.scope, asOfMs, paging);
     const records = recordsOf(deps, kind, cut);
     const header: ExportHeader = {
       kind,
@@ -392,8 +393,8 @@ export async function exportKind(deps: ServiceDeps, ctx: WriteContext, kind: str
       const lines = () => recordLines(records());
       out = { format, header: line, lines, export_sha256: exportSha256, record_count: count, chunks: function* () { yield line; yield* lines(); } };
     }
-    // The snapshot is exact: an event beyond readAt recorded at or before as_of (one sealed but not
-    // yet indexed) fails the append, and the export is read again.
+    // The snapshot is exact: an event beyond readAt recorded at or before as_of fails the append,
+    // and the export is read again (settledAsOf waited for every such event to be indexed).
     await deps.store.append(
       [accessEvent(deps, ctx, ctx.principal, { action: 'exported', outcome: 'allowed', resource: { type: 'export', id: kind } })],
       [{ type: 'snapshot_complete', seq: cut.readAt, asOf: cut.asOfMs, orElse: () => writeConflict('The event log') }],

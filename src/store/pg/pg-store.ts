@@ -24,7 +24,7 @@ import { indexHandle } from '../index-handle.ts';
 import { indexListeners } from '../index-listeners.ts';
 import type { IndexStatus } from '../index-writer.ts';
 import { EXTRA_PROJECTIONS } from '../projections/registry.ts';
-import { failBatch, flushLoop, nextRecordedAt, queued, sealBatch, settleBatch, type AppendOptions, type Queued, type SealedBatch } from '../seal-batch.ts';
+import { failBatch, flushLoop, nextRecordedAt, pastInstant, queued, sealBatch, settleBatch, type AppendOptions, type Queued, type SealedBatch } from '../seal-batch.ts';
 import type { Store } from '../store.ts';
 import { createWriteGate } from '../write-gate.ts';
 import { assertMigrated } from './pg-schema.ts';
@@ -381,6 +381,19 @@ export async function openPgStore(options: PgStoreOptions): Promise<PgStore> {
     }
   };
 
+  /** Indexes what the database's head holds beyond this process's index (read with `headQuery`). */
+  const caughtUp = async (headQuery: string): Promise<void> => {
+    refuseIfCorrupt();
+    // Another process may have acknowledged a write this one has not indexed: a read sees it.
+    let head: number;
+    try {
+      head = Number((await pool.query<{ seq: string }>(headQuery)).rows[0]!.seq);
+    } catch (err) {
+      throw new AppError('store_unavailable', 'The database cannot be reached; try again.', { cause: err });
+    }
+    if (head > indexed.seq) await catchUp(pool, head);
+  };
+
   let closing: Promise<void> | null = null;
   return {
     dataDir: cacheDir,
@@ -395,16 +408,12 @@ export async function openPgStore(options: PgStoreOptions): Promise<PgStore> {
         loop.kick();
       });
     },
-    async settled() {
-      refuseIfCorrupt();
-      // Another process may have acknowledged a write this one has not indexed: a read sees it.
-      let head: number;
-      try {
-        head = Number((await pool.query<{ seq: string }>('SELECT seq FROM gov_head WHERE id = 1')).rows[0]!.seq);
-      } catch (err) {
-        throw new AppError('store_unavailable', 'The database cannot be reached; try again.', { cause: err });
-      }
-      if (head > indexed.seq) await catchUp(pool, head);
+    settled: () => caughtUp('SELECT seq FROM gov_head WHERE id = 1'),
+    async settledAsOf(asOfMs) {
+      await pastInstant(options.clock, asOfMs);
+      // A batch being written holds the head's row (FOR UPDATE) from before it is recorded until
+      // it commits; FOR SHARE waits for that commit, in this process or another.
+      await caughtUp('SELECT seq FROM gov_head WHERE id = 1 FOR SHARE');
     },
     indexedSeq: () => indexed.seq,
     onIndexed: (fn) => listeners.add(fn),
