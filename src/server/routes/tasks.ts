@@ -2,6 +2,7 @@
 // truth, cursor paging by after_seq). A body its template's gate refuses answers 422 with the validation body (not a problem
 // body), as docs/contract.md §4 and §7 say, and writes nothing. Checkpoint and closeout take If-Match
 // (the task's ETag); every task write answers its new ETag.
+import type { StoredEvent } from '../../domain/event.ts';
 import { closeTask, createTask, listTasks, writeCheckpoint } from '../../service/tasks-service.ts';
 import { findTask } from '../../service/write-checks.ts';
 import { readQuery, type QuerySpec } from '../query-params.ts';
@@ -96,19 +97,19 @@ export const TASK_ROUTES: Route[] = [
       const taskId = requirePathId(c.req.param('task_id') ?? '', 'task');
       const { after_seq: afterSeq, limit } = readQuery(c, TIMELINE_QUERY);
       findTask(deps, scope, taskId);
-      // One row more than asked tells whether another page exists.
-      const rows = deps.queries.timelineLines(scope, taskId, afterSeq, limit + 1);
-      const page = rows.slice(0, limit);
-      const next = rows.length > limit ? page[page.length - 1]!.seq : null;
+      // One line more than asked tells whether another page exists; the page's last line names the
+      // seq the next page starts after.
+      const lines = deps.queries.timelineLines(scope, taskId, afterSeq, limit + 1);
+      const page = lines.length > limit ? lines.slice(0, limit) : lines;
+      const next = lines.length > limit ? (JSON.parse(page[page.length - 1]!) as StoredEvent).seq : null;
       // The stored lines are already canonical JSON: they are embedded as they are, not parsed and
-      // encoded again (a 1,000-event page would spend most of its time doing that).
-      // Their lengths come from the index too, so the answer's Content-Length is a sum, not a
-      // second pass over ~0.8 MB of text.
+      // encoded again (a 1,000-event page would spend most of its time doing that). Measured line
+      // by line, the answer's Content-Length spares the adapter a pass over the joined ~0.8 MB.
       const head = `${JSON.stringify({ task_id: taskId, scope }).slice(0, -1)},"events":[`;
       const tail = `],"next_after_seq":${next},"authority":"event_truth"}`;
       let bytes = Buffer.byteLength(head) + Buffer.byteLength(tail) + Math.max(page.length - 1, 0);
-      for (const row of page) bytes += row.bytes;
-      const text = `${head}${page.map((r) => r.line).join(',')}${tail}`;
+      for (const line of page) bytes += Buffer.byteLength(line);
+      const text = `${head}${page.join(',')}${tail}`;
       return c.body(text, 200, { 'Content-Type': 'application/json', 'Content-Length': String(bytes) });
     },
   },
