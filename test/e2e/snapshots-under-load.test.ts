@@ -1,8 +1,9 @@
 // Snapshots as of now (a Proof Packet, a claim evaluation, an export without as_of) against a real
 // preview while another scope writes without pause. Each snapshot's append expects that no event
-// beyond what it read was recorded at or before its as_of; before the store waited for the batch
-// being written when the snapshot was taken (`settledAsOf`), one nearly always was, and most of
-// these requests answered 409 write_conflict after eight tries.
+// beyond what it read was recorded at or before its as_of. Before the store waited for the batch
+// being written when the snapshot was taken (`settledAsOf`), one often was: on a busy machine, where
+// the index trails, most of these requests answered 409 write_conflict after eight tries (on an
+// idle one they passed). test/store/store.test.ts shows the mechanism itself, deterministically.
 import { Agent, request } from 'node:http';
 import t from 'tap';
 import { tempDir } from '../fixtures/test-app.ts';
