@@ -15,9 +15,6 @@ export type Queries = ReturnType<typeof createQueries>;
 export function createQueries(db: Database.Database) {
   const statements = preparedOn(db, (db) => {
     const task = db.prepare<[string, string], { state: string }>('SELECT state FROM tasks WHERE scope = ? AND task_id = ?');
-    const timeline = db.prepare<[string, string, number, number], { seq: number; line: string }>(
-      'SELECT seq, line FROM events WHERE scope = ? AND task_id = ? AND seq > ? ORDER BY seq LIMIT ?',
-    );
     // The lines alone: better-sqlite3 builds no row object per event (a 1,000-event page read in
     // about a third of the time of seq and line as objects).
     const timelineLines = db.prepare<[string, string, number, number], string>(
@@ -73,7 +70,7 @@ export function createQueries(db: Database.Database) {
     const scopeLines = db.prepare<[number, string, number], { seq: number; kind: string; line: string }>(
       'SELECT seq, kind, line FROM events WHERE seq > ? AND +scope = ? ORDER BY seq LIMIT ?',
     );
-    return { task, timeline, timelineLines, taskEventsUpTo, bySeqRange, byEventId, searchText, searchKind, sessionSeen, byKind, byAssetKind, taskAccessUpTo, packet, bySeq, hashes, taskPage, taskCreatedSeq, scopeLines };
+    return { task, timelineLines, taskEventsUpTo, bySeqRange, byEventId, searchText, searchKind, sessionSeen, byKind, byAssetKind, taskAccessUpTo, packet, bySeq, hashes, taskPage, taskCreatedSeq, scopeLines };
   });
   const parse = (rows: Array<{ line: string }>) => rows.map((r) => indexed<StoredEvent>(r.line));
 
@@ -99,7 +96,7 @@ export function createQueries(db: Database.Database) {
       return statements().scopeLines.all(afterSeq, scopeKey(scope), limit);
     },
     timeline(scope: Scope, taskId: string, afterSeq: number, limit: number): StoredEvent[] {
-      return parse(statements().timeline.all(scopeKey(scope), taskId, afterSeq, limit));
+      return statements().timelineLines.all(scopeKey(scope), taskId, afterSeq, limit).map((line) => indexed<StoredEvent>(line));
     },
     /** The stored canonical lines themselves, in seq order, for answers that embed events without re-encoding them. */
     timelineLines(scope: Scope, taskId: string, afterSeq: number, limit: number): string[] {

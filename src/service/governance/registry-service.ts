@@ -23,7 +23,6 @@ const json = (value: object) => value as unknown as { [key: string]: Json };
 /** Page sizes of the governance lists. */
 export const GOV_PAGE = { default: 50, max: 200 } as const;
 
-/** The asset's stream at the version the index holds, or at the one `versionOf` says (the log's writer, deciding again). */
 function policyOptions(deps: ServiceDeps) {
   return { policy_version: deps.riskPolicy.version };
 }
