@@ -76,5 +76,25 @@ t.test('a revoked packet is refused offline and online; a current one passes wit
   const fine = await gov(['packet', 'verify', join(dir, 'other.json'), '--token-file', join(dir, 'run.json'), '--json'], dir);
   t.equal(fine.code, 0, fine.stderr);
   t.match(JSON.parse(fine.stdout), { mode: 'online', ok: true, status: 'final', latest_status: 'final', current: true });
+
+  // A file that is no Proof Packet v1 is refused offline as online does (bad input, exit 2), never
+  // reported verified for the members it happens to hold.
+  const packet = final.json as Record<string, unknown> & { integrity: Record<string, unknown> };
+  const { claim_boundary: _c, ...noBoundary } = packet;
+  const { redaction_manifest: _r, ...noManifest } = packet;
+  const { non_claims: _n, ...noNonClaims } = packet;
+  const broken: [string, unknown][] = [
+    ['no claim_boundary', noBoundary], ['no redaction_manifest', noManifest], ['no non_claims', noNonClaims],
+    ['empty non_claims', { ...packet, non_claims: [] }], ['another schema_version', { ...packet, schema_version: 'proof-packet.v0' }],
+    ['a status no packet has', { ...packet, packet_status: 'approved' }], ['an unknown member', { ...packet, colour: 'red' }],
+    ['an unknown integrity member', { ...packet, integrity: { ...packet.integrity, note: 'trust me' } }],
+  ];
+  for (const [name, doc] of broken) {
+    writeFileSync(join(dir, 'broken.json'), JSON.stringify(doc));
+    const refused = await gov(['packet', 'verify', join(dir, 'broken.json'), '--keys', files.keys], dir);
+    t.equal(refused.code, 2, `${name}: bad input`);
+    t.match(refused.stderr, /is not a Proof Packet v1/, `${name}: says why`);
+    t.notMatch(refused.stdout, /packet verified/, `${name}: never verified`);
+  }
   await p.stop();
 });

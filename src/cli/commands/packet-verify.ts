@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { createClient } from '../../client/client.ts';
 import { parseTokenFile } from '../../client/credentials.ts';
 import type { StoredEvent } from '../../domain/event.ts';
+import { loadSchemas } from '../../deps.ts';
 import { isRecord } from '../../domain/gate-context.ts';
 import { verifyPacket, type PacketVerification, type Receipt, type VerifyKey } from '../../domain/packet-verify.ts';
 import { AppError } from '../../errors.ts';
@@ -30,7 +31,7 @@ export async function packetVerify(file: string, options: PacketVerifyOptions, i
     throw new AppError('usage_error', 'Give either --keys (offline) or --base-url/--token-file (online), not both.');
   }
   const mode = options.keys ? 'offline' : 'online';
-  const { result, latest } = mode === 'offline' ? { result: verifyOffline(packet, options), latest: undefined } : await verifyOnline(packet, options, io);
+  const { result, latest } = mode === 'offline' ? { result: verifyOffline(file, packet, options), latest: undefined } : await verifyOnline(packet, options, io);
   const status = typeof packet.packet_status === 'string' ? packet.packet_status : null;
   const refusal = revokedRefusal(packet, status, latest);
   const json = { mode, status, ...(latest !== undefined ? { latest_status: latest?.packet_status ?? null } : {}), current: refusal === null, ...result };
@@ -57,7 +58,13 @@ function renderStatus(status: string | null, latest: LatestIssue | undefined): s
   return `  status       ${status ?? 'unknown'}${online}\n`;
 }
 
-function verifyOffline(packet: Packet, options: PacketVerifyOptions): PacketVerification {
+function verifyOffline(file: string, packet: Packet, options: PacketVerifyOptions): PacketVerification {
+  // As the online verification does (its request schema): a file that is no Proof Packet v1 is refused
+  // before any check, never reported verified for the members it happens to hold.
+  const problems = loadSchemas().validate('api/proof-packet.json', packet);
+  if (problems.length > 0) {
+    throw new AppError('bad_input_file', `${file} is not a Proof Packet v1 (schemas/api/proof-packet.json): ${problems.slice(0, 5).map((p) => `${p.pointer || '/'} ${p.detail}`).join('; ')}${problems.length > 5 ? `; and ${problems.length - 5} more` : ''}.`, { details: problems });
+  }
   const keysFile = readJson(options.keys!, 'keys') as { keys?: VerifyKey[] };
   if (!Array.isArray(keysFile?.keys)) throw new AppError('bad_input_file', `${options.keys} is not a keys document ({"keys": [...]}, as GET /v1/keys answers).`);
   const events: StoredEvent[] = (options.timeline ?? []).flatMap((path) => {
