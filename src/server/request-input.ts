@@ -2,6 +2,7 @@
 // missing content type is a 415 and not a silent {}; at most 64 levels of nesting), the scope
 // headers, and the Idempotency-Key.
 import type { Context } from 'hono';
+import { isUtf8 } from 'node:buffer';
 import { isId, type Scope } from '../domain/event.ts';
 import { assertNesting, MAX_BODY_NESTING } from '../domain/json-depth.ts';
 import { QUOTA_SCOPE } from '../domain/quota/quota-events.ts';
@@ -23,7 +24,7 @@ export async function readJsonBody(c: Context, options: { mergePatch?: boolean }
   if (Number.isFinite(declared) && declared > MAX_BODY_BYTES) throw tooLarge();
   // With a declared length (enforced by the HTTP parser) the body is read in one go, which skips
   // building a web Request; a chunked body is streamed so the limit holds while it arrives.
-  if (Number.isFinite(declared)) return parseJson(Buffer.from(await c.req.arrayBuffer()).toString('utf8'));
+  if (Number.isFinite(declared)) return parseJson(Buffer.from(await c.req.arrayBuffer()));
   const body = c.req.raw.body;
   const chunks: Uint8Array[] = [];
   let total = 0;
@@ -40,10 +41,14 @@ export async function readJsonBody(c: Context, options: { mergePatch?: boolean }
       chunks.push(value);
     }
   }
-  return parseJson(Buffer.concat(chunks).toString('utf8'));
+  return parseJson(Buffer.concat(chunks));
 }
 
-function parseJson(text: string): unknown {
+function parseJson(bytes: Buffer): unknown {
+  // JSON text is UTF-8 (RFC 8259 §8.1): decoding other bytes would store U+FFFD in their place and
+  // acknowledge a string the client never sent.
+  if (!isUtf8(bytes)) throw new AppError('malformed_json', 'The body is not valid UTF-8; send JSON text encoded as UTF-8.');
+  const text = bytes.toString('utf8');
   let value: unknown;
   try {
     // V8's JSON.parse does not recurse, so any depth parses; what comes after (schema validation,

@@ -92,6 +92,12 @@ t.test('a raw write is stored, returned as the envelope, and readable in order',
   t.ok(second.json.event.recorded_at >= e.recorded_at);
 });
 
+/** The event as JSON bytes with `bytes` placed inside its payload's text. */
+function withBytes(event: object, bytes: number[]): Buffer {
+  const [before, after] = JSON.stringify({ ...event, payload: { text: 'caf@@' } }).split('@@') as [string, string];
+  return Buffer.concat([Buffer.from(before), Buffer.from(bytes), Buffer.from(after)]);
+}
+
 t.test('request rules: every failure has its status and code, and writes nothing', async (t) => {
   const app = await testApp(t);
   const { call } = app;
@@ -99,6 +105,9 @@ t.test('request rules: every failure has its status and code, and writes nothing
   const cases: Array<[string, Parameters<typeof call>[1], number, string]> = [
     ['no content type', { body: JSON.stringify(ok), headers: { 'Content-Type': 'text/plain' }, idempotencyKey: 'a' }, 415, 'unsupported_media_type'],
     ['malformed JSON', { body: '{"kind": ', idempotencyKey: 'a' }, 400, 'malformed_json'],
+    // Invalid UTF-8 inside a string (0xFF; a two-byte sequence cut short): never stored as U+FFFD.
+    ['invalid UTF-8', { body: withBytes(ok, [0xff]), idempotencyKey: 'a' }, 400, 'malformed_json'],
+    ['truncated UTF-8', { body: withBytes(ok, [0xc3]), idempotencyKey: 'a' }, 400, 'malformed_json'],
     ['too large', { body: { ...ok, payload: { blob: 'x'.repeat(1024 * 1024) } }, idempotencyKey: 'a' }, 413, 'payload_too_large'],
     ['no scope', { body: ok, scope: null, idempotencyKey: 'a' }, 400, 'scope_required'],
     ['invalid scope', { body: ok, scope: { ...SCOPE_A, tenant_id: '-bad' }, idempotencyKey: 'a' }, 400, 'invalid_scope'],
