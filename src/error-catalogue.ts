@@ -215,7 +215,7 @@ export const ERRORS = {
   evidence_required: {
     http: [422, 'Evidence required'],
     exit: 3,
-    mcp: "A met item needs evidence from this scope's evidence pool: attach it first, then cite its artifact_id in evidence_refs.",
+    mcp: "Cited evidence must be in this scope's evidence pool (a met posture item needs some): attach it to a task first, then cite its artifact_id in evidence_refs.",
   },
   justification_required: {
     http: [422, 'Justification required'],

@@ -932,7 +932,7 @@ export type Operations = {
     body: undefined;
     responses: { 200: ReviewList; 400: Problem };
   };
-  /** Complete the open review of an asset (review.completed); 409 review_cycle_stale for any other cycle. */
+  /** Complete the open review of an asset (review.completed); 409 review_cycle_stale for any other cycle; If-Match takes the asset's version (its ETag). */
   'POST /v1/reviews/{review_id}/complete': {
     params: { review_id: string };
     query: undefined;

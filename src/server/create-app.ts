@@ -72,7 +72,10 @@ export function createApp(deps: AppDeps, routes: readonly Route[] = ROUTES): Hon
     }
     if (route.scoped) chain.push(scope);
     if (route.request !== undefined && route.forge === undefined) chain.push(route.checkBody ? jsonBody({ registry: deps.registry, schema: route.request }) : body);
-    app.on(route.method, [honoPath(route.path)], ...chain, (c) => route.handler(c, routeDeps));
+    app.on(route.method, [honoPath(route.path)], ...chain, (c) => {
+      c.set('route', route);
+      return route.handler(c, routeDeps);
+    });
   };
 
   app.use('*', requestContext(deps.newRequestId, deps.access));

@@ -36,5 +36,7 @@ export type AppEnv = {
     identity: Identity | undefined;
     /** The forge user a forge route acts as (Sudo), or null on an admin route. */
     doer: ForgeOwnerView | null;
+    /** The declared route the request matched (its access-log entries name its path template). */
+    route: { method: string; path: string; responses: Readonly<Record<number, unknown>> };
   };
 };

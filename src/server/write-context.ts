@@ -4,8 +4,11 @@
 // and the write answer, which embeds stored event lines as they are.
 import type { Context } from 'hono';
 import { canonicalSha256Uri } from '../domain/canonical-json.ts';
-import { transportPrincipal } from '../domain/event.ts';
-import type { WriteContext } from '../service/write-context.ts';
+import type { IncomingMessage } from 'node:http';
+import { transportPrincipal, type Scope } from '../domain/event.ts';
+import { classifyIp } from '../domain/governance/provenance.ts';
+import { readContext } from '../service/governance/refusals.ts';
+import type { RequestFacts, WriteContext } from '../service/write-context.ts';
 import type { AppEnv } from './env.ts';
 import { readIdempotencyKey, readIfMatch } from './request-input.ts';
 
@@ -31,11 +34,34 @@ export function writeContextOf(c: Context<AppEnv>, idempotencyRequired = false):
  * Who the request acts as: in the hosted service the verified token's subject (and its roles, which
  * decisions read), in the preview the transport's principal.
  */
-export function callerOf(c: Context<AppEnv>): Pick<WriteContext, 'transport' | 'principal' | 'verified'> {
+export function callerOf(c: Context<AppEnv>): Pick<WriteContext, 'transport' | 'principal' | 'verified' | 'request'> {
   const transport = c.get('transport') ?? 'customer';
   const identity = c.get('identity');
-  if (identity === undefined) return { transport, principal: transportPrincipal(transport) };
-  return { transport, principal: identity.actor, verified: { actor: identity.actor, roles: identity.roles } };
+  const request = () => requestFacts(c);
+  if (identity === undefined) return { transport, principal: transportPrincipal(transport), request };
+  return { transport, principal: identity.actor, verified: { actor: identity.actor, roles: identity.roles }, request };
+}
+
+/** The context of a scoped read (its access-log entries): the scope, the caller and the request. */
+export function readContextOf(c: Context<AppEnv>, scope: Scope = c.get('scope')): WriteContext {
+  return readContext(scope, callerOf(c));
+}
+
+/**
+ * The request as an access-log entry records it: the declared route (its path template), the status
+ * it answers on success (201 for a route that creates, else 200) and the class of the peer's
+ * address (never the address: docs/governance/sessions.md). The Node adapter puts the socket in
+ * the environment; a request made in-process has no peer (`unknown`).
+ */
+function requestFacts(c: Context<AppEnv>): RequestFacts {
+  const route = c.get('route');
+  const peer = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming?.socket.remoteAddress;
+  return {
+    method: route?.method ?? c.req.method,
+    path_template: route?.path ?? c.req.path,
+    ok_status: route?.responses[201] !== undefined ? 201 : 200,
+    ip_class: peer === undefined ? 'unknown' : classifyIp(peer),
+  };
 }
 
 /** JSON text placed into an answer as it is: a stored event line is already canonical JSON. */

@@ -20,6 +20,7 @@ import { retryOnConflict, writeConflict } from './optimistic.ts';
 import { gateRouteBody, type Gated } from './templates-service.ts';
 import { pendingEvent, type WriteContext } from './write-context.ts';
 import { requestedAsOf } from './as-of.ts';
+import { accessEvent } from './governance/refusals.ts';
 
 export async function evaluateClaims(deps: ServiceDeps, ctx: WriteContext, body: unknown): Promise<{ replayed: boolean; decision: ClaimDecision }> {
   deps.registry.assert('api/claim-evaluate-request.json', body, 'claim evaluation request');
@@ -64,7 +65,7 @@ export async function assemblePacket(deps: ServiceDeps, ctx: WriteContext, body:
     const statusGuard = guardReassembly(deps, ctx.scope, packetBody);
     const { packet, unit } = issuePacket(deps, ctx, packetBody, req.integrity_class ?? 'hash_bound', req.signature_alg ?? 'ed25519');
     unit.push(pending(deps, ctx, 'proof_packet.assembled', { packet, redaction_actions: manifest.actions }));
-    unit.push(pending(deps, ctx, 'access.logged', { action: 'exported', outcome: 'allowed', resource: { type: 'proof_packet', id: packet.packet_id }, task_ids: req.task_ids }));
+    unit.push(accessEvent(deps, ctx, ctx.principal, { action: 'exported', outcome: 'allowed', resource: { type: 'proof_packet', id: packet.packet_id }, task_ids: req.task_ids }));
     return deps.store.append(unit, [...expect, ...statusGuard]);
   });
   const at = result.events.findIndex((e) => e.kind === 'proof_packet.assembled');
@@ -206,13 +207,10 @@ async function guardScope(deps: ServiceDeps, ctx: WriteContext, ask: { taskIds: 
   ];
   if (missing.length === 0) return;
   const first = missing[0]!;
-  await deps.store.append([{
-    ...pending(deps, { ...ctx, idempotencyKey: null }, 'access.logged', {
-      action: 'attempted', outcome: 'denied', code: 'not_found_in_scope', resource: first,
-      task_ids: ask.taskIds, ...(ask.sessionIds.length > 0 ? { session_ids: ask.sessionIds } : {}),
-      reason: `The ${ask.resource.replace('_', ' ')} request named ${missing.map((m) => `${m.type} ${m.id}`).join(', ')}, not found in the caller's scope.`,
-    }),
-  }]);
+  await deps.store.append([accessEvent(deps, ctx, ctx.principal, {
+    action: 'attempted', outcome: 'denied', reason_code: 'not_found_in_scope', resource: first, task_ids: ask.taskIds, session_ids: ask.sessionIds,
+    reason: `The ${ask.resource.replace('_', ' ')} request named ${missing.map((m) => `${m.type} ${m.id}`).join(', ')}, not found in the caller's scope.`,
+  })]);
   throw new AppError('not_found_in_scope', `No ${first.type} ${first.id} in this tenant, workspace and project; a packet or claim evaluation can only name tasks and sessions of the caller's own scope. Nothing was assembled; the attempt is in the access log.`);
 }
 

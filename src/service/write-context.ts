@@ -2,6 +2,7 @@
 // the Idempotency-Key, the canonical fingerprint of the request (for replay comparison) and the
 // version the caller's If-Match names.
 import { transportPrincipal, type Actor, type EventDraft, type Scope, type Transport } from '../domain/event.ts';
+import type { IpClass } from '../domain/governance/provenance.ts';
 import type { TeamRole } from '../domain/governance/team.ts';
 import { AppError } from '../errors.ts';
 import type { PendingEvent } from '../store/event-log.ts';
@@ -27,7 +28,16 @@ export type WriteContext = {
    * read its roles from the token, not from the recorded team. Absent in the preview.
    */
   verified?: { actor: Actor; roles: readonly TeamRole[] };
+  /**
+   * The HTTP request the write or read came over, as its access-log entries record it (route,
+   * status, ip_class; docs/governance/exports.md §5); absent over MCP and for the server's own
+   * writes. Read only when an access entry is made, so the hot write paths never compute it.
+   */
+  request?: () => RequestFacts;
 };
+
+/** What the access log records of an HTTP request: the route it matched, its success status and the class of the peer's address. */
+export type RequestFacts = { method: string; path_template: string; ok_status: number; ip_class: IpClass };
 
 /** What a write decides about one of its events; the envelope's other members come from the context. */
 export type EventFields = Omit<EventDraft, keyof Scope>;

@@ -283,7 +283,10 @@ t.test('roles from the token alone drive separation of duties on the approval fl
   const denied = async (label: string, token: string, step: number, expected: number, code: string) => {
     const { answer, written } = await h.wrote(t, label, ['access.logged'], decide(token, step));
     problem(t, answer, expected, code, label);
-    t.match(written[0]?.payload, { outcome: 'denied', code }, `${label}: an access.logged denied entry`);
+    t.same(written[0]?.payload, {
+      action: 'attempted', outcome: 'denied', reason_code: code, resource: { type: 'approval', id }, reason: written[0]?.payload.reason,
+      route: { method: 'POST', path_template: '/v1/approvals/{approval_id}/decision' }, status: expected, ip_class: 'loopback',
+    }, `${label}: an access.logged entry: attempted, denied, its reason_code, route, status and the caller's address class`);
     return written[0]!;
   };
   const sod3 = await denied('SOD-3: a contributor decides step 1', contributor, 1, 403, 'role_required');
@@ -293,9 +296,9 @@ t.test('roles from the token alone drive separation of duties on the approval fl
   const asReq = await h.wrote(t, 'SOD-1 with the requester naming itself', ['access.logged'], () => h.call(`/v1/approvals/${id}/decision`, { token: requester, body: { step: 1, decision: 'approve', reason: 'Mine', actor: user('user_raj') } }));
   problem(t, asReq.answer, 403, 'self_approval_forbidden', 'SOD-1 naming itself');
 
-  const { answer: access, written: viewedLog } = await h.wrote(t, 'GET /v1/access-log', ['access.logged'], () => h.call('/v1/access-log?outcome=denied', { token: reviewer }));
+  const { answer: access, written: viewedLog } = await h.wrote(t, 'GET /v1/access-log', ['access.logged'], () => h.call('/v1/access-log?action=attempted&outcome=denied', { token: reviewer }));
   status(t, access, 200, 'GET /v1/access-log');
-  t.same(access.json.entries.map((e: { actor: { id: string }; code: string }) => [e.actor.id, e.code]), [['user_carl', 'role_required'], ['user_evan', 'role_required'], ['user_raj', 'self_approval_forbidden'], ['user_raj', 'self_approval_forbidden']], 'the access log shows each denial under its token subject');
+  t.same(access.json.entries.map((e: { actor: { id: string }; reason_code: string }) => [e.actor.id, e.reason_code]), [['user_carl', 'role_required'], ['user_evan', 'role_required'], ['user_raj', 'self_approval_forbidden'], ['user_raj', 'self_approval_forbidden']], 'the access log shows each denial under its token subject');
   t.match(viewedLog[0]?.payload, { action: 'viewed', outcome: 'allowed' }, 'the access-log read logged itself');
 
   const keyedStep1 = (token: string) => () =>

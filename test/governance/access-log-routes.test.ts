@@ -39,7 +39,7 @@ t.test('entries in seq order; each read and each denial logged exactly once, by 
   before = events().length;
   const denied = await call('/v1/governance/assets/nowhere/evidence');
   t.equal(denied.status, 404);
-  t.same(events().slice(before).map((e) => [e.payload.action, e.payload.outcome, e.payload.code]), [['attempted', 'denied', 'not_found_in_scope']], 'a denial: one entry');
+  t.same(events().slice(before).map((e) => [e.payload.action, e.payload.outcome, e.payload.reason_code]), [['attempted', 'denied', 'not_found_in_scope']], 'a denial: one entry');
 
   const second = (await call('/v1/access-log')).json;
   const ids = second.entries.map((e: Entry) => e.event_id);

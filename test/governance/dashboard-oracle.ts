@@ -1,7 +1,9 @@
 // The dashboard as it was computed before the index kept what it counts (kept here, not in src/, as
 // the oracle of dashboard-projection.test.ts): incidents folded from their events on every read,
 // posture through the regulatory service's fold, the evidence pool built from the events of every
-// task that cites evidence. Only the imports' paths and the function's name differ from that code.
+// task that cites evidence. Only the imports' paths, the function's name and the sanitized
+// non-claim (added since) differ from that code.
+import { SANITIZED_NON_CLAIM } from '../../src/domain/claim-boundary.ts';
 import type { Scope } from '../../src/domain/event.ts';
 import { buildTrustPool, type TrustBasis } from '../../src/domain/evidence-pool.ts';
 import { formatDateTime } from '../../src/domain/date-time.ts';
@@ -190,6 +192,6 @@ export async function readDashboardByFolding(deps: ServiceDeps, ctx: WriteContex
     posture,
     vendors: cut.vendors,
     evidence: cut.evidence,
-    non_claims: DASHBOARD_NON_CLAIMS,
+    non_claims: [...DASHBOARD_NON_CLAIMS, ...(cut.evidence.by_basis.sanitized > 0 ? [SANITIZED_NON_CLAIM] : [])],
   };
 }

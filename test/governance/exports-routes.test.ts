@@ -120,7 +120,7 @@ t.test('refusals: as_of in the future 422, a bad as_of or format 400, an unknown
   const before = events().length;
   const unknown = await call('/v1/exports/secrets');
   t.same([unknown.status, unknown.json.code], [404, 'not_found']);
-  t.same(events().slice(before).map((e) => [e.kind, e.payload.action, e.payload.outcome, e.payload.resource, e.payload.code]), [['access.logged', 'exported', 'denied', { type: 'export', id: 'secrets' }, 'not_found']], 'one denied entry');
+  t.same(events().slice(before).map((e) => [e.kind, e.payload.action, e.payload.outcome, e.payload.resource, e.payload.reason_code]), [['access.logged', 'attempted', 'denied', { type: 'export', id: 'secrets' }, 'not_found']], 'one denied entry');
 });
 
 t.test('each export is access-logged as exported, once, in its own scope', async (t) => {

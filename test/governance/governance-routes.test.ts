@@ -124,7 +124,11 @@ t.test('every separation-of-duties rule refuses, access-logged as denied; the le
     const r = await send();
     t.same([r.status, r.json.code], [status, code], name);
     const written = g.events().slice(before);
-    t.same(written.map((e) => [e.kind, e.payload.outcome, e.payload.code]), [['access.logged', 'denied', code]], `${name}: one access.logged denied entry, no decision`);
+    t.same(written.map((e) => [e.kind, e.payload]), [['access.logged', {
+      action: 'attempted', outcome: 'denied', reason_code: code, resource: { type: 'approval', id: a1 }, reason: written[0]!.payload.reason,
+      // In-process requests have no peer address (the e2e tests see loopback).
+      route: { method: 'POST', path_template: '/v1/approvals/{approval_id}/decision' }, status, ip_class: 'unknown',
+    }]], `${name}: one access.logged entry (attempted, denied, its reason_code), no decision`);
   }
   // SOD-4: one person, one step: bo holds both roles, decides step 1, may not decide step 2.
   t.equal((await g.decide(a1, 1, both)).status, 201, 'step 1 by bo');
@@ -141,8 +145,11 @@ t.test('every separation-of-duties rule refuses, access-logged as denied; the le
   t.same(decided.map((e) => [e.payload.step, e.actor?.id]), [[1, 'bo'], [2, 'evan']], 'the two decisions are events naming who decided');
   const asset = await g.call('/v1/governance/assets/hr-1');
   t.same([asset.json.status, asset.json.in_use_allowed], ['approved', true]);
-  const denied = g.events().filter((e) => e.kind === 'access.logged' && e.payload.outcome === 'denied').map((e) => e.payload.code);
+  const denied = g.events().filter((e) => e.kind === 'access.logged' && e.payload.outcome === 'denied').map((e) => e.payload.reason_code);
   t.same(denied, ['self_approval_forbidden', 'actor_type_not_allowed', 'role_required', 'step_mismatch', 'one_person_one_step', 'owner_cannot_finalise']);
+  const listed = await g.call('/v1/access-log?action=attempted&outcome=denied&resource_type=approval');
+  t.same(listed.json.entries.map((e: { reason_code: string; status: number }) => [e.reason_code, e.status]),
+    [['self_approval_forbidden', 403], ['actor_type_not_allowed', 403], ['role_required', 403], ['step_mismatch', 409], ['one_person_one_step', 409], ['owner_cannot_finalise', 403]], 'GET /v1/access-log?action=attempted&outcome=denied lists every refusal');
   // Every event the governance routes wrote fits its kind's payload schema.
   const registry = testSchemas();
   for (const e of g.events()) t.same(registry.validate(payloadSchemaOf(e.kind)!, e.payload), [], `${e.kind} #${e.seq} fits its payload schema`);
@@ -168,6 +175,45 @@ t.test('two decisions racing on the same step: one wins, the other answers 409',
   t.same(answers.map((a) => a.status).sort(), [201, 409]);
   t.equal(answers.find((a) => a.status === 409)!.json.code, 'step_mismatch', 'the loser is told the step moved on');
   t.equal(g.events().filter((e) => e.kind === 'approval.decided').length, 1, 'one decision recorded');
+});
+
+t.test('If-Match on approval decisions and review completions (stale → 412, nothing written; current → 201 with the new ETag); REV-4', async (t) => {
+  const g = await governed(t);
+  await g.setUp();
+  await g.register('im');
+  const id = (await g.evaluate('im')).approval_id as string;
+  const read = await g.call(`/v1/approvals/${id}`);
+  const etag = read.headers.get('etag')!;
+  const decideIf = (step: number, actor: unknown, ifMatch: string) =>
+    g.call(`/v1/approvals/${id}/decision`, { body: { step, decision: 'approve', reason: 'Reviewed the evidence', actor }, headers: { 'If-Match': ifMatch } });
+  const first = await decideIf(1, reviewer, etag);
+  t.equal(first.status, 201, 'the version read decides step 1');
+  const moved = first.headers.get('etag')!;
+  t.equal(moved, (await g.call(`/v1/approvals/${id}`)).headers.get('etag'), 'the answer carries the approval\'s new ETag');
+  let before = g.events().length;
+  const stale = await decideIf(2, executive, etag);
+  t.same([stale.status, stale.json.code], [412, 'precondition_failed'], 'the version before step 1 is stale');
+  t.same(g.events().slice(before), [], 'nothing written for a stale If-Match');
+  t.equal((await decideIf(2, executive, moved)).status, 201, 'the current version decides step 2');
+  // A review is a cycle of its asset's stream: If-Match takes the asset's ETag.
+  const reviewId = (await g.call('/v1/reviews?asset_id=im')).json.reviews[0].review_id as string;
+  const assetTag = (await g.call('/v1/governance/assets/im')).headers.get('etag')!;
+  const complete = (ifMatch: string) => g.call(`/v1/reviews/${reviewId}/complete`, { body: { outcome: 'no_change', notes: 'Checked the evidence', actor: reviewer }, headers: { 'If-Match': ifMatch } });
+  before = g.events().length;
+  const staleReview = await complete('"1"');
+  t.same([staleReview.status, staleReview.json.code], [412, 'precondition_failed'], 'a stale asset version');
+  t.same(g.events().slice(before), [], 'nothing written for a stale If-Match');
+  // REV-4: what a review cites is evidence of the scope's pool.
+  before = g.events().length;
+  const unpooled = await g.call(`/v1/reviews/${reviewId}/complete`, { body: { outcome: 'no_change', notes: 'Checked the evidence', evidence_refs: ['no-such-artifact'], actor: reviewer } });
+  t.same([unpooled.status, unpooled.json.code], [422, 'evidence_required'], 'REV-4: an artifact no task of the scope attached');
+  t.same(g.events().slice(before).map((e) => [e.kind, e.payload.action, e.payload.outcome, e.payload.reason_code]), [['access.logged', 'attempted', 'denied', 'evidence_required']], 'REV-4: logged as denied, nothing else');
+  await g.call('/v1/tasks', { body: { task_id: 't-r', title: 'Bias testing', session_id: 'sess-1' } });
+  await g.call('/v1/tasks/t-r/checkpoints', { body: { progress: 'Ran the bias tests', evidence_refs: [evidenceRef('bias-run')] } });
+  const done = await g.call(`/v1/reviews/${reviewId}/complete`, { body: { outcome: 'no_change', notes: 'Checked the evidence', evidence_refs: ['bias-run'], actor: reviewer }, headers: { 'If-Match': assetTag } });
+  t.equal(done.status, 201, 'the current asset version completes the review, citing pooled evidence');
+  t.same(done.json.review.evidence_refs, ['bias-run']);
+  t.equal(done.headers.get('etag'), (await g.call('/v1/governance/assets/im')).headers.get('etag'), 'the answer carries the asset\'s new ETag');
 });
 
 t.test('a decision whose reads straddle an index commit cannot decide a step twice', async (t) => {

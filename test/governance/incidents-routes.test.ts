@@ -49,7 +49,7 @@ async function incidents(t: Test, options: { dataDir?: string } = {}) {
   return { ...base, app, call, time, events, register, attach, log, patch };
 }
 
-const denied = (e: StoredEvent) => [e.kind, e.payload.action, e.payload.outcome, e.payload.code];
+const denied = (e: StoredEvent) => [e.kind, e.payload.action, e.payload.outcome, e.payload.reason_code];
 
 t.test('POST /v1/incidents: 201 incident.logged with its access entry in one unit; refs checked; replay answers the same', async (t) => {
   const g = await incidents(t);
@@ -79,7 +79,7 @@ t.test('POST /v1/incidents: 201 incident.logged with its access entry in one uni
     const before = g.events().length;
     const refused = await g.log(body);
     t.same([refused.status, refused.json.code], [status, code], name);
-    t.same(g.events().slice(before).map(denied), [['access.logged', status === 404 ? 'attempted' : 'created', 'denied', code]], `${name}: logged as denied, nothing else`);
+    t.same(g.events().slice(before).map(denied), [['access.logged', 'attempted', 'denied', code]], `${name}: logged as denied, nothing else`);
   }
   const bad = await g.log({ severity: 'sev5' });
   t.same([bad.status, bad.json.code], [422, 'validation_failed'], 'the schema refuses an unknown severity');
@@ -181,7 +181,7 @@ t.test('the lifecycle through the route: 409 invalid_transition logged as denied
     const before = g.events().length;
     const r = await g.patch(id, body);
     t.same([r.status, r.json.code], [status, code], name);
-    t.same(g.events().slice(before).map(denied), [['access.logged', 'changed', 'denied', code]], `${name}: logged as denied, nothing else`);
+    t.same(g.events().slice(before).map(denied), [['access.logged', 'attempted', 'denied', code]], `${name}: logged as denied, nothing else`);
   };
   await refused('open → mitigated', { status: 'mitigated', immediate_mitigations: 'Rolled back the ranking model.' }, 409, 'invalid_transition');
   await refused('open → closed as resolved', { status: 'closed', close_reason: 'resolved', note: 'Fixed.' }, 409, 'invalid_transition');
@@ -227,7 +227,7 @@ t.test('closing a serious incident needs a regulatory_report decision; not_requi
     const before = g.events().length;
     const r = await g.patch(id, body);
     t.same([r.status, r.json.code], [status, code], name);
-    t.same(g.events().slice(before).map(denied), [['access.logged', 'changed', 'denied', code]], `${name}: logged as denied`);
+    t.same(g.events().slice(before).map(denied), [['access.logged', 'attempted', 'denied', code]], `${name}: logged as denied`);
   }
   const ok = await g.patch(id, { ...close, actor: officer, regulatory_report: { status: 'not_required', decided_by: officer } });
   t.equal(ok.status, 200, 'another user decides it is not required, and it closes');

@@ -88,8 +88,8 @@ t.test('met needs evidence from the scope\'s pool: 422 evidence_required, logged
     const before = g.events().length;
     const r = await g.patch('nyc-ll144', 'nyc-ll144:bias-audit', body);
     t.same([r.status, r.json.code], [422, 'evidence_required'], name);
-    t.same(g.events().slice(before).map((e) => [e.kind, e.payload.action, e.payload.outcome, e.payload.code, (e.payload.resource as { id: string }).id]),
-      [['access.logged', 'changed', 'denied', 'evidence_required', 'nyc-ll144:bias-audit']], `${name}: one denied access entry`);
+    t.same(g.events().slice(before).map((e) => [e.kind, e.payload.action, e.payload.outcome, e.payload.reason_code, (e.payload.resource as { id: string }).id]),
+      [['access.logged', 'attempted', 'denied', 'evidence_required', 'nyc-ll144:bias-audit']], `${name}: one denied access entry`);
   }
   await g.attach('t-a', ['audit-a']);
   const ok = await g.patch('nyc-ll144', 'nyc-ll144:bias-audit', { status: 'met', evidence_refs: ['audit-a'] });
@@ -188,7 +188,7 @@ t.test('the path names a requirement by its full or local id; unknown profile, r
     const before = g.events().length;
     const r = await g.patch(profile, requirement, { status: 'in_progress' });
     t.same([r.status, r.json.code], [404, 'not_found'], name);
-    t.same(g.events().slice(before).map((e) => [e.kind, e.payload.outcome, e.payload.code]), [['access.logged', 'denied', 'not_found']], `${name}: logged as denied`);
+    t.same(g.events().slice(before).map((e) => [e.kind, e.payload.outcome, e.payload.reason_code]), [['access.logged', 'denied', 'not_found']], `${name}: logged as denied`);
   }
   const asset = await g.patch('nyc-ll144', 'data-notice', { status: 'in_progress', asset_id: 'no-such-asset' });
   t.same([asset.status, asset.json.code], [404, 'not_found_in_scope'], 'an asset the scope does not have');
@@ -213,7 +213,7 @@ t.test('an asset\'s items are its own; an asset of another scope is 404, logged 
     const r = await send();
     t.same([r.status, r.json.code], [404, 'not_found_in_scope'], name);
     const written = g.events().slice(before);
-    t.same(written.map((e) => [e.kind, e.tenant_id, e.payload.outcome, e.payload.code, e.payload.resource]), [['access.logged', SCOPE_B.tenant_id, 'denied', 'not_found_in_scope', { type: 'asset', id: 'cv-screener' }]], `${name}: logged as denied in the caller's scope`);
+    t.same(written.map((e) => [e.kind, e.tenant_id, e.payload.outcome, e.payload.reason_code, e.payload.resource]), [['access.logged', SCOPE_B.tenant_id, 'denied', 'not_found_in_scope', { type: 'asset', id: 'cv-screener' }]], `${name}: logged as denied in the caller's scope`);
   }
 });
 

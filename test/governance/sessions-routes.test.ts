@@ -64,7 +64,7 @@ t.test('POST /v1/sessions refuses a raw IP outside ip, logs the refusal, stores 
     t.equal(r.json.code, 'validation_failed');
     t.same(r.json.errors?.[0]?.pointer, pointer);
     const written = g.events().slice(before);
-    t.same(written.map((e) => [e.kind, e.payload.action, e.payload.outcome]), [['access.logged', 'created', 'denied']]);
+    t.same(written.map((e) => [e.kind, e.payload.action, e.payload.outcome]), [['access.logged', 'attempted', 'denied']]);
     t.notOk(JSON.stringify(written).includes(value), 'the refused value is not logged');
   }
   const bad = await g.call('/v1/sessions', { body: { session_id: 'sess-x', principal: { type: 'user', id: 'u1' }, ip_class: '10.0.0.1' } });
@@ -123,7 +123,7 @@ t.test('an unknown session or one of another scope → 404 not_found_in_scope, l
     const r = await g.provenance(id, scope);
     t.equal(r.status, 404, name);
     t.equal(r.json.code, 'not_found_in_scope');
-    t.same(g.events().slice(before).map((e) => [e.kind, e.tenant_id, e.payload.outcome, e.payload.code, e.payload.resource]), [['access.logged', scope.tenant_id, 'denied', 'not_found_in_scope', { type: 'session', id }]]);
+    t.same(g.events().slice(before).map((e) => [e.kind, e.tenant_id, e.payload.outcome, e.payload.reason_code, e.payload.resource]), [['access.logged', scope.tenant_id, 'denied', 'not_found_in_scope', { type: 'session', id }]]);
   }
 });
 

@@ -171,7 +171,7 @@ t.test('confusion guard: another tenant or workspace is blocked, nothing assembl
     await service.store.settled();
     const denied = service.queries.eventsOfKind(scope, 'access.logged');
     t.equal(denied.length, 2, 'two denials logged in the caller scope');
-    t.match(denied[0]!.payload, { action: 'attempted', outcome: 'denied', code: 'not_found_in_scope', resource: { type: 'task', id: 'task-1' } });
+    t.match(denied[0]!.payload, { action: 'attempted', outcome: 'denied', reason_code: 'not_found_in_scope', resource: { type: 'task', id: 'task-1' } });
     t.same(service.queries.eventsOfKind(scope, 'proof_packet.assembled'), []);
   }
   t.same(service.queries.eventsOfKind(SCOPE_A, 'access.logged'), ownBefore, 'nothing leaked into the owner scope');

@@ -5,6 +5,10 @@ import type { Json } from '../canonical-json.ts';
 
 export type Id = string;
 export type DateTime = string;
+/**
+ * The class of an IP address (docs/governance/sessions.md); never the address.
+ */
+export type IpClass = 'loopback' | 'private' | 'link_local' | 'cgnat' | 'public' | 'unknown';
 export type ApprovalDecidedDecision = 'approve' | 'reject' | 'withdraw';
 export type ApprovalDecidedReason = string;
 export type Sha256Uri = string;
@@ -549,8 +553,26 @@ export type AccessLogEntry = {
     type: string;
     id: Id;
   };
-  code: string | null;
+  /**
+   * A denial's stable error code; null when allowed.
+   */
+  reason_code: string | null;
   reason: string | null;
+  /**
+   * The route the request matched; null over MCP.
+   */
+  route: {
+    method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+    path_template: string;
+  } | null;
+  /**
+   * The status answered; null over MCP.
+   */
+  status: number | null;
+  /**
+   * The class of the caller's address (never the address); null over MCP.
+   */
+  ip_class: IpClass | null;
   task_ids: Id[];
   session_ids: Id[];
 };
@@ -2519,7 +2541,7 @@ export type SessionBindRequest = {
   /**
    * Ignored when ip is sent (the class derived from the address wins)
    */
-  ip_class?: 'loopback' | 'private' | 'link_local' | 'cgnat' | 'public' | 'unknown';
+  ip_class?: IpClass;
   /**
    * The transport the client declares (stdio, http)
    */
@@ -3307,7 +3329,7 @@ export type QuotaUsageFile = {
 /**
  * Payload of access.logged
  *
- * One access decision (docs/contract.md §3 and §9: who viewed, exported, approved, changed or attempted access). The envelope's actor and session_id say who; this payload says what. action is what was done or tried: viewed (a read), viewed_raw (raw evidence bytes were read), exported (a proof packet or export was produced), created (an asset, evaluation or team member was recorded), changed (a revision, a role change, a withdrawal or a completed review), approved or rejected (an approval decision), invited and revoked (team invites), attempted (a try that did not complete, e.g. a request naming a task or session outside the caller's scope). outcome says whether it was allowed or denied; a refusal is action attempted (or the action tried) with outcome denied, so denied is an outcome, never an action. resource names the object acted on (type is a snake_case resource name such as task, proof_packet, claim_boundary, receipt, session, team_member). code is the stable error code of a denial (e.g. not_found_in_scope); reason is a human sentence. task_ids and session_ids list what the access was about, so a Proof Packet can collect the access log entries about its tasks.
+ * One access decision (docs/contract.md §3 and §9, docs/governance/exports.md: who viewed, exported, approved, changed or attempted access). The envelope's actor, session_id and transport say who; this payload says what. action is what was done or tried: viewed (a read), viewed_raw (raw evidence bytes were read), exported (a proof packet or export was produced), created (an asset, evaluation, incident, session or team member was recorded), changed (a revision, a role change, a withdrawal, an update or a completed review), approved or rejected (an approval or evidence decision), invited and revoked (team invites), attempted (a try that was refused). outcome says whether it was allowed or denied; every refusal is action attempted with outcome denied and its reason_code, so denied is an outcome, never an action. resource names the object acted on (type is a snake_case resource name such as task, proof_packet, approval, review, session, team_member). reason_code is the stable error code of a denial (e.g. not_found_in_scope, self_approval_forbidden); reason is a human sentence. Over HTTP, route is the declared route the request matched, status what it answered (a denial's status from the error catalogue) and ip_class the class of the caller's address, never the address; a call over MCP has none of the three. task_ids and session_ids list what the access was about, so a Proof Packet can collect the access log entries about its tasks. code is reason_code as entries written before 2026-12-03 named it; readers take either.
  */
 export type AccessLoggedPayload = {
   action: 'viewed' | 'viewed_raw' | 'exported' | 'created' | 'changed' | 'approved' | 'rejected' | 'invited' | 'revoked' | 'attempted';
@@ -3316,8 +3338,22 @@ export type AccessLoggedPayload = {
     type: string;
     id: Id;
   };
+  /**
+   * A denial's stable error code (the error catalogue's).
+   */
+  reason_code?: string;
+  /**
+   * @deprecated
+   * reason_code as entries written before 2026-12-03 named it.
+   */
   code?: string;
   reason?: string;
+  route?: {
+    method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+    path_template: string;
+  };
+  status?: number;
+  ip_class?: IpClass;
   task_ids?: Id[];
   session_ids?: Id[];
 };

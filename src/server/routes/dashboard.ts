@@ -1,16 +1,9 @@
 // The dashboard (docs/governance/dashboard.md): the scope's governance counts as of one index
 // position and the clock's now. The rules live in src/service/governance/dashboard-service.ts.
 // Reading it is not access-logged (GOVERNANCE J lists the reads that are).
-import type { Context } from 'hono';
 import { readDashboard } from '../../service/governance/dashboard-service.ts';
-import { readContext } from '../../service/governance/refusals.ts';
-import type { AppEnv } from '../env.ts';
 import type { Route } from '../route-spec.ts';
-import { callerOf } from '../write-context.ts';
-
-function readCtx(c: Context<AppEnv>) {
-  return readContext(c.get('scope'), callerOf(c));
-}
+import { readContextOf } from '../write-context.ts';
 
 export const DASHBOARD_ROUTES: Route[] = [
   {
@@ -18,6 +11,6 @@ export const DASHBOARD_ROUTES: Route[] = [
     summary: "The scope's governance as of one index position (as_of_seq) and now: assets, approvals, reviews, incidents with their Art. 73 clocks, posture per profile, vendors, evidence by effective trust; non-claims.",
     readme: 'counts from the projections, read in one snapshot of the index; `as_of`, `as_of_seq`; not access-logged',
     responses: { 200: 'api/dashboard.json' },
-    handler: async (c, deps) => c.json(await readDashboard(deps, readCtx(c))),
+    handler: async (c, deps) => c.json(await readDashboard(deps, readContextOf(c))),
   },
 ];

@@ -4,15 +4,12 @@
 // canonical line per record (jsonl); either is written to the response as the client reads it, a
 // chunk at a time, and a client that goes away stops the reading. The rules live in
 // src/service/governance/access-log-service.ts and exports-service.ts.
-import type { Context } from 'hono';
 import { ACCESS_LOG_PAGE, readAccessLog } from '../../service/governance/access-log-service.ts';
 import { EXPORT_KINDS, exportKind, type JsonExport, type JsonlExport } from '../../service/governance/exports-service.ts';
-import { readContext } from '../../service/governance/refusals.ts';
-import type { AppEnv } from '../env.ts';
 import { readQuery, type QuerySpec } from '../query-params.ts';
 import { P } from '../responses.ts';
 import type { Route } from '../route-spec.ts';
-import { callerOf } from '../write-context.ts';
+import { readContextOf } from '../write-context.ts';
 
 const ACTIONS = ['viewed', 'viewed_raw', 'exported', 'created', 'changed', 'approved', 'rejected', 'invited', 'revoked', 'attempted'] as const;
 
@@ -33,10 +30,6 @@ export const EXPORT_QUERY = {
 } as const satisfies QuerySpec;
 
 /** The context of a read: its access-log entries name the transport's principal. */
-function readCtx(c: Context<AppEnv>) {
-  return readContext(c.get('scope'), callerOf(c));
-}
-
 const encoder = new TextEncoder();
 
 /** About what one pull writes: far fewer writes than records, and a bounded piece of memory. */
@@ -79,7 +72,7 @@ export const EXPORT_ROUTES: Route[] = [
     handler: async (c, deps) => {
       const q = readQuery(c, ACCESS_LOG_QUERY, deps.registry);
       const filter = Object.fromEntries(Object.entries(q).filter(([, v]) => v !== undefined)) as typeof q;
-      return c.json(await readAccessLog(deps, readCtx(c), filter));
+      return c.json(await readAccessLog(deps, readContextOf(c), filter));
     },
   },
   {
@@ -89,7 +82,7 @@ export const EXPORT_ROUTES: Route[] = [
     query: EXPORT_QUERY, responses: { 200: 'api/export.json', 400: P, 404: P, 422: P },
     handler: async (c, deps) => {
       const q = readQuery(c, EXPORT_QUERY, deps.registry);
-      const out = await exportKind(deps, readCtx(c), c.req.param('kind') ?? '', { ...(q.as_of !== undefined ? { as_of: q.as_of } : {}), ...(q.format !== undefined ? { format: q.format } : {}) });
+      const out = await exportKind(deps, readContextOf(c), c.req.param('kind') ?? '', { ...(q.as_of !== undefined ? { as_of: q.as_of } : {}), ...(q.format !== undefined ? { format: q.format } : {}) });
       const type = out.format === 'json' ? 'application/json; charset=utf-8' : 'application/x-ndjson; charset=utf-8';
       return c.body(exportStream(out), 200, { 'Content-Type': type });
     },

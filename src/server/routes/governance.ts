@@ -10,7 +10,6 @@ import {
   assetRisk, completeReview, decideApproval, evaluateAssetRisk, getApproval, getAsset, GOV_PAGE, listApprovals, listAssets, listReviews, registerAsset,
   type AssetBody, type RiskBody,
 } from '../../service/governance/registry-service.ts';
-import { readContext } from '../../service/governance/refusals.ts';
 import { acceptInvite, bootstrapOwner, changeRoles, createInvite, revokeInvite, teamView } from '../../service/governance/team-service.ts';
 import { assetEvidence, reviewEvidence, sanitizeEvidence, type EvidenceReviewBody, type SanitizeBody } from '../../service/governance/evidence-service.ts';
 import type { AppEnv } from '../env.ts';
@@ -18,7 +17,7 @@ import { readQuery, type QuerySpec } from '../query-params.ts';
 import { requirePathId } from '../request-input.ts';
 import { P } from '../responses.ts';
 import type { Route } from '../route-spec.ts';
-import { callerOf, etagOf, writeContextOf } from '../write-context.ts';
+import { readContextOf, etagOf, writeContextOf } from '../write-context.ts';
 
 const TIERS = ['minimal', 'limited', 'high', 'prohibited'] as const;
 const ROLES = ['owner', 'admin', 'governance_reviewer', 'accountable_executive', 'contributor', 'auditor', 'agent'] as const;
@@ -47,10 +46,6 @@ export const REVIEW_QUERY = {
 } as const satisfies QuerySpec;
 
 /** The context of a governance read: its access-log entries name the transport's principal. */
-function readCtx(c: Context<AppEnv>) {
-  return readContext(c.get('scope'), callerOf(c));
-}
-
 const id = (c: Context<AppEnv>, name: string, what: string) => requirePathId(c.req.param(name) ?? '', what);
 
 /** 201 for a new write, 200 + Idempotent-Replayed for a replay, ETag the written aggregate's version. */
@@ -146,7 +141,7 @@ export const REGISTRY_ROUTES: Route[] = [
     summary: 'One asset: its latest revision, derived status, in_use_allowed, latest evaluation and approval (ETag: its version).', readme: 'status, `in_use_allowed` (only when approved), `ETag`',
     responses: { 200: 'api/asset.json', 404: P }, etag: 'read',
     handler: async (c, deps) => {
-      const { view, version } = await getAsset(deps, readCtx(c), id(c, 'asset_id', 'asset'));
+      const { view, version } = await getAsset(deps, readContextOf(c), id(c, 'asset_id', 'asset'));
       c.header('ETag', etagOf(version));
       return c.json(view);
     },
@@ -155,14 +150,14 @@ export const REGISTRY_ROUTES: Route[] = [
     method: 'GET', path: '/v1/governance/assets/{asset_id}/risk', status: 'preview', access: 'read', scoped: true,
     summary: "The asset's latest risk evaluation and its history, newest first.", readme: 'latest evaluation + history',
     responses: { 200: 'api/asset-risk.json', 404: P },
-    handler: async (c, deps) => c.json(await assetRisk(deps, readCtx(c), id(c, 'asset_id', 'asset'))),
+    handler: async (c, deps) => c.json(await assetRisk(deps, readContextOf(c), id(c, 'asset_id', 'asset'))),
   },
   {
     method: 'GET', path: '/v1/governance/assets/{asset_id}/evidence', status: 'preview', access: 'read', scoped: true,
-    summary: "The asset's evidence: each artifact with its effective trust and why, the tasks citing it and its sanitized projections with their hashes; never raw bytes (access-logged).",
+    summary: "The asset's evidence (attached naming it, cited by its reviews or by its posture items): each artifact with its effective trust and why, the tasks citing it and its sanitized projections with their hashes; never raw bytes (access-logged).",
     readme: 'effective trust per artifact, sanitized projections and hashes; never raw bytes; access-logged',
     responses: { 200: 'api/asset-evidence.json', 404: P },
-    handler: async (c, deps) => c.json(await assetEvidence(deps, readCtx(c), id(c, 'asset_id', 'asset'))),
+    handler: async (c, deps) => c.json(await assetEvidence(deps, readContextOf(c), id(c, 'asset_id', 'asset'))),
   },
   {
     method: 'POST', path: '/v1/risk/evaluations', status: 'preview', access: 'write', scoped: true, readsIndex: false,
@@ -190,7 +185,7 @@ export const REGISTRY_ROUTES: Route[] = [
     summary: 'One approval: its steps, decisions, status and the evaluation it is bound to (ETag: its version).', readme: 'steps, decisions, bound subject',
     responses: { 200: 'api/approval.json', 404: P }, etag: 'read',
     handler: async (c, deps) => {
-      const { view, version } = await getApproval(deps, readCtx(c), id(c, 'approval_id', 'approval'));
+      const { view, version } = await getApproval(deps, readContextOf(c), id(c, 'approval_id', 'approval'));
       c.header('ETag', etagOf(version));
       return c.json(view);
     },
@@ -198,10 +193,11 @@ export const REGISTRY_ROUTES: Route[] = [
   {
     method: 'POST', path: '/v1/approvals/{approval_id}/decision', status: 'preview', access: 'write', scoped: true,
     summary: 'Approve or reject the current step, or withdraw (approval.decided), under the separation-of-duties rules.',
-    readme: '→ `approval.decided`; SOD-1…5 in order, each refusal access-logged as denied',
-    checkBody: true, request: 'api/approval-decision-request.json', responses: { 201: 'api/approval-decision-response.json', 200: 'api/approval-decision-response.json', ...W },
+    readme: '→ `approval.decided`; SOD-1…5 in order, each refusal access-logged as denied; `If-Match` (412 when stale)',
+    checkBody: true, request: 'api/approval-decision-request.json', responses: { 201: 'api/approval-decision-response.json', 200: 'api/approval-decision-response.json', ...W }, etag: 'write',
     handler: async (c, deps) => {
       const out = await decideApproval(deps, writeContextOf(c), id(c, 'approval_id', 'approval'), c.get('body') as DecisionBody);
+      c.header('ETag', etagOf(out.event.seq)); // the approval's version after the decision
       return written(c, out.replayed, { approval: out.approval, event: out.event });
     },
   },
@@ -216,10 +212,12 @@ export const REGISTRY_ROUTES: Route[] = [
   },
   {
     method: 'POST', path: '/v1/reviews/{review_id}/complete', status: 'preview', access: 'write', scoped: true,
-    summary: 'Complete the open review of an asset (review.completed); 409 review_cycle_stale for any other cycle.', readme: '→ `review.completed`; a stale cycle → 409',
-    checkBody: true, request: 'api/review-complete-request.json', responses: { 201: 'api/review-complete-response.json', 200: 'api/review-complete-response.json', ...W },
+    summary: "Complete the open review of an asset (review.completed); 409 review_cycle_stale for any other cycle; If-Match takes the asset's version (its ETag).",
+    readme: '→ `review.completed`; a stale cycle → 409; `If-Match` with the asset\'s `ETag` (412 when stale)',
+    checkBody: true, request: 'api/review-complete-request.json', responses: { 201: 'api/review-complete-response.json', 200: 'api/review-complete-response.json', ...W }, etag: 'write',
     handler: async (c, deps) => {
       const out = await completeReview(deps, writeContextOf(c), requirePathId(c.req.param('review_id') ?? '', 'review'), c.get('body') as ReviewCompleteBody);
+      c.header('ETag', etagOf(out.event.seq)); // the asset's version after the completion
       return written(c, out.replayed, { review: out.review, next_review: out.next_review, event: out.event });
     },
   },

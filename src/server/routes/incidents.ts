@@ -8,14 +8,13 @@ import { INCIDENT_CREATE_SCHEMA, INCIDENT_PATCH_SCHEMA, INCIDENT_STATUSES, SEVER
 import {
   getIncident, listIncidents, logIncident, updateIncident, type IncidentCreateBody, type IncidentPatchBody,
 } from '../../service/governance/incidents-service.ts';
-import { readContext } from '../../service/governance/refusals.ts';
 import { GOV_PAGE } from '../../service/governance/registry-service.ts';
 import type { AppEnv } from '../env.ts';
 import { readQuery, type QuerySpec } from '../query-params.ts';
 import { requirePathId } from '../request-input.ts';
 import { P } from '../responses.ts';
 import type { Route } from '../route-spec.ts';
-import { callerOf, etagOf, writeContextOf } from '../write-context.ts';
+import { readContextOf, etagOf, writeContextOf } from '../write-context.ts';
 
 export const INCIDENT_QUERY = {
   status: { schema: { type: 'string', enum: INCIDENT_STATUSES }, description: 'Only incidents with this status.' },
@@ -26,10 +25,6 @@ export const INCIDENT_QUERY = {
 } as const satisfies QuerySpec;
 
 /** The context of a read: its access-log entries (a denial) name the transport's principal. */
-function readCtx(c: Context<AppEnv>) {
-  return readContext(c.get('scope'), callerOf(c));
-}
-
 const incidentId = (c: Context<AppEnv>) => requirePathId(c.req.param('incident_id') ?? '', 'incident');
 
 export const INCIDENT_ROUTES: Route[] = [
@@ -53,7 +48,7 @@ export const INCIDENT_ROUTES: Route[] = [
     query: INCIDENT_QUERY, responses: { 200: 'api/incident-list.json', 400: P, 404: P },
     handler: async (c, deps) => {
       const q = readQuery(c, INCIDENT_QUERY, deps.registry);
-      return c.json(await listIncidents(deps, readCtx(c), {
+      return c.json(await listIncidents(deps, readContextOf(c), {
         ...(q.status ? { status: q.status } : {}), ...(q.severity ? { severity: q.severity } : {}), ...(q.asset_id ? { asset_id: q.asset_id } : {}), ...(q.cursor ? { cursor: q.cursor } : {}), limit: q.limit,
       }));
     },
@@ -64,7 +59,7 @@ export const INCIDENT_ROUTES: Route[] = [
     readme: '`ETag`; clocks from `aware_at` in UTC: death 10 days, critical infrastructure or widespread infringement 2, other bases 15',
     responses: { 200: 'api/incident.json', 404: P }, etag: 'read',
     handler: async (c, deps) => {
-      const { view, version } = await getIncident(deps, readCtx(c), incidentId(c));
+      const { view, version } = await getIncident(deps, readContextOf(c), incidentId(c));
       c.header('ETag', etagOf(version));
       return c.json(view);
     },

@@ -3,16 +3,13 @@
 // profile, and the PATCH of one posture item (regulatory.posture.updated + its access entry, If-Match
 // the item's version). The rules live in src/domain/governance/regulatory.ts; the service reads and
 // appends (src/service/governance/regulatory-service.ts).
-import type { Context } from 'hono';
 import { POSTURE_PATCH_SCHEMA } from '../../domain/governance/regulatory.ts';
-import { readContext } from '../../service/governance/refusals.ts';
 import { listProfiles, readPosture, updatePosture, type PostureBody } from '../../service/governance/regulatory-service.ts';
-import type { AppEnv } from '../env.ts';
 import { readQuery, type QuerySpec } from '../query-params.ts';
 import { requirePathId } from '../request-input.ts';
 import { P } from '../responses.ts';
 import type { Route } from '../route-spec.ts';
-import { callerOf, etagOf, writeContextOf } from '../write-context.ts';
+import { readContextOf, etagOf, writeContextOf } from '../write-context.ts';
 
 export const POSTURE_QUERY = {
   profile_id: {
@@ -30,10 +27,6 @@ export const POSTURE_QUERY = {
 } as const satisfies QuerySpec;
 
 /** The context of a read: its access-log entries (a denial) name the transport's principal. */
-function readCtx(c: Context<AppEnv>) {
-  return readContext(c.get('scope'), callerOf(c));
-}
-
 export const REGULATORY_ROUTES: Route[] = [
   {
     method: 'GET', path: '/v1/regulatory/profiles', status: 'preview', access: 'read', scoped: false,
@@ -49,7 +42,7 @@ export const REGULATORY_ROUTES: Route[] = [
     query: POSTURE_QUERY, responses: { 200: 'api/regulatory-posture.json', 400: P, 404: P },
     handler: async (c, deps) => {
       const q = readQuery(c, POSTURE_QUERY, deps.registry);
-      return c.json(await readPosture(deps, readCtx(c), { profile_id: q.profile_id, ...(q.asset_id ? { asset_id: q.asset_id } : {}) }));
+      return c.json(await readPosture(deps, readContextOf(c), { profile_id: q.profile_id, ...(q.asset_id ? { asset_id: q.asset_id } : {}) }));
     },
   },
   {

@@ -4,21 +4,14 @@
 // marked observed | token | asserted, with the OpenTelemetry GenAI names beside ours. The rules
 // live in src/domain/governance/provenance.ts; the service reads and appends
 // (src/service/governance/sessions-service.ts).
-import type { Context } from 'hono';
 import type { SessionBindBody } from '../../domain/governance/provenance.ts';
-import { readContext } from '../../service/governance/refusals.ts';
 import { bindSession, sessionProvenance } from '../../service/governance/sessions-service.ts';
-import type { AppEnv } from '../env.ts';
 import { requirePathId } from '../request-input.ts';
 import { P } from '../responses.ts';
 import type { Route } from '../route-spec.ts';
-import { callerOf, writeContextOf } from '../write-context.ts';
+import { readContextOf, writeContextOf } from '../write-context.ts';
 
 /** The context of a read: its access-log entries name the transport's principal. */
-function readCtx(c: Context<AppEnv>) {
-  return readContext(c.get('scope'), callerOf(c));
-}
-
 export const SESSION_ROUTES: Route[] = [
   {
     method: 'POST', path: '/v1/sessions', status: 'preview', access: 'write', scoped: true,
@@ -37,6 +30,6 @@ export const SESSION_ROUTES: Route[] = [
     summary: "A session's provenance from its binding and the envelopes of its events: each field marked observed, token or asserted; actors and kinds seen; the OpenTelemetry GenAI names. Access-logged.",
     readme: 'host only hashed, IP only as a class (raw adapter values included); `access.logged` viewed; another scope → 404 logged as denied',
     responses: { 200: 'api/session-provenance.json', 404: P },
-    handler: async (c, deps) => c.json(await sessionProvenance(deps, readCtx(c), requirePathId(c.req.param('session_id') ?? '', 'session'))),
+    handler: async (c, deps) => c.json(await sessionProvenance(deps, readContextOf(c), requirePathId(c.req.param('session_id') ?? '', 'session'))),
   },
 ];

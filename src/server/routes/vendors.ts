@@ -1,11 +1,10 @@
 // Vendors (docs/governance/vendors.md): the questionnaire, an assessment (vendor.assessed, with its
 // derived points, findings, vendor_maturity and valid_until) and the vendor as last assessed.
-import { readContext } from '../../service/governance/refusals.ts';
 import { assessVendorAnswers, getVendor, vendorQuestions } from '../../service/governance/vendors-service.ts';
 import { requirePathId } from '../request-input.ts';
 import { P } from '../responses.ts';
 import type { Route } from '../route-spec.ts';
-import { callerOf, etagOf, writeContextOf } from '../write-context.ts';
+import { readContextOf, etagOf, writeContextOf } from '../write-context.ts';
 
 export const VENDOR_ROUTES: Route[] = [
   {
@@ -34,7 +33,7 @@ export const VENDOR_ROUTES: Route[] = [
     summary: 'A vendor as last assessed, with expired computed now (ETag: its version).', readme: 'the latest assessment; `expired` after `valid_until`',
     responses: { 200: 'api/vendor.json', 404: P }, etag: 'read',
     handler: async (c, deps) => {
-      const { view, version } = await getVendor(deps, readContext(c.get('scope'), callerOf(c)), requirePathId(c.req.param('vendor_id') ?? '', 'vendor'));
+      const { view, version } = await getVendor(deps, readContextOf(c), requirePathId(c.req.param('vendor_id') ?? '', 'vendor'));
       c.header('ETag', etagOf(version));
       return c.json(view);
     },

@@ -32,14 +32,24 @@ export type AccessEntry = {
   action: AccessAction;
   outcome: 'allowed' | 'denied';
   resource: Resource;
-  code: string | null;
+  reason_code: string | null;
   reason: string | null;
+  route: { method: string; path_template: string } | null;
+  status: number | null;
+  ip_class: string | null;
   task_ids: string[];
   session_ids: string[];
 };
 
+type AccessPayload = {
+  action: AccessAction; outcome: 'allowed' | 'denied'; resource: Resource; reason_code?: string; reason?: string;
+  route?: { method: string; path_template: string }; status?: number; ip_class?: string; task_ids?: string[]; session_ids?: string[];
+  /** reason_code as entries written before 2026-12-03 named it. */
+  code?: string;
+};
+
 export function accessEntryOf(event: StoredEvent): AccessEntry {
-  const p = event.payload as { action: AccessAction; outcome: 'allowed' | 'denied'; resource: Resource; code?: string; reason?: string; task_ids?: string[]; session_ids?: string[] };
+  const p = event.payload as AccessPayload;
   return {
     seq: event.seq,
     event_id: event.event_id,
@@ -50,8 +60,11 @@ export function accessEntryOf(event: StoredEvent): AccessEntry {
     action: p.action,
     outcome: p.outcome,
     resource: { type: p.resource.type, id: p.resource.id },
-    code: p.code ?? null,
+    reason_code: p.reason_code ?? p.code ?? null,
     reason: p.reason ?? null,
+    route: p.route === undefined ? null : { method: p.route.method, path_template: p.route.path_template },
+    status: p.status ?? null,
+    ip_class: p.ip_class ?? null,
     task_ids: [...(p.task_ids ?? [])],
     session_ids: [...(p.session_ids ?? [])],
   };

@@ -9,6 +9,7 @@
 // items and the projected pool. Reading the dashboard is not access-logged (GOVERNANCE J).
 import type { Scope } from '../../domain/event.ts';
 import type { TrustBasis } from '../../domain/evidence-pool.ts';
+import { SANITIZED_NON_CLAIM } from '../../domain/claim-boundary.ts';
 import { formatDateTime } from '../../domain/date-time.ts';
 import type { ApprovalStatus } from '../../domain/governance/approvals.ts';
 import type { AssetStatus } from '../../domain/governance/assets.ts';
@@ -159,7 +160,7 @@ function posturePart(deps: ServiceDeps, ctx: WriteContext, profile: RegulatoryPr
   }
   const confidence = confidenceFromPool(evidence, evidenceEntries(db, ctx.scope, cited), now);
   const own = [...items.values()].filter((item) => item.profile_id === profile.id);
-  return Promise.resolve(postureSummary(profile, own, new Map([...confidence].map(([id, c]) => [id, c.evidence_confidence]))));
+  return Promise.resolve(postureSummary(profile, own, new Map([...confidence.byKey].map(([id, c]) => [id, c.evidence_confidence]))));
 }
 
 function assetsPart(counts: readonly AssetCount[]) {
@@ -221,6 +222,10 @@ export async function readDashboard(deps: ServiceDeps, ctx: WriteContext) {
     vendors: cut.vendors,
     evidence: cut.evidence,
     // The hosted service authenticates its callers: no identity non-claim there.
-    non_claims: deps.identities === 'verified' ? DASHBOARD_NON_CLAIMS.filter((c) => c !== IDENTITY_NON_CLAIM) : DASHBOARD_NON_CLAIMS,
+    non_claims: [
+      ...(deps.identities === 'verified' ? DASHBOARD_NON_CLAIMS.filter((c) => c !== IDENTITY_NON_CLAIM) : DASHBOARD_NON_CLAIMS),
+      // The evidence counts and the posture's verified share count sanitized evidence as trusted.
+      ...(cut.evidence.by_basis.sanitized > 0 ? [SANITIZED_NON_CLAIM] : []),
+    ],
   };
 }

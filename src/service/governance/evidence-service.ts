@@ -38,7 +38,7 @@ export async function reviewEvidence(deps: ServiceDeps, ctx: WriteContext, artif
     // (the version read before the team: see StreamRead in decide.ts).
     const teamRead = streamRead(deps, teamStream(ctx.scope.tenant_id), 'The team');
     const refused = checkReviewer(actor, rolesOf(decidingTeam(deps, ctx), actor));
-    if (refused) return deny(deps, ctx, actor, { type: 'evidence', id: artifactId }, refused, body.decision === 'accept' ? 'approved' : 'rejected');
+    if (refused) return deny(deps, ctx, actor, { type: 'evidence', id: artifactId }, refused);
     const payload = {
       artifact_id: artifactId,
       decision: body.decision,
@@ -93,7 +93,7 @@ export async function sanitizeEvidence(deps: ServiceDeps, ctx: WriteContext, bod
       return deny(deps, ctx, actor, { type: 'evidence', id: body.artifact_id }, {
         code: 'evidence_hash_mismatch',
         message: `The bytes sent hash to ${result.raw_sha256}, which no reference of ${body.artifact_id} is bound to (${refs}); send the exact bytes the evidence ref's sha256 names.`,
-      }, 'created');
+      });
     }
     await deps.quarantine.putRaw(bytes);
     await deps.quarantine.putProjection(result.text);
@@ -118,7 +118,8 @@ export async function sanitizeEvidence(deps: ServiceDeps, ctx: WriteContext, bod
 
 /**
  * `GET /v1/governance/assets/{asset_id}/evidence`: the evidence of an asset — what was attached
- * naming it (an `evidence.attached` payload's asset_id) and what its completed reviews cite — each
+ * naming it (an `evidence.attached` payload's asset_id), what its completed reviews cite and what
+ * its regulatory posture items cite now (GOVERNANCE.md §K) — each
  * with its effective trust and why, the tasks citing it, and its sanitized projections with their
  * hashes. Never raw bytes. Reading it is access-logged (`viewed`).
  */
@@ -127,7 +128,8 @@ export async function assetEvidence(deps: ServiceDeps, ctx: WriteContext, assetI
   if (!deps.gov.asset(scope, assetId)) return notInScope(deps, ctx, ctx.principal, { type: 'asset', id: assetId }, 'asset');
   const attached = deps.queries.assetEventsOfKind(scope, assetId, 'evidence.attached').flatMap((e) => (e.evidence_refs ?? []).map((r) => r.artifact_id));
   const reviewed = deps.queries.assetEventsOfKind(scope, assetId, 'review.completed').flatMap((e) => (e.payload.evidence_refs as string[] | undefined) ?? []);
-  const ids = [...new Set([...attached, ...reviewed])].sort();
+  const cited = [...deps.regulatoryProfiles.keys()].flatMap((profileId) => deps.gov.postureItems(scope, profileId, assetId)).flatMap((item) => item.evidence_refs);
+  const ids = [...new Set([...attached, ...reviewed, ...cited])].sort();
   const readAt = deps.store.indexedSeq();
   const evidence = await Promise.all(ids.map(async (artifactId) => {
     const holders = deps.gov.artifactHolders(scope, artifactId);

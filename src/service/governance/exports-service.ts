@@ -353,7 +353,7 @@ export async function exportKind(deps: ServiceDeps, ctx: WriteContext, kind: str
     return deny(deps, ctx, ctx.principal, { type: 'export', id: isId(kind) ? kind : 'unknown' }, {
       code: 'not_found',
       message: `There is no export of kind ${JSON.stringify(kind.slice(0, 64))}; the kinds are ${EXPORT_KINDS.join(', ')}.`,
-    }, 'exported');
+    });
   }
   const requested = requestedAsOf(deps, q.as_of);
   const format = q.format ?? 'json';

@@ -64,7 +64,7 @@ async function checkRefs(deps: ServiceDeps, ctx: WriteContext, actor: Actor, res
     await deny(deps, ctx, actor, resource, {
       code: 'evidence_required', rule: 'INC-0',
       message: `${unknown.join(', ')} ${unknown.length === 1 ? 'is' : 'are'} not in this scope's evidence pool: attach the evidence to a task first, then cite its artifact_id.`,
-    }, action);
+    });
   }
 }
 
@@ -80,7 +80,7 @@ export async function logIncident(deps: ServiceDeps, ctx: WriteContext, body: In
     const resource = resourceOf(incidentId);
     await checkRefs(deps, ctx, actor, resource, input, 'created');
     const checked = buildLoggedPayload(incidentId, input);
-    if (!checked.ok) return deny(deps, ctx, actor, resource, checked, 'created');
+    if (!checked.ok) return deny(deps, ctx, actor, resource, checked);
     const stream = incidentStream(ctx.scope, incidentId);
     return {
       events: [
@@ -148,7 +148,7 @@ export async function updateIncident(deps: ServiceDeps, ctx: WriteContext, incid
     const incident = await findIncident(deps, ctx, incidentId, actor);
     await checkRefs(deps, ctx, actor, resource, patch, 'changed');
     const checked = checkIncidentPatch({ incident, patch, actor, now: deps.clock() });
-    if (!checked.ok) return deny(deps, ctx, actor, resource, checked satisfies IncidentRefusal, 'changed');
+    if (!checked.ok) return deny(deps, ctx, actor, resource, checked satisfies IncidentRefusal);
     return {
       events: [
         pendingEvent(ctx, deps.newId, { kind: INCIDENT_UPDATED, actor, payload: checked.payload as unknown as { [key: string]: Json } }),

@@ -5,7 +5,8 @@
 // the rule's code.
 import type { Actor, Scope } from '../../domain/event.ts';
 import type { Refusal } from '../../domain/governance/types.ts';
-import { AppError } from '../../errors.ts';
+import { errorSpecOf } from '../../error-catalogue.ts';
+import { AppError, type ErrorCode } from '../../errors.ts';
 import type { PendingEvent } from '../../store/event-log.ts';
 import type { ServiceDeps } from '../deps.ts';
 import { pendingEvent, type WriteContext } from '../write-context.ts';
@@ -16,22 +17,46 @@ type Json = PendingEvent['payload'][string];
 export type AccessAction = 'viewed' | 'viewed_raw' | 'exported' | 'created' | 'changed' | 'approved' | 'rejected' | 'invited' | 'revoked' | 'attempted';
 export type Resource = { type: string; id: string };
 
-/** An access.logged event of this request (same unit as its other events, no key of its own). */
-export function accessEvent(deps: ServiceDeps, ctx: WriteContext, actor: Actor, entry: { action: AccessAction; outcome: 'allowed' | 'denied'; resource: Resource; code?: string; reason?: string }): PendingEvent {
+/** What an access.logged entry says beyond the envelope (schemas/events/access-logged.json). */
+export type AccessEntryInput = {
+  action: AccessAction;
+  outcome: 'allowed' | 'denied';
+  resource: Resource;
+  /** A denial's stable error code. */
+  reason_code?: ErrorCode;
+  reason?: string;
+  task_ids?: readonly string[];
+  session_ids?: readonly string[];
+};
+
+/**
+ * An access.logged event of this request (same unit as its other events, no key of its own). Over
+ * HTTP it also records the route, the status answered (a denial's from the error catalogue) and the
+ * class of the caller's address (DOMAIN §8's access log).
+ */
+export function accessEvent(deps: ServiceDeps, ctx: WriteContext, actor: Actor, entry: AccessEntryInput): PendingEvent {
   const payload: { [key: string]: Json } = { action: entry.action, outcome: entry.outcome, resource: entry.resource };
-  if (entry.code !== undefined) payload.code = entry.code;
+  if (entry.reason_code !== undefined) payload.reason_code = entry.reason_code;
   if (entry.reason !== undefined) payload.reason = entry.reason.slice(0, 500);
+  if (entry.task_ids !== undefined) payload.task_ids = [...entry.task_ids];
+  if (entry.session_ids !== undefined && entry.session_ids.length > 0) payload.session_ids = [...entry.session_ids];
+  const request = ctx.request?.();
+  if (request !== undefined) {
+    payload.route = { method: request.method, path_template: request.path_template };
+    payload.status = entry.reason_code === undefined ? request.ok_status : (errorSpecOf(entry.reason_code)?.http?.[0] ?? 500);
+    payload.ip_class = request.ip_class;
+  }
   return pendingEvent({ ...ctx, idempotencyKey: null, requestSha256: null }, deps.newId, { kind: 'access.logged', actor, payload });
 }
 
 /**
- * Records the refusal in the access log, then throws it as the rule's error. A refusal decided
- * tentatively (on an index that may trail the log, decide.ts) is not recorded: the write is
- * decided again on the settled index.
+ * Records the refusal in the access log (action attempted, outcome denied, its reason_code: DOMAIN
+ * §5.2), then throws it as the rule's error. A refusal decided tentatively (on an index that may
+ * trail the log, decide.ts) is not recorded: the write is decided again on the settled index.
  */
-export async function deny(deps: ServiceDeps, ctx: WriteContext, actor: Actor, resource: Resource, refusal: Pick<Refusal, 'code' | 'message'> & { rule?: string }, action: AccessAction = 'attempted'): Promise<never> {
+export async function deny(deps: ServiceDeps, ctx: WriteContext, actor: Actor, resource: Resource, refusal: Pick<Refusal, 'code' | 'message'> & { rule?: string }): Promise<never> {
   if (isTentative()) throw new DecideOnSettledIndex(refusal.code);
-  await deps.store.append([accessEvent(deps, ctx, actor, { action, outcome: 'denied', resource, code: refusal.code, reason: `${refusal.rule ? `${refusal.rule}: ` : ''}${refusal.message}` })]);
+  await deps.store.append([accessEvent(deps, ctx, actor, { action: 'attempted', outcome: 'denied', resource, reason_code: refusal.code, reason: `${refusal.rule ? `${refusal.rule}: ` : ''}${refusal.message}` })]);
   throw new AppError(refusal.code, refusal.message);
 }
 
@@ -41,6 +66,6 @@ export function notInScope(deps: ServiceDeps, ctx: WriteContext, actor: Actor, r
 }
 
 /** The read-only context of a governance read (for its access-log entries). */
-export function readContext(scope: Scope, ctx: Pick<WriteContext, 'transport' | 'principal' | 'verified'>): WriteContext {
-  return { scope, transport: ctx.transport, principal: ctx.principal, idempotencyKey: null, requestSha256: null, ifMatch: null, ...(ctx.verified === undefined ? {} : { verified: ctx.verified }) };
+export function readContext(scope: Scope, ctx: Pick<WriteContext, 'transport' | 'principal' | 'verified' | 'request'>): WriteContext {
+  return { scope, transport: ctx.transport, principal: ctx.principal, idempotencyKey: null, requestSha256: null, ifMatch: null, ...(ctx.verified === undefined ? {} : { verified: ctx.verified }), ...(ctx.request === undefined ? {} : { request: ctx.request }) };
 }

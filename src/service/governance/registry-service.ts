@@ -235,7 +235,7 @@ export async function decideApproval(deps: ServiceDeps, ctx: WriteContext, appro
     const approval = deps.gov.approval(ctx.scope, approvalId)!;
     const checked = checkDecision(approval, body, actor, decidingTeam(deps, ctx), deps.clock());
     const action = body.decision === 'approve' ? 'approved' : body.decision === 'reject' ? 'rejected' : 'changed';
-    if (!checked.ok) return deny(deps, ctx, actor, { type: 'approval', id: approvalId }, checked, action);
+    if (!checked.ok) return deny(deps, ctx, actor, { type: 'approval', id: approvalId }, checked);
     return {
       events: [
         pendingEvent(ctx, deps.newId, { kind: 'approval.decided', actor, payload: json(checked.payload) }),
@@ -244,6 +244,7 @@ export async function decideApproval(deps: ServiceDeps, ctx: WriteContext, appro
       // A decision racing another on the same approval, a new evaluation of its asset or a change of
       // the team's roles: decided again.
       read: [approvalRead, subjectRead, teamRead],
+      ifMatch: approvalRead,
     };
   });
   await deps.store.settled();
@@ -288,13 +289,23 @@ export async function completeReview(deps: ServiceDeps, ctx: WriteContext, id: s
     const now = deps.clock();
     const { actor: _b, ...completion } = body;
     const checked = checkReviewCompletion(reviewSchedule(asset, [...vendorTriggers(deps, ctx.scope, asset, now), ...incidentTriggers(deps, ctx.scope, asset, now)], now), id, completion, actor, asset.registration.owner, now);
-    if (!checked.ok) return deny(deps, ctx, actor, { type: 'review', id }, checked, 'changed');
+    if (!checked.ok) return deny(deps, ctx, actor, { type: 'review', id }, checked);
+    // REV-4: what the review cites is evidence of this scope (the pool only grows, so no stream to expect).
+    const unknown = (completion.evidence_refs ?? []).filter((ref) => deps.gov.artifactHolders(ctx.scope, ref).length === 0);
+    if (unknown.length > 0) {
+      return deny(deps, ctx, actor, { type: 'review', id }, {
+        code: 'evidence_required', rule: 'REV-4',
+        message: `${unknown.join(', ')} ${unknown.length === 1 ? 'is' : 'are'} not in this scope's evidence pool: attach the evidence to a task first (its evidence_refs), then cite its artifact_id.`,
+      });
+    }
     return {
       events: [
         pendingEvent(ctx, deps.newId, { kind: REVIEW_COMPLETED, actor, payload: json(checked.payload) }),
         accessEvent(deps, ctx, actor, { action: 'changed', outcome: 'allowed', resource: { type: 'review', id } }),
       ],
       read: [read, ...vendorReads],
+      // A review is a cycle of its asset's stream: If-Match names the asset's version (its ETag).
+      ifMatch: read,
     };
   });
   const event = result.events[0]!;

@@ -4,7 +4,7 @@
 // this module reads what they need (the items folded from the log's regulatory.posture.updated
 // events, the scope's evidence pool), appends what they decide under the item's stream version, and
 // lets the claim engine (cb-2) say at read time how far each item's cited evidence is trusted.
-import { evaluateClaimsOnPool, type ClaimResult } from '../../domain/claim-boundary.ts';
+import { evaluateClaimsOnPool, SANITIZED_NON_CLAIM, type ClaimResult } from '../../domain/claim-boundary.ts';
 import { buildTrustPool, type PoolEntry } from '../../domain/evidence-pool.ts';
 import type { Actor, Scope, StoredEvent } from '../../domain/event.ts';
 import { requirementOf, type ProfileRequirement, type RegulatoryProfile } from '../../domain/governance/regulatory-profile.ts';
@@ -71,7 +71,7 @@ function confidenceOfClass(result: ClaimResult): Confidence {
  * annual bias audit) is the team's to track, so no window applies here. An item citing nothing is
  * `none`.
  */
-function evidenceConfidence(deps: ServiceDeps, scope: Scope, items: ReadonlyArray<PostureEvidence>, now: Date): Map<string, Confidence> {
+function evidenceConfidence(deps: ServiceDeps, scope: Scope, items: ReadonlyArray<PostureEvidence>, now: Date): PostureConfidence {
   const cited = items.filter((i) => i.evidence_refs.length > 0);
   const taskIds = new Set(cited.flatMap((i) => i.evidence_refs).flatMap((ref) => deps.gov.artifactHolders(scope, ref).map((h) => h.task_id)));
   // Each event belongs to one task, so the union has no duplicates; the pool wants it in seq order.
@@ -82,14 +82,26 @@ function evidenceConfidence(deps: ServiceDeps, scope: Scope, items: ReadonlyArra
 type PostureEvidence = { key: string; requirement_id: string; evidence_refs: readonly string[] };
 
 /**
+ * Each item's confidence by its key, and the non-claims the engine's decision adds to the posture
+ * answer: "checked for form, not truth" when an item cites sanitized evidence (GOVERNANCE.md §K:
+ * cb-2 everywhere, with its non-claims).
+ */
+type PostureConfidence = { byKey: Map<string, Confidence>; nonClaims: string[] };
+
+/** The posture answer's non-claims: the standing one and what the engine added. */
+function postureNonClaims(confidence: PostureConfidence): string[] {
+  return [POSTURE_NON_CLAIM, ...confidence.nonClaims];
+}
+
+/**
  * evidenceConfidence's judgement over a pool already built (the dashboard reads the scope's from the
  * index): the pool need only hold the cited artifacts, as the tasks that hold them left them.
  */
-export function confidenceFromPool(items: ReadonlyArray<PostureEvidence>, pool: Map<string, PoolEntry>, now: Date): Map<string, Confidence> {
+export function confidenceFromPool(items: ReadonlyArray<PostureEvidence>, pool: Map<string, PoolEntry>, now: Date): PostureConfidence {
   const out = new Map<string, Confidence>();
   const cited = items.filter((i) => i.evidence_refs.length > 0);
   for (const item of items) if (item.evidence_refs.length === 0) out.set(item.key, NO_EVIDENCE);
-  if (cited.length === 0) return out;
+  if (cited.length === 0) return { byKey: out, nonClaims: [] };
   const at = now.toISOString();
   const decision = evaluateClaimsOnPool({
     claims: cited.map((i) => ({ claim: `Evidence cited for posture item ${i.requirement_id}`, evidence: [...i.evidence_refs] })),
@@ -100,7 +112,7 @@ export function confidenceFromPool(items: ReadonlyArray<PostureEvidence>, pool: 
     evaluatedAt: at,
   });
   cited.forEach((item, i) => out.set(item.key, confidenceOfClass(decision.results[i]!)));
-  return out;
+  return { byKey: out, nonClaims: decision.non_claims.filter((c) => c === SANITIZED_NON_CLAIM) };
 }
 
 /** One posture item as the routes answer it: the requirement, its state (not_started when never touched) and its evidence confidence. */
@@ -140,15 +152,15 @@ export async function readPosture(deps: ServiceDeps, ctx: WriteContext, q: { pro
   const requirements = [...profile.requirements.values()];
   const recorded = requirements.map((r) => postureItemIn(deps, ctx.scope, r.requirement_id, assetId));
   const confidence = evidenceConfidence(deps, ctx.scope, requirements.map((r, i) => ({ key: r.requirement_id, requirement_id: r.requirement_id, evidence_refs: recorded[i]?.evidence_refs ?? [] })), now);
-  const byRequirement = new Map([...confidence].map(([id, c]) => [id, c.evidence_confidence]));
+  const byRequirement = new Map([...confidence.byKey].map(([id, c]) => [id, c.evidence_confidence]));
   return {
     profile_id: profile.id,
     title: profile.document.title,
     asset_id: assetId,
-    items: requirements.map((r, i) => itemView(profile.id, r, assetId, recorded[i], confidence.get(r.requirement_id)!)),
+    items: requirements.map((r, i) => itemView(profile.id, r, assetId, recorded[i], confidence.byKey.get(r.requirement_id)!)),
     summary: postureSummary(profile, deps.gov.postureItems(ctx.scope, profile.id, assetId), byRequirement),
     as_of: now.toISOString(),
-    non_claims: [POSTURE_NON_CLAIM],
+    non_claims: postureNonClaims(confidence),
   };
 }
 
@@ -194,7 +206,7 @@ export async function updatePosture(deps: ServiceDeps, ctx: WriteContext, profil
     const profile = deps.regulatoryProfiles.get(profileId);
     const requirement = profile && requirementOf(profile, requirementParam);
     const resource = postureResource(requirement?.requirement_id ?? requirementParam, patch.asset_id);
-    const refused = (r: PostureRefusal) => deny(deps, ctx, actor, resource, r, 'changed');
+    const refused = (r: PostureRefusal) => deny(deps, ctx, actor, resource, r);
     if (!requirement) {
       // REG-1 answers whatever else the patch holds.
       const checked = checkPostureUpdate(deps.regulatoryProfiles, target, patch, undefined, new Set());
@@ -226,11 +238,11 @@ export async function updatePosture(deps: ServiceDeps, ctx: WriteContext, profil
   const item = itemOfEvent(event);
   const profile = deps.regulatoryProfiles.get(item.profile_id)!;
   const requirement = profile.requirements.get(item.requirement_id)!;
-  const confidence = evidenceConfidence(deps, ctx.scope, [{ key: item.requirement_id, requirement_id: item.requirement_id, evidence_refs: item.evidence_refs }], deps.clock()).get(item.requirement_id)!;
+  const confidence = evidenceConfidence(deps, ctx.scope, [{ key: item.requirement_id, requirement_id: item.requirement_id, evidence_refs: item.evidence_refs }], deps.clock());
   return {
-    item: itemView(profile.id, requirement, item.asset_id, item, confidence),
+    item: itemView(profile.id, requirement, item.asset_id, item, confidence.byKey.get(item.requirement_id)!),
     event: binding(result),
-    non_claims: [POSTURE_NON_CLAIM],
+    non_claims: postureNonClaims(confidence),
     version: item.seq,
     replayed: result.replayed,
   };

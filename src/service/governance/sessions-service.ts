@@ -26,7 +26,7 @@ export async function bindSession(deps: ServiceDeps, ctx: WriteContext, body: Se
     const checked = bindPayload(body, key);
     if (!checked.ok) {
       // Nothing of the request is logged but the refusal: the member that held an IP is not echoed.
-      await deps.store.append([accessEvent(deps, ctx, actor, { action: 'created', outcome: 'denied', resource: resourceOf(containsIp(body.session_id) ? 'refused-session-id' : body.session_id), code: 'validation_failed', reason: `A raw IP address in ${checked.pointer}` })]);
+      await deps.store.append([accessEvent(deps, ctx, actor, { action: 'attempted', outcome: 'denied', resource: resourceOf(containsIp(body.session_id) ? 'refused-session-id' : body.session_id), reason_code: 'validation_failed', reason: `A raw IP address in ${checked.pointer}` })]);
       throw new AppError('validation_failed', `${checked.pointer} holds an IP address: POST /v1/sessions stores no raw IP. Send the address as ip (it is classified and dropped) or its class as ip_class, and leave it out of the other members.`, { details: [{ pointer: checked.pointer, detail: 'raw IP address' }] });
     }
     deps.registry.assert('events/session-bound.json', checked.payload, 'session.bound payload');

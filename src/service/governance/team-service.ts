@@ -47,7 +47,7 @@ async function teamWrite<P extends object>(
   const result = await decideAndAppend(deps, ctx, async (): Promise<Decision> => {
     const { team, read } = teamRead(deps, ctx);
     const checked = check(team);
-    if (!checked.ok) return deny(deps, ctx, actor, options.deniedResource, checked, action);
+    if (!checked.ok) return deny(deps, ctx, actor, options.deniedResource, checked);
     const payload = checked.payload as unknown as { [key: string]: Json };
     return {
       events: [
