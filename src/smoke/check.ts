@@ -20,6 +20,11 @@ export type SmokeCheck = {
    * family does, even when --grep does not select it.
    */
   always?: boolean;
+  /**
+   * A step of a round that creates, reads, edits and deletes its own objects: every step relies on
+   * the ones before it and the last ones clean up, so --grep of any step runs its family's round whole.
+   */
+  round?: boolean;
   /** Checks that share state (a task, a packet, the quota policy); set by the suite. */
   family?: string;
   /**

@@ -12,7 +12,7 @@ export function quotaAdminChecks(prefix: string): SmokeCheck[] {
   const names = (ctx: SmokeCtx) => ({ rule: `smk-${ctx.runId}-${side}-rule`, inGroup: `smk-${ctx.runId}-${side}-rule2`, group: `smk-${ctx.runId}-${side}-group`, user: quotaNames(ctx.runId).carol });
   // The round creates, reads back and deletes its own rules and groups: every step, reads included,
   // belongs to a forge write.
-  const op = { operator: true, writes: 'forge' } as const;
+  const op = { operator: true, writes: 'forge', round: true } as const;
   type Step = {
     route: string;
     status: number;

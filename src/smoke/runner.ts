@@ -68,11 +68,11 @@ export function smokeSuite(routes: ListedRoute[], doc: Record<string, any> | nul
   ];
 }
 
-/** The checks --grep names, plus the set-up and clean-up of every family they belong to. */
+/** The checks --grep names, plus the set-up and clean-up of every family they belong to (and its round, if it is one). */
 export function selectChecks(suite: SmokeCheck[], grep: RegExp | undefined): SmokeCheck[] {
   if (!grep) return suite;
   const families = new Set(suite.filter((c) => grep.test(c.name)).map((c) => c.family));
-  return suite.filter((c) => grep.test(c.name) || (c.always === true && families.has(c.family)));
+  return suite.filter((c) => grep.test(c.name) || ((c.always === true || c.round === true) && families.has(c.family)));
 }
 
 export async function runSmoke(target: SmokeTarget, options: RunOptions): Promise<SmokeReport> {

@@ -222,3 +222,18 @@ t.test('smoke fails a served route or a template of a served route classed targe
   ]);
   t.match(failed.map((c) => c.detail).join('\n'), /POST \/v1\/signatures\/verify[\s\S]*session\.bind\.v1/);
 });
+
+t.test('every check passes alone: --grep of its exact name brings the set-up it relies on', async (t) => {
+  const { tokenFile } = await serveApp(t);
+  const io: CliIo = { stdout: () => {}, stderr: () => {}, env: {}, cwd: process.cwd(), isTty: false, onStopSignal: () => {} };
+  const failures: string[] = [];
+  for (const check of smokeSuite(listed, doc as any)) {
+    const grep = `^${check.name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`;
+    const report = (await smokeCommand({ tokenFile, grep, allowForgeWrites: true }, io)).json as SmokeReport;
+    const failed = report.checks.filter((c) => c.status === 'failed');
+    if (failed.length > 0 || !report.checks.some((c) => c.name === check.name && c.status === 'passed')) {
+      failures.push(`${check.name}: ${failed.map((c) => `${c.name} — ${c.detail}`).join('; ') || 'not passed'}`);
+    }
+  }
+  t.same(failures, [], 'no check depends on a check --grep leaves out');
+});
