@@ -50,9 +50,19 @@ export function problemOf(err: unknown, requestId: string): Problem {
   };
 }
 
+/**
+ * A body refused before it was read whole (413) leaves its unread bytes on the connection: the next
+ * request cannot be told from them, so the answer says `Connection: close` (Node closes the socket
+ * after it) rather than promise a keep-alive the server cannot keep.
+ */
+export function closesConnection(status: number): boolean {
+  return status === 413;
+}
+
 export function problemResponse(c: Context, err: unknown): Response {
   const problem = problemOf(err, c.get('requestId') ?? 'unknown');
   const headers: Record<string, string> = { 'Content-Type': 'application/problem+json' };
   if (problem.status === 401) headers['WWW-Authenticate'] = problem.code === 'token_invalid' || problem.code === 'token_expired' ? 'Bearer error="invalid_token"' : 'Bearer';
+  if (closesConnection(problem.status)) headers.Connection = 'close';
   return new Response(JSON.stringify(problem), { status: problem.status, headers });
 }

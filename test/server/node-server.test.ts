@@ -107,3 +107,27 @@ t.test('an app that throws before answering gets a generic 500 problem, not a ba
   t.notMatch(res.body, /secret/, 'nothing internal in the answer');
   t.match(accessLines, [/^- - 500 - internal_error req_/]);
 });
+
+t.test('a body refused as too large closes the connection: the answer never promises a keep-alive it cannot keep', async (t) => {
+  const served = await serveApp(t);
+  const { port } = served;
+  const head = (framing: string) => `POST /v1/events HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${TOKENS.customer}\r\n` +
+    `X-Tenant-Id: ${SCOPE_A.tenant_id}\r\nX-Workspace-Id: ${SCOPE_A.workspace_id}\r\nX-Project-Id: ${SCOPE_A.project_id}\r\n` +
+    `Idempotency-Key: k-big\r\nContent-Type: application/json\r\n${framing}\r\n\r\n`;
+  const chunk = Buffer.alloc(64 * 1024, 'x');
+  const chunked = Buffer.concat([
+    Buffer.from(head('Transfer-Encoding: chunked')),
+    // 1.3 MiB in 64 KiB chunks, then a second request on the same connection.
+    ...Array.from({ length: 21 }, () => Buffer.concat([Buffer.from(`${chunk.length.toString(16)}\r\n`), chunk, Buffer.from('\r\n')])),
+    Buffer.from(`0\r\n\r\nGET /health HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`),
+  ]);
+  const declared = Buffer.from(head(`Content-Length: ${2 * 1024 * 1024}`));
+  for (const [name, bytes] of [['a chunked body over 1 MiB', chunked], ['a declared Content-Length over 1 MiB', declared]] as const) {
+    const res = await spec(t, served, name).when(() => rawRequest(port, bytes)).then(expectNoEvents());
+    t.test(name, async (t) => {
+      assertProblem(t, res, 413, 'payload_too_large');
+      t.equal(res.headers.connection, 'close', 'Connection: close, and the server closed the socket after the answer');
+      t.notMatch(res.body, /HTTP\/1\.1/, 'nothing after the 413 on that connection');
+    });
+  }
+});

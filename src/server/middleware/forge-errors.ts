@@ -5,7 +5,7 @@
 // status is the catalogue's, as for any route; the root app has already logged a 5xx.
 import type { Context, MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../env.ts';
-import { httpAnswerOf, internalErrorDetail } from '../problem.ts';
+import { closesConnection, httpAnswerOf, internalErrorDetail } from '../problem.ts';
 
 /** The forge's API_SWAGGER_URL, on the address the caller used. */
 export function swaggerUrl(c: Context): string {
@@ -26,6 +26,7 @@ export function forgeErrorResponse(c: Context<AppEnv>, err: unknown): Response {
   if (status === 404) body.errors = [];
   const headers: Record<string, string> = { 'Content-Type': 'application/json; charset=utf-8' };
   if (status === 401) headers['WWW-Authenticate'] = 'Bearer';
+  if (closesConnection(status)) headers.Connection = 'close';
   return new Response(JSON.stringify(body), { status, headers });
 }
 
