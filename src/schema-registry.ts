@@ -8,6 +8,7 @@ import type { SchemaTypes } from './domain/contract/schema-types.gen.ts';
 import { isDateTime } from './domain/date-time.ts';
 import { AppError, type ErrorCode, type ErrorDetail } from './errors.ts';
 import { escapePointer, unescapePointer } from './domain/json-pointer.ts';
+import { MEMBER_NOT_ALLOWED } from './domain/repair-prompts.ts';
 
 export const SCHEMA_BASE = 'https://schemas.gov.local/';
 
@@ -169,13 +170,13 @@ function toDetails(errors: ErrorObject[], resolveRef: (ref: string) => unknown):
       add(e.instancePath, merge, e);
     } else if (e.keyword === 'additionalProperties') {
       const name = String((e.params as { additionalProperty: string }).additionalProperty);
-      add(`${e.instancePath}/${escapePointer(name)}`, `unknown member "${name}" is not allowed`, e);
+      add(`${e.instancePath}/${escapePointer(name)}`, MEMBER_NOT_ALLOWED.unknown(name), e);
     } else if (e.keyword === 'required') {
       const name = String((e.params as { missingProperty: string }).missingProperty);
       add(`${e.instancePath}/${escapePointer(name)}`, `required member "${name}" is missing`, e);
     } else if (e.keyword === 'not' && requiredOnly(e.schema).length > 0) {
       const present = requiredOnly(e.schema).filter((name) => e.data !== null && typeof e.data === 'object' && Object.hasOwn(e.data, name));
-      for (const name of present) add(`${e.instancePath}/${escapePointer(name)}`, `member "${name}" is not allowed`, e);
+      for (const name of present) add(`${e.instancePath}/${escapePointer(name)}`, MEMBER_NOT_ALLOWED.excluded(name), e);
     } else if (e.keyword === 'enum' && Array.isArray(e.schema)) {
       add(e.instancePath, `must be one of ${listed(e.schema)}`, e);
     } else if (e.keyword === 'const') {

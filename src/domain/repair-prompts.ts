@@ -55,6 +55,20 @@ export const FIELD_INSTRUCTIONS: Readonly<Record<string, string>> = {
   kind: 'Set kind to the event kind this template writes.',
 };
 
+/**
+ * How the schema registry words a member the schema does not take (src/schema-registry.ts), so the
+ * gate can tell the caller to remove it instead of asking for a value.
+ */
+export const MEMBER_NOT_ALLOWED = {
+  unknown: (name: string) => `unknown member "${name}" is not allowed`,
+  excluded: (name: string) => `member "${name}" is not allowed`,
+} as const;
+
+/** A schema finding's detail that names a member to remove (possibly followed by its condition). */
+export function namesMemberToRemove(detail: string): boolean {
+  return /^(unknown )?member ".*" is not allowed(?: |$)/.test(detail);
+}
+
 export function genericInstruction(field: string, templateId: string): string {
   return `Set ${field} to a value for this task, as template ${templateId} describes; do not leave template placeholder text in it.`;
 }
@@ -71,6 +85,10 @@ export const EVIDENCE_TEXT = {
  * the instruction. `parts` are [path below the field, detail] pairs, path '' for the field itself.
  */
 export function composeRepairPrompt(field: string, parts: ReadonlyArray<[string, string]>, templateId: string): string {
+  // A member sent that the template does not take: nothing to fill in, only to remove.
+  if (parts.every(([path, detail]) => path === '' && namesMemberToRemove(detail))) {
+    return `${field} ${parts.map(([, detail]) => detail).join('; ')}. Remove ${field} from the payload: template ${templateId} does not take it (its request_schema lists the members it takes).`;
+  }
   const instruction = FIELD_INSTRUCTIONS[field] ?? genericInstruction(field, templateId);
   const head = parts.every(([path]) => path === '')
     ? `${field} ${parts.map(([, detail]) => detail).join('; ')}.`

@@ -76,6 +76,21 @@ t.test('a refused placeholder says how to keep code: quote it', async (t) => {
   t.match(res.json.repair_prompt[0], /^progress is placeholder text \("<select>"\); if that is code and not a blank, quote it in backticks\./);
 });
 
+t.test('a member the template does not take: the prompt says to remove it, never to set it', async (t) => {
+  const { call } = await testApp(t);
+  await call('/v1/tasks', { body: { task_id: 'task-1', title: 'Render invoices with the new fonts', session_id: 'sess-1' } });
+  const sent: [string, string, Record<string, unknown>][] = [
+    ['task_closeout.v1', '/v1/tasks/task-1/closeout', { ...closeout, closing_note: 'All done' }],
+    ['task.create.v1', '/v1/tasks', { task_id: 'task-2', title: 'Render the credit notes too', session_id: 'sess-1', closing_note: 'All done' }],
+  ];
+  for (const [template, path, body] of sent) {
+    for (const res of [await call(path, { body }), await call('/v1/templates/validate', { scope: null, body: { template_id: template, payload: body } })]) {
+      t.same([res.json.ok, res.json.missing_fields], [false, ['closing_note']], `${template}: the rejected field, parallel to its prompt`);
+      t.same(res.json.repair_prompt, [`closing_note unknown member "closing_note" is not allowed. Remove closing_note from the payload: template ${template} does not take it (its request_schema lists the members it takes).`]);
+    }
+  }
+});
+
 t.test('the gate comes after existence on a closeout and before it on a checkpoint (which reads no index)', async (t) => {
   const { call } = await testApp(t);
   const closeMissing = await call('/v1/tasks/task-404/closeout', { body: { outcome: 'completed' } });
