@@ -806,7 +806,7 @@ export type Operations = {
     body: undefined;
     responses: { 200: Asset; 404: Problem };
   };
-  /** The asset's evidence: each artifact with its effective trust and why, the tasks citing it and its sanitized projections with their hashes; never raw bytes (access-logged). */
+  /** The asset's evidence (attached naming it, cited by its reviews or by its posture items): each artifact with its effective trust and why, the tasks citing it and its sanitized projections with their hashes; never raw bytes (access-logged). */
   'GET /v1/governance/assets/{asset_id}/evidence': {
     params: { asset_id: string };
     query: undefined;

@@ -17,8 +17,9 @@ export function searchEvents(deps: ServiceDeps, scope: Scope, req: SearchRequest
   const { q, kind, taskId, cursor, limit } = req;
   if (q === undefined && kind === undefined) throw invalid('q', 'Send q (1–256 characters) and/or kind.');
   const match = q === undefined ? null : toMatchExpression(q);
-  // The declaration asks for a letter or digit; an empty MATCH would be an FTS5 syntax error.
-  if (match === '') throw invalid('q', 'q must contain at least one letter or digit.');
+  // A q with no word in it (only punctuation, say) finds nothing: search finds words. An empty MATCH
+  // would be an FTS5 syntax error, so it never reaches the index.
+  if (match === '') return { results: [], next_cursor: null, authority: 'discovery_only', non_claims: SEARCH_NON_CLAIMS };
   // One hit more than asked tells whether another page exists.
   const hits = deps.queries.search(scope, {
     match,

@@ -19,7 +19,7 @@ const CASES: Record<string, Case[]> = {
   '/v1/tasks?limit': [{ value: '0', status: 400 }, { value: '101', status: 400 }, { value: 'x', status: 400 }],
   '/v1/tasks?cursor': [{ value: '!!', status: 400 }, { value: 'x', status: 400 }],
   '/v1/events/stream?after_seq': [{ value: '-1', status: 400 }, { value: 'x', status: 400 }, { value: '1.5', status: 400 }],
-  '/v1/search?q': [{ value: '', status: 400 }, { value: '   ', status: 400 }, { value: '!!!', status: 400 }, { value: 'x'.repeat(257), status: 400 }],
+  '/v1/search?q': [{ value: '', status: 400 }, { value: 'x'.repeat(257), status: 400 }],
   '/v1/search?kind': [{ value: 'Task.created', status: 400 }, { value: '1x', status: 400 }, { value: '', status: 400 }],
   '/v1/search?task_id': [{ value: '-bad', status: 400 }, { value: 'x', status: 400 }],
   '/v1/search?limit': [{ value: '0', status: 400 }, { value: '101', status: 400 }],
@@ -131,7 +131,7 @@ t.test('every declared query parameter at an invalid value gets the route\'s ans
 t.test('every refused parameter is named, the first one\'s message leads', async (t) => {
   const app = await setUp(t);
   const search = routeTable().find((r) => r.path === '/v1/search')!;
-  const res = await request(app, search, { q: '!!!', limit: '0', cursor: 'x' });
+  const res = await request(app, search, { q: 'x'.repeat(257), limit: '0', cursor: 'x' });
   t.equal(res.status, 400);
   t.same(res.json.errors.map((e: { pointer: string }) => e.pointer), ['/query/q', '/query/limit', '/query/cursor']);
   t.match(res.json.detail, /^q must be/);

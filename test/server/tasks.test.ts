@@ -176,6 +176,10 @@ t.test('timeline paging and search', async (t) => {
   t.equal(byKind.json.results.length, 1);
   const operators = await call('/v1/search?q=' + encodeURIComponent('quartz" OR NEAR(*'));
   t.equal(operators.status, 200, 'FTS syntax in q is treated as words');
+  for (const q of ['"', '!!!', '   ', '*']) {
+    const wordless = await call(`/v1/search?q=${encodeURIComponent(q)}`);
+    t.same([wordless.status, wordless.json.results, wordless.json.next_cursor], [200, [], null], `q=${q} (1–256 characters, no word): nothing found, no error`);
+  }
   for (const q of ['', 'q=', `q=${'x'.repeat(257)}`, 'q=x&limit=0', 'q=x&cursor=abc']) {
     const bad = await call(`/v1/search?${q}`);
     t.equal(bad.status, 400, q);

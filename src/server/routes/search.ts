@@ -7,9 +7,9 @@ import type { Route } from '../route-spec.ts';
 /** q and/or kind (the search answers 400 invalid_query without either). */
 export const SEARCH_QUERY = {
   q: {
-    schema: { type: 'string', minLength: 1, maxLength: 256, pattern: '[\\p{L}\\p{N}]' },
-    description: 'Words to find, all of them: each run of letters and digits is one word (the first 16 count). Send q, kind or both.',
-    refusal: { message: 'q must be 1–256 characters with at least one letter or digit.' },
+    schema: { type: 'string', minLength: 1, maxLength: 256 },
+    description: 'Words to find, all of them: each run of letters and digits is one word (the first 16 count); a q without one finds nothing. Send q, kind or both.',
+    refusal: { message: 'q must be 1–256 characters.' },
   },
   kind: { schema: { type: 'string', pattern: '^[a-z][a-z0-9_.-]{0,127}$' }, description: 'Only events of this kind, e.g. task.created. Send q, kind or both.', refusal: { message: 'kind must be an event kind such as task.created.' } },
   task_id: { schema: { $ref: 'common/types.json#/$defs/id' }, description: 'Only events of this task.', refusal: { message: 'task_id must be an id.' } },
@@ -21,7 +21,7 @@ export const SEARCH_ROUTES: Route[] = [
   {
     method: 'GET', path: '/v1/search', status: 'live', access: 'read', scoped: true,
     summary: 'Tenant-scoped discovery; not proof authority.',
-    readme: '`?q=` (1–256 characters, a letter or digit) and/or `&kind=`, `&task_id=&limit=` (1–100, default 20) `&cursor=`; `authority: discovery_only`',
+    readme: '`?q=` (1–256 characters; its words must all match) and/or `&kind=`, `&task_id=&limit=` (1–100, default 20) `&cursor=`; `authority: discovery_only`',
     query: SEARCH_QUERY, responses: { 200: 'api/search-result.json', 400: P },
     handler: (c, deps) => {
       const query = readQuery(c, SEARCH_QUERY, deps.registry);
