@@ -923,7 +923,7 @@ export type Operations = {
     params: undefined;
     query: undefined;
     body: undefined;
-    responses: { 200: RegulatoryProfileList; 401: Problem };
+    responses: { 200: RegulatoryProfileList; 400: Problem; 401: Problem };
   };
   /** Open reviews by status (upcoming, due, overdue) and asset (cursor paging). */
   'GET /v1/reviews': {
@@ -1091,7 +1091,7 @@ export type Operations = {
     params: undefined;
     query: undefined;
     body: undefined;
-    responses: { 200: VendorQuestionsResponse };
+    responses: { 200: VendorQuestionsResponse; 400: Problem };
   };
   /** A vendor as last assessed, with expired computed now (ETag: its version). */
   'GET /v1/vendors/{vendor_id}': {

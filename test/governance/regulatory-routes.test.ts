@@ -45,9 +45,12 @@ async function regulated(t: Test, options: { dataDir?: string } = {}) {
 
 const item = (body: any, requirementId: string) => body.items.find((i: { requirement_id: string }) => i.requirement_id === requirementId);
 
-t.test('GET /v1/regulatory/profiles: every loaded profile with its source and requirements; not scoped', async (t) => {
+t.test('GET /v1/regulatory/profiles: every loaded profile with its source and requirements; the same in every scope', async (t) => {
   const g = await regulated(t);
-  const r = await g.call('/v1/regulatory/profiles', { scope: null });
+  const unscoped = await g.call('/v1/regulatory/profiles', { scope: null });
+  t.same([unscoped.status, unscoped.json.code], [400, 'scope_required'], 'under /v1 the scope headers are required (CONTRACT §3)');
+  const r = await g.call('/v1/regulatory/profiles');
+  t.same((await g.call('/v1/regulatory/profiles', { scope: SCOPE_B })).json, r.json, 'static: another tenant reads the same');
   t.equal(r.status, 200);
   assertSchema(t, 'api/regulatory-profile-list.json', r.json);
   t.same(r.json.profiles.map((p: { profile_id: string }) => p.profile_id), ['colorado', 'eu-ai-act', 'iso-42001', 'nist-ai-rmf', 'nyc-ll144']);

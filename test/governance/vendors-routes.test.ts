@@ -24,6 +24,8 @@ async function app(t: Parameters<typeof testApp>[0]) {
 
 t.test('the questionnaire, an assessment, its derived maturity and validity', async (t) => {
   const { call, events, jump } = await app(t);
+  const unscoped = await call('/v1/vendors/questions', { scope: null });
+  t.same([unscoped.status, unscoped.json.code], [400, 'scope_required'], 'under /v1 the scope headers are required (CONTRACT §3)');
   const q = await call('/v1/vendors/questions');
   t.equal(q.status, 200);
   assertSchema(t, 'api/vendor-questions-response.json', q.json);

@@ -29,10 +29,11 @@ export const POSTURE_QUERY = {
 /** The context of a read: its access-log entries (a denial) name the transport's principal. */
 export const REGULATORY_ROUTES: Route[] = [
   {
-    method: 'GET', path: '/v1/regulatory/profiles', status: 'preview', access: 'read', scoped: false,
+    // Static data, the same for every scope, but under /v1: the scope headers are required (CONTRACT §3).
+    method: 'GET', path: '/v1/regulatory/profiles', status: 'preview', access: 'read', scoped: true,
     summary: 'The regulatory profiles: ids, titles, sources, groups and requirements (ids and short titles of our own, never a framework\'s text).',
     readme: 'EU AI Act, NIST AI RMF, ISO/IEC 42001 Annex A, NYC LL144, Colorado; static data, same for every scope',
-    responses: { 200: 'api/regulatory-profile-list.json', 401: P },
+    responses: { 200: 'api/regulatory-profile-list.json', 400: P, 401: P },
     handler: (c, deps) => c.json(listProfiles(deps)),
   },
   {
