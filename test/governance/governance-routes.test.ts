@@ -309,6 +309,30 @@ t.test('a review completion whose reads straddle an index commit cannot complete
   t.equal(g.events().filter((e) => e.kind === 'review.completed').length, 1, 'one completion of cycle 1 in the log');
 });
 
+t.test('an evaluation binds to the registration event it describes; the risk history says what superseded each', async (t) => {
+  const g = await governed(t);
+  await g.register('bind');
+  const registrations = () => g.events().filter((e) => e.kind === 'governance.asset.registered' && e.payload.asset_id === 'bind');
+  const first = await g.evaluate('bind');
+  t.equal(first.asset_event_id, registrations()[0]!.event_id, 'bound to revision 1\'s event');
+  await g.register('bind'); // revision 2
+  const second = await g.evaluate('bind');
+  t.same([second.asset_revision, second.asset_event_id], [2, registrations()[1]!.event_id], 'bound to revision 2\'s event');
+  const third = await g.evaluate('bind');
+  const risk = (await g.call('/v1/governance/assets/bind/risk')).json;
+  t.same(risk.history.map((r: { evaluation_id: string; superseded_by: string | null }) => [r.evaluation_id, r.superseded_by]),
+    [[third.evaluation_id, null], [second.evaluation_id, third.evaluation_id], [first.evaluation_id, second.evaluation_id]], 'newest first, each marked with what superseded it');
+  t.same(risk.latest, risk.history[0]);
+  // An index folded before revisions kept their event id: the binding is read from the log by seq.
+  await g.service.store.settled();
+  const db = g.service.store.index.db;
+  const row = db.prepare<[], { scope: string; state: string }>("SELECT scope, state FROM gov_assets WHERE asset_id = 'bind'").get()!;
+  const state = JSON.parse(row.state) as { revisions: Record<string, unknown>[] };
+  for (const r of state.revisions) delete r.event_id;
+  db.prepare("UPDATE gov_assets SET state = ? WHERE scope = ? AND asset_id = 'bind'").run(JSON.stringify(state), row.scope);
+  t.equal((await g.evaluate('bind')).asset_event_id, registrations()[1]!.event_id, 'the same binding from a state without it');
+});
+
 t.test('expiry, supersession and the review cadence run on the injected clock', async (t) => {
   const g = await governed(t);
   await g.setUp();

@@ -905,6 +905,10 @@ export type AssetRiskRecord = {
    * The asset registration revision the inputs describe
    */
   asset_revision: number;
+  /**
+   * The event_id of that registration (its governance.asset.registered event): the evaluation is bound to it
+   */
+  asset_event_id: Id;
   policy: RiskEvaluatedPolicyRef;
   risk_inputs: RiskEvaluationRequestRiskInputs;
   input_sha256: Sha256Uri;
@@ -935,6 +939,10 @@ export type AssetRiskRecord = {
    */
   supersedes: Id | null;
   evaluated_at: DateTime;
+  /**
+   * The evaluation of the asset that came next and replaced this one; null for the latest.
+   */
+  superseded_by: Id | null;
   /**
    * The risk.evaluated event that recorded it.
    */
@@ -2457,6 +2465,10 @@ export type RiskEvaluatedPayload = {
    * The asset registration revision the inputs describe
    */
   asset_revision: number;
+  /**
+   * The event_id of that registration (its governance.asset.registered event): the evaluation is bound to it
+   */
+  asset_event_id: Id;
   policy: RiskEvaluatedPolicyRef;
   risk_inputs: RiskEvaluationRequestRiskInputs;
   input_sha256: Sha256Uri;

@@ -29,7 +29,11 @@ export type MaterialField = (typeof MATERIAL_FIELDS)[number];
 
 export type AssetStatus = 'registered' | 'pending_approval' | 'approved' | 'rejected' | 'blocked' | 'evaluation_required' | 'retired';
 
-export type AssetRevision = { revision: number; registered_at: string; seq: number; changed: MaterialField[] };
+/**
+ * One registration of the asset: `event_id` and `seq` are its governance.asset.registered event's (an
+ * evaluation binds to it). An index folded before 2026-12-03 holds revisions without event_id.
+ */
+export type AssetRevision = { revision: number; registered_at: string; event_id?: string; seq: number; changed: MaterialField[] };
 export type AssetReviewRecord = Pick<ReviewCompletedPayload, 'review_id' | 'cycle' | 'due_at' | 'outcome' | 'next_due_at'> & { completed_at: string; seq: number };
 export type AssetState = {
   asset_id: string;
@@ -112,13 +116,13 @@ export function applyAssetEvent(asset: AssetState | undefined, event: StoredEven
         registration: p,
         registered_at: at,
         updated_at: at,
-        revisions: [{ revision: p.revision, registered_at: at, seq: event.seq, changed: [] }],
+        revisions: [{ revision: p.revision, registered_at: at, event_id: event.event_id, seq: event.seq, changed: [] }],
         evaluations: [],
         approvals: {},
         last_seq: event.seq,
       };
     }
-    const revision: AssetRevision = { revision: p.revision, registered_at: at, seq: event.seq, changed: changedFields(asset.registration, p) };
+    const revision: AssetRevision = { revision: p.revision, registered_at: at, event_id: event.event_id, seq: event.seq, changed: changedFields(asset.registration, p) };
     return { ...asset, registration: p, updated_at: at, revisions: [...asset.revisions, revision], last_seq: event.seq };
   }
   if (!asset) return asset; // evaluations and approvals follow a registration

@@ -97,9 +97,23 @@ export type RiskBody = { asset_id?: unknown; risk_inputs?: unknown; actor?: Acto
 const RISK_FRAME_SCHEMA: string = 'api/risk-evaluation-request.json#/$defs/frame';
 
 /** The evaluation records of an asset, oldest first, as their events carry them (the log keeps the history). */
+/**
+ * The event_id of the asset's latest registration: its folded revision's, or (a revision folded by an
+ * index made before revisions kept it) the event at its seq.
+ */
+function registrationEventId(deps: ServiceDeps, asset: AssetState): string {
+  const latest = asset.revisions[asset.revisions.length - 1]!;
+  return latest.event_id ?? deps.queries.rowsBySeq(latest.seq, latest.seq)[0]!.event.event_id;
+}
+
+/** The asset's evaluations, oldest first, each with its event and the evaluation that superseded it (the next; null for the latest). */
 function evaluationRecords(deps: ServiceDeps, scope: Scope, assetId: string) {
-  return deps.queries.assetEventsOfKind(scope, assetId, 'risk.evaluated')
-    .map((event) => ({ ...event.payload, event: { event_id: event.event_id, seq: event.seq, event_hash: event.event_hash } }));
+  const events = deps.queries.assetEventsOfKind(scope, assetId, 'risk.evaluated');
+  return events.map((event, i) => ({
+    ...event.payload,
+    superseded_by: (events[i + 1]?.payload.evaluation_id as string | undefined) ?? null,
+    event: { event_id: event.event_id, seq: event.seq, event_hash: event.event_hash },
+  }));
 }
 
 export async function evaluateAssetRisk(deps: ServiceDeps, ctx: WriteContext, body: RiskBody) {
@@ -131,6 +145,8 @@ export async function evaluateAssetRisk(deps: ServiceDeps, ctx: WriteContext, bo
       evaluation_id: evaluationId,
       ...evaluation,
       asset_revision: asset.registration.revision,
+      // The registration the inputs describe, by its event (DOMAIN §2.4): the evaluation is bound to it.
+      asset_event_id: registrationEventId(deps, asset),
       approval_id: request?.approval_id ?? null,
       supersedes: latestEvaluation(asset)?.evaluation_id ?? null,
       evaluated_at: now.toISOString(),
