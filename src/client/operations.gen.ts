@@ -1016,7 +1016,7 @@ export type Operations = {
     body: undefined;
     responses: { 200: Timeline; 400: Problem; 404: Problem };
   };
-  /** The tenant's team: members with their roles and the invites (ETag: the team's version). */
+  /** The tenant's team: members (actor_ref, roles, status) and the open invites (ETag: the team's version). */
   'GET /v1/team': {
     params: undefined;
     query: undefined;

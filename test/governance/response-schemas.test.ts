@@ -44,11 +44,12 @@ t.test('every governance answer matches its declared schema', async (t) => {
 
   const revoked = check(await call('/v1/team/invites', { body: { email: 'x@example.com', role: 'auditor', actor: owner } }), 201, 'api/team-invite-response.json', 'invite 3');
   check(await call(`/v1/team/invites/${revoked.invite_id}/revoke`, { body: { actor: owner } }), 201, 'api/team-invite-revoke-response.json', 'revoke');
-  check(await call('/v1/team/invites', { body: { email: 'open@example.com', role: 'contributor', actor: owner } }), 201, 'api/team-invite-response.json', 'invite 4 (left open)');
+  const leftOpen = check(await call('/v1/team/invites', { body: { email: 'open@example.com', role: 'contributor', actor: owner } }), 201, 'api/team-invite-response.json', 'invite 4 (left open)');
 
   let r = await call('/v1/team');
   const team = check(r, 200, 'api/team.json', 'GET /v1/team');
-  t.same(team.invites.map((i: { status: string }) => i.status).sort(), ['accepted', 'accepted', 'open', 'revoked']);
+  t.same(team.invites.map((i: { invite_id: string; role: string }) => [i.invite_id, i.role]), [[leftOpen.invite_id, 'contributor']], 'the open invites only (DOMAIN §8)');
+  t.same(team.members.map((m: { actor_ref: unknown; status: string }) => [m.actor_ref, m.status]), [[executive, 'active'], [owner, 'active'], [reviewer, 'active']], 'members as actor_ref, with their status');
   const roles = await call('/v1/team/members/rita', { method: 'PATCH', body: { roles: ['governance_reviewer', 'auditor'], actor: owner }, headers: { 'If-Match': r.headers.get('etag')! } });
   check(roles, 200, 'api/team-roles-response.json', 'role change');
   t.same(roles.json.previous_roles, ['governance_reviewer']);

@@ -2862,7 +2862,7 @@ export type Team = {
    */
   members: TeamMember[];
   /**
-   * Every invite, open or closed, sorted by invite_id.
+   * The open invites (neither accepted, revoked nor expired), sorted by invite_id.
    */
   invites: TeamInvite[];
   /**
@@ -2873,8 +2873,15 @@ export type Team = {
 };
 export type TeamMember = {
   member_id: Id;
-  actor: TeamMemberAddedUser;
+  /**
+   * The member as an actor: {type: user, id: member_id}.
+   */
+  actor_ref: TeamMemberAddedUser;
   roles: TeamMemberAddedRoles;
+  /**
+   * no_roles: every role was taken away; the member decides nothing until given one.
+   */
+  status: 'active' | 'no_roles';
   /**
    * How the member first joined.
    */
@@ -2882,25 +2889,16 @@ export type TeamMember = {
   joined_at: DateTime;
   email_sha256?: TeamInviteCreatedEmailSha256;
 };
+/**
+ * An open invite. No hint of the address: the log keeps only its salted hash (DOMAIN §8).
+ */
 export type TeamInvite = {
   invite_id: Id;
   role: TeamInviteCreatedRole;
-  email_sha256: TeamInviteCreatedEmailSha256;
   expires_at: DateTime;
+  email_sha256: TeamInviteCreatedEmailSha256;
   invited_by: Actor;
   created_at: DateTime;
-  /**
-   * When the invite was accepted or revoked.
-   */
-  closed_at?: DateTime;
-  /**
-   * The member_id of who accepted it.
-   */
-  accepted_by?: Id;
-  /**
-   * expired is read against the clock: an open invite past its expires_at.
-   */
-  status: 'open' | 'accepted' | 'revoked' | 'expired';
 };
 /**
  * GET /v1/templates response body

@@ -60,7 +60,7 @@ const W = { 400: P, 403: P, 404: P, 409: P, 412: P, 422: P } as const;
 export const TEAM_ROUTES: Route[] = [
   {
     method: 'GET', path: '/v1/team', status: 'preview', access: 'read', scoped: true,
-    summary: "The tenant's team: members with their roles and the invites (ETag: the team's version).", readme: 'members, roles and invites; `ETag` for role changes',
+    summary: "The tenant's team: members (actor_ref, roles, status) and the open invites (ETag: the team's version).", readme: 'members (`actor_ref`, roles, status) and open invites; `ETag` for role changes',
     responses: { 200: 'api/team.json' },
     handler: (c, deps) => {
       const { view, version } = teamView(deps, c.get('scope').tenant_id);

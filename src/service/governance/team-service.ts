@@ -30,9 +30,13 @@ export function teamView(deps: ServiceDeps, tenantId: string): { view: Record<st
   const version = deps.gov.streamVersion(teamStream(tenantId));
   const team = deps.gov.team(tenantId);
   const now = deps.clock();
-  const members = Object.values(team?.members ?? {}).sort((a, b) => a.member_id.localeCompare(b.member_id));
-  const invites = Object.values(team?.invites ?? {}).sort((a, b) => a.invite_id.localeCompare(b.invite_id))
-    .map(({ token_sha256: _t, state: _s, ...invite }) => ({ ...invite, status: inviteStatus({ ...invite, token_sha256: '', state: _s }, now) }));
+  // DOMAIN §8's shapes: members {actor_ref, roles, status, joined_at}, open invites {invite_id, role,
+  // expires_at}, each with what else the team knows of them. No email_hint: the log holds only the
+  // address's salted hash (DOMAIN §8 again), and a hint would put part of the address in it.
+  const members = Object.values(team?.members ?? {}).sort((a, b) => a.member_id.localeCompare(b.member_id))
+    .map(({ actor, ...member }) => ({ member_id: member.member_id, actor_ref: actor, roles: member.roles, status: member.roles.length > 0 ? 'active' : 'no_roles', source: member.source, joined_at: member.joined_at, ...(member.email_sha256 === undefined ? {} : { email_sha256: member.email_sha256 }) }));
+  const invites = Object.values(team?.invites ?? {}).filter((invite) => inviteStatus(invite, now) === 'open').sort((a, b) => a.invite_id.localeCompare(b.invite_id))
+    .map((invite) => ({ invite_id: invite.invite_id, role: invite.role, expires_at: invite.expires_at, email_sha256: invite.email_sha256, invited_by: invite.invited_by, created_at: invite.created_at }));
   return {
     view: { tenant_id: tenantId, bootstrapped_at: team?.bootstrapped_at ?? null, members, invites, version, non_claims: deps.identities === 'verified' ? [] : ['Identities are asserted by the caller in the preview: the team records who was named, not who acted.'] },
     version,
