@@ -161,8 +161,8 @@ export function governanceChecks(): SmokeCheck[] {
     }, { writes: 'smoke_tenant', needs: ['POST /v1/evidence/sanitize'] }),
     happy('governance: GET /v1/vendors/questions lists the 16 questions', 'GET /v1/vendors/questions', async (ctx) => {
       const body = ctx.expect(await ctx.call('GET /v1/vendors/questions'), 200);
-      check(body.questionnaire.questions.length === 16, `${body.questionnaire.questions.length} questions`);
-      ctx.samples.set('vendor-questions', JSON.stringify(body.questionnaire.questions.map((q: { question_id: string; options: { value: string; points: number }[] }) => [q.question_id, q.options.find((o) => o.points === 0)!.value])));
+      check(body.questions.length === 16 && body.questionnaire_id === 'gov.vendor.questions.v1', `${body.questions.length} questions of ${body.questionnaire_id}`);
+      ctx.samples.set('vendor-questions', JSON.stringify(body.questions.map((q: { question_id: string; options: { value: string; points: number }[] }) => [q.question_id, q.options.find((o) => o.points === 0)!.value])));
     }, { always: true }),
     happy('governance: POST /v1/vendors assesses a vendor at its best answers → maturity 4', 'POST /v1/vendors', async (ctx) => {
       const best = JSON.parse(ctx.samples.get('vendor-questions') ?? '[]') as [string, string][];

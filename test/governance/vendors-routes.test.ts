@@ -3,8 +3,10 @@
 // vendor_maturity input is above what the asset's vendors derive, and the review an expired
 // assessment brings forward.
 import t from 'tap';
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { canonicalJson } from '../../src/domain/canonical-json.ts';
 import type { StoredEvent } from '../../src/domain/event.ts';
 import { assertSchema, SCOPE_A, SCOPE_B, testApp } from '../fixtures/test-app.ts';
 import { straddle, versionsOf } from '../fixtures/straddle.ts';
@@ -29,8 +31,10 @@ t.test('the questionnaire, an assessment, its derived maturity and validity', as
   const q = await call('/v1/vendors/questions');
   t.equal(q.status, 200);
   assertSchema(t, 'api/vendor-questions-response.json', q.json);
-  t.equal(q.json.questionnaire.questions.length, 16);
-  t.match(q.json.sha256, /^sha256:[0-9a-f]{64}$/);
+  t.same([q.json.questionnaire_id, q.json.version, q.json.questions.length], ['gov.vendor.questions.v1', '1.0.0', 16]);
+  t.same(q.json.sections_required_by_tier.minimal, ['VQ-01', 'VQ-02', 'VQ-06', 'VQ-11', 'VQ-12'], 'DOMAIN §3.2: what a minimal-tier asset\'s vendor answers');
+  const { sha256, sections_required_by_tier: _s, ...document } = q.json;
+  t.equal(sha256, `sha256:${createHash('sha256').update(canonicalJson(document)).digest('hex')}`, 'the pin recomputes from the answer less its last two members');
   const best = await call('/v1/vendors', { body: { vendor_id: 'acme-ai', name: 'Acme AI', answers: BEST } });
   t.equal(best.status, 201, best.text);
   assertSchema(t, 'api/vendor-write-response.json', best.json);

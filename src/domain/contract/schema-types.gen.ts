@@ -3135,18 +3135,9 @@ export type VendorAssessedFacts = {
 /**
  * GET /v1/vendors/questions answer
  *
- * The questionnaire an assessment answers (docs/governance/vendors.md) and its pin: the sha256 of its RFC 8785 form, which every vendor.assessed event records.
+ * The questionnaire an assessment answers (docs/governance/vendors.md): the document's members as DOMAIN §3.2 lists them (questionnaire_id, version, questions, sections_required_by_tier), the rest of the document, and its pin.
  */
 export type VendorQuestionsResponse = {
-  questionnaire: VendorQuestions;
-  sha256: Sha256Uri;
-};
-/**
- * A vendor questionnaire gov.vendor_questionnaire.v1 (fixtures/vendors/*.json, e.g. gov.vendor.questions.v1 1.0.0; docs/governance/vendors.md)
- *
- * The shape only. What a schema cannot say (question ids VQ-01, VQ-02, … in order, points_max equal to 2 per question, tier lists that name known questions and grow with the tier, every critical question required at every tier, bands rising to points_max) and the version pin are checked by src/domain/governance/vendors-questionnaire.ts.
- */
-export type VendorQuestions = {
   schema_version: 'gov.vendor_questionnaire.v1';
   questionnaire_id: Id;
   version: string;
@@ -3196,6 +3187,19 @@ export type VendorQuestions = {
    * @minItems 1
    */
   non_claims: VendorQuestionsText[];
+  /**
+   * The questions each tier of the assessed assets requires (DOMAIN §3.2's name for required_by_tier).
+   */
+  sections_required_by_tier: {
+    minimal: VendorQuestionsQuestionIds;
+    limited: VendorQuestionsQuestionIds;
+    high: VendorQuestionsQuestionIds;
+    prohibited: VendorQuestionsQuestionIds;
+  };
+  /**
+   * The questionnaire's pin: sha256 of the RFC 8785 form of this answer less sha256 and sections_required_by_tier (the document as shipped); every vendor.assessed event records it.
+   */
+  sha256: Sha256Uri;
 };
 export type VendorQuestionsQuestion = {
   question_id: VendorQuestionsQuestionId;
@@ -3935,6 +3939,62 @@ export type RiskPolicyActions = {
   required_evidence: Id[];
   log_retention_min_days?: number;
   asset_status?: 'blocked';
+};
+/**
+ * A vendor questionnaire gov.vendor_questionnaire.v1 (fixtures/vendors/*.json, e.g. gov.vendor.questions.v1 1.0.0; docs/governance/vendors.md)
+ *
+ * The shape only. What a schema cannot say (question ids VQ-01, VQ-02, … in order, points_max equal to 2 per question, tier lists that name known questions and grow with the tier, every critical question required at every tier, bands rising to points_max) and the version pin are checked by src/domain/governance/vendors-questionnaire.ts.
+ */
+export type VendorQuestions = {
+  schema_version: 'gov.vendor_questionnaire.v1';
+  questionnaire_id: Id;
+  version: string;
+  title: VendorQuestionsText;
+  /**
+   * How answers score, for people; the code reads the options' points
+   */
+  points: VendorQuestionsText;
+  points_max: number;
+  /**
+   * @minItems 1
+   * @maxItems 99
+   */
+  questions: VendorQuestionsQuestion[];
+  /**
+   * The questions an assessment must answer when the vendor serves an asset of that tier (the highest tier among the assets it is assessed for)
+   */
+  required_by_tier: {
+    minimal: VendorQuestionsQuestionIds;
+    limited: VendorQuestionsQuestionIds;
+    high: VendorQuestionsQuestionIds;
+    prohibited: VendorQuestionsQuestionIds;
+  };
+  /**
+   * How the points become vendor_maturity 0-4 (higher is safer), first match wins: a required question unanswered gives unanswered_required; a critical question answered at 2 points caps the result at critical_poor_cap; otherwise the first band whose max_points the points do not exceed
+   */
+  maturity: {
+    direction: 'higher_is_safer';
+    unanswered_required: VendorQuestionsMaturity;
+    critical_poor_cap: VendorQuestionsMaturity;
+    /**
+     * @minItems 1
+     */
+    bands: {
+      max_points: number;
+      vendor_maturity: VendorQuestionsMaturity;
+    }[];
+  };
+  /**
+   * How long an assessment stands: valid_until is the assessment time plus these days
+   */
+  valid_days: {
+    no_open_findings: number;
+    open_findings: number;
+  };
+  /**
+   * @minItems 1
+   */
+  non_claims: VendorQuestionsText[];
 };
 /**
  * MCP tool closeout_template (GET /v1/templates/{template_id}): the template, task_closeout.v1 unless another id or alias is given

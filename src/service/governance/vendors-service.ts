@@ -19,9 +19,14 @@ import { accessEvent, notInScope } from './refusals.ts';
 
 type Json = Parameters<typeof pendingEvent>[2]['payload'][string];
 
-/** The questionnaire as GET /v1/vendors/questions answers it, with its pin. */
+/**
+ * The questionnaire as GET /v1/vendors/questions answers it: the document's members (DOMAIN §3.2 names
+ * questionnaire_id, version, questions and sections_required_by_tier, its name for required_by_tier)
+ * and its pin, the sha256 of the document as shipped (this answer less the last two members).
+ */
 export function vendorQuestions(deps: ServiceDeps) {
-  return { questionnaire: deps.vendorQuestions.document, sha256: deps.vendorQuestions.sha256 };
+  const document = deps.vendorQuestions.document;
+  return { ...document, sections_required_by_tier: document.required_by_tier, sha256: deps.vendorQuestions.sha256 };
 }
 
 /** The highest tier among the assets' latest evaluations (the questions that tier requires), if any. */
