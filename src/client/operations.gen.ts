@@ -820,7 +820,7 @@ export type Operations = {
     body: undefined;
     responses: { 200: AssetRisk; 404: Problem };
   };
-  /** The scope's governance as of one index position (as_of_seq) and now: assets, approvals, reviews, incidents with their Art. 73 clocks, posture per profile, vendors, evidence by effective trust; non-claims. */
+  /** The scope's governance as of one index position (last_seq) and now: assets, approvals, reviews, incidents with their Art. 73 clocks, posture per profile, vendors, evidence by effective trust; non-claims. */
   'GET /v1/governance/dashboard': {
     params: undefined;
     query: undefined;

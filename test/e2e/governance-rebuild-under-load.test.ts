@@ -149,7 +149,7 @@ t.test('projections kept under concurrent governance writes equal a rebuild of t
     s.team = await call('GET', '/v1/team');
     s.dashboard = await call('GET', '/v1/governance/dashboard');
     for (const kind of ['assets', 'risk', 'approvals', 'incidents', 'vendors', 'reviews', 'evidence-manifest']) s[`export ${kind}`] = await call('GET', `/v1/exports/${kind}?as_of=${encodeURIComponent(asOf)}`);
-    return JSON.parse(JSON.stringify(s, (key, value: unknown) => (key === 'as_of' || key === 'as_of_seq' ? undefined : value))) as Record<string, unknown>;
+    return JSON.parse(JSON.stringify(s, (key, value: unknown) => (key === 'as_of' || key === 'last_seq' ? undefined : value))) as Record<string, unknown>;
   };
   const kept = await snapshot();
 

@@ -1,8 +1,9 @@
 // The dashboard as it was computed before the index kept what it counts (kept here, not in src/, as
 // the oracle of dashboard-projection.test.ts): incidents folded from their events on every read,
 // posture through the regulatory service's fold, the evidence pool built from the events of every
-// task that cites evidence. Only the imports' paths, the function's name and the sanitized
-// non-claim (added since) differ from that code.
+// task that cites evidence. Only the imports' paths, the function's name and what was added since
+// (the sanitized non-claim, DOMAIN §8's names: last_seq, vendors.assessed, the three evidence
+// buckets) differ from that code.
 import { SANITIZED_NON_CLAIM } from '../../src/domain/claim-boundary.ts';
 import type { Scope } from '../../src/domain/event.ts';
 import { buildTrustPool, type TrustBasis } from '../../src/domain/evidence-pool.ts';
@@ -36,7 +37,7 @@ const CLOCK_SOON_DAYS = 7;
 const VENDOR_SOON_DAYS = 30;
 
 const DASHBOARD_NON_CLAIMS = [
-  'The counts describe what was recorded in this service up to as_of_seq, folded by its rules and read at as_of; they do not describe the real-world state of the systems, vendors or incidents.',
+  'The counts describe what was recorded in this service up to last_seq, folded by its rules and read at as_of; they do not describe the real-world state of the systems, vendors or incidents.',
   POSTURE_NON_CLAIM,
   'Identities are asserted by the caller in the preview: roles and actors are the ones callers gave, not people the service authenticated.',
   CLOCK_NON_CLAIM,
@@ -90,7 +91,7 @@ function vendorsPart(vendors: readonly VendorState[], now: Date) {
     else if (Date.parse(v.latest.valid_until) <= soon) expiringSoon += 1;
     if (v.latest.derived.open_findings.some((f) => f.severity === 'critical')) openCritical += 1;
   }
-  return { total: vendors.length, expired, expiring_30d: expiringSoon, open_critical: openCritical, by_maturity: byMaturity };
+  return { assessed: vendors.length, expired, expiring_30d: expiringSoon, open_critical: openCritical, by_maturity: byMaturity };
 }
 
 /**
@@ -129,9 +130,13 @@ function reviewsPart(deps: ServiceDeps, scope: Scope, now: Date, incidents: read
 function evidencePart(deps: ServiceDeps, scope: Scope, readAt: number) {
   const events = evidenceTasks(deps.store.index.db, scope).flatMap((taskId) => deps.queries.taskEventsUpTo(scope, taskId, readAt)).sort((a, b) => a.seq - b.seq);
   const pool = [...buildTrustPool(events).values()];
+  const trust = tally(CONTENT_TRUSTS, pool.map((e) => ({ key: e.ref.content_trust, n: 1 })));
   return {
     artifacts: pool.length,
-    by_content_trust: tally(CONTENT_TRUSTS, pool.map((e) => ({ key: e.ref.content_trust, n: 1 }))),
+    untrusted: trust.untrusted_external + trust.customer_asserted,
+    sanitized: trust.sanitized_projection,
+    trusted_internal: trust.trusted_internal,
+    by_content_trust: trust,
     by_basis: tally(TRUST_BASES, pool.map((e) => ({ key: e.basis, n: 1 }))),
     verified: pool.filter((e) => e.ref.confidence === 'verified').length,
   };
@@ -149,7 +154,7 @@ function approvalsPart(rows: { status: string; role: string | null; n: number }[
 
 /**
  * `GET /v1/governance/dashboard`: the scope's dashboard at the clock's now, every part read from
- * one snapshot of the index (as_of_seq: its position). Not access-logged.
+ * one snapshot of the index (last_seq: its position). Not access-logged.
  */
 export async function readDashboardByFolding(deps: ServiceDeps, ctx: WriteContext) {
   await deps.store.settled();
@@ -183,7 +188,7 @@ export async function readDashboardByFolding(deps: ServiceDeps, ctx: WriteContex
   }));
   return {
     as_of: at,
-    as_of_seq: cut.readAt,
+    last_seq: cut.readAt,
     scope: { tenant_id: scope.tenant_id, workspace_id: scope.workspace_id, project_id: scope.project_id },
     assets: cut.assets,
     approvals: cut.approvals,

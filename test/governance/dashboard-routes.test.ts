@@ -112,7 +112,7 @@ function fromLog(all: StoredEvent[], scope: typeof SCOPE_A, nowMs: number) {
     approvals: { pending, overdue },
     reviews: { open: evaluations.size, ...reviews },
     incidents: { total: incidents.length, open: incidents.length, open_by_severity: bySeverity, serious_open: incidents.filter((i) => i.serious?.is_serious).length, clocks },
-    vendors: { total: vendors.size, expired: [...vendors.values()].filter((v) => Date.parse(v) <= nowMs).length },
+    vendors: { assessed: vendors.size, expired: [...vendors.values()].filter((v) => Date.parse(v) <= nowMs).length },
     evidence: { artifacts: artifacts.size, customer_asserted: artifacts.size },
     met,
   };
@@ -126,8 +126,10 @@ function matchesLog(t: Test, d: any, expected: ReturnType<typeof fromLog>) {
   t.same([d.incidents.total, d.incidents.open, d.incidents.serious_open], [expected.incidents.total, expected.incidents.open, expected.incidents.serious_open], 'incidents');
   t.same(d.incidents.open_by_severity, expected.incidents.open_by_severity, 'incidents by severity');
   t.same(d.incidents.clocks, expected.incidents.clocks, 'Art. 73 clocks');
-  t.same([d.vendors.total, d.vendors.expired], [expected.vendors.total, expected.vendors.expired], 'vendors');
+  t.same([d.vendors.assessed, d.vendors.expired], [expected.vendors.assessed, expected.vendors.expired], 'vendors');
   t.same([d.evidence.artifacts, d.evidence.by_content_trust.customer_asserted, d.evidence.by_content_trust.trusted_internal], [expected.evidence.artifacts, expected.evidence.customer_asserted, 0], 'evidence by effective trust');
+  t.same([d.evidence.untrusted, d.evidence.sanitized, d.evidence.trusted_internal],
+    [d.evidence.by_content_trust.untrusted_external + d.evidence.by_content_trust.customer_asserted, d.evidence.by_content_trust.sanitized_projection, 0], "DOMAIN §8's three buckets");
   t.equal(d.posture.find((x: { profile_id: string }) => x.profile_id === 'nyc-ll144').met, expected.met, 'posture: met items');
 }
 
@@ -138,7 +140,7 @@ t.test('the numbers equal counts made from the log; reading appends nothing', as
   const d = await g.dashboard();
   t.equal(g.events().length, before.length, 'not access-logged: the log is unchanged');
   t.equal(d.as_of, new Date(T1).toISOString());
-  t.equal(d.as_of_seq, before[before.length - 1]!.seq, 'as_of_seq: the index position read');
+  t.equal(d.last_seq, before[before.length - 1]!.seq, 'last_seq: the index position read');
   t.same(d.scope, SCOPE_A);
   matchesLog(t, d, fromLog(before, SCOPE_A, T1));
   t.same([d.assets.by_tier.high, d.assets.by_tier.minimal, d.assets.by_tier.unevaluated, d.approvals.pending], [1, 1, 1, 1], 'the populated scope, by hand');
@@ -178,7 +180,7 @@ t.test('another tenant\'s dashboard shows none of this one\'s', async (t) => {
   const g = await dashboardApp(t);
   await populate(t, g);
   const b = await g.dashboard(SCOPE_B);
-  t.same([b.assets.total, b.approvals.pending, b.reviews.open, b.incidents.total, b.vendors.total, b.evidence.artifacts], [0, 0, 0, 0, 0, 0]);
+  t.same([b.assets.total, b.approvals.pending, b.reviews.open, b.incidents.total, b.vendors.assessed, b.evidence.artifacts], [0, 0, 0, 0, 0, 0]);
   t.same(b.posture.map((p: { met: number }) => p.met).filter((n: number) => n > 0), []);
   await g.call('/v1/governance/assets', { scope: SCOPE_B, body: { asset_id: 'b-only', name: 'B', purpose: 'Answer billing questions', owner, deployment_context: 'web', models: [{ provider: 'acme', name: 'c-1' }], actor: owner } });
   const a = await g.dashboard();

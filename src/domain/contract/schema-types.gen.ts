@@ -1123,7 +1123,7 @@ export type ConsoleLoginCode = {
 /**
  * Answer of GET /v1/governance/dashboard: the scope's governance counts as of one index position
  *
- * Every part is read from one snapshot of the index (as_of_seq: the index position read) and time-dependent statuses at as_of (the server's clock). Assets, approvals and open reviews are counted from their projections; incidents, posture and the evidence pool are folded from the scope's events of their kinds. Counts describe what was recorded, not the real-world state.
+ * Every part is read from one snapshot of the index (last_seq: the index position read) and time-dependent statuses at as_of (the server's clock). Assets, approvals and open reviews are counted from their projections; incidents, posture and the evidence pool are folded from the scope's events of their kinds. Counts describe what was recorded, not the real-world state.
  */
 export type Dashboard = {
   /**
@@ -1133,7 +1133,7 @@ export type Dashboard = {
   /**
    * The index position read: every count is of the events with seq at or below it.
    */
-  as_of_seq: number;
+  last_seq: number;
   scope: Scope;
   assets: {
     total: DashboardCount;
@@ -1248,7 +1248,10 @@ export type Dashboard = {
     verified_pct: DashboardPct;
   }[];
   vendors: {
-    total: DashboardCount;
+    /**
+     * Vendors with an assessment (every vendor is one).
+     */
+    assessed: DashboardCount;
     expired: DashboardCount;
     /**
      * Not expired, valid_until within 30 days of as_of.
@@ -1267,6 +1270,18 @@ export type Dashboard = {
   };
   evidence: {
     artifacts: DashboardCount;
+    /**
+     * Artifacts whose effective trust neither the sanitizer nor a reviewer raised: untrusted_external and customer_asserted.
+     */
+    untrusted: DashboardCount;
+    /**
+     * Artifacts whose effective trust is sanitized_projection.
+     */
+    sanitized: DashboardCount;
+    /**
+     * Artifacts whose effective trust is trusted_internal.
+     */
+    trusted_internal: DashboardCount;
     by_content_trust: {
       untrusted_external: DashboardCount;
       customer_asserted: DashboardCount;

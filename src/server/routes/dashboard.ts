@@ -8,8 +8,8 @@ import { readContextOf } from '../write-context.ts';
 export const DASHBOARD_ROUTES: Route[] = [
   {
     method: 'GET', path: '/v1/governance/dashboard', status: 'preview', access: 'read', scoped: true,
-    summary: "The scope's governance as of one index position (as_of_seq) and now: assets, approvals, reviews, incidents with their Art. 73 clocks, posture per profile, vendors, evidence by effective trust; non-claims.",
-    readme: 'counts from the projections, read in one snapshot of the index; `as_of`, `as_of_seq`; not access-logged',
+    summary: "The scope's governance as of one index position (last_seq) and now: assets, approvals, reviews, incidents with their Art. 73 clocks, posture per profile, vendors, evidence by effective trust; non-claims.",
+    readme: 'counts from the projections, read in one snapshot of the index; `as_of`, `last_seq`; not access-logged',
     responses: { 200: 'api/dashboard.json' },
     handler: async (c, deps) => c.json(await readDashboard(deps, readContextOf(c))),
   },

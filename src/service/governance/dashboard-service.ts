@@ -41,7 +41,7 @@ const VENDOR_SOON_DAYS = 30;
 const IDENTITY_NON_CLAIM = 'Identities are asserted by the caller in the preview: roles and actors are the ones callers gave, not people the service authenticated.';
 
 export const DASHBOARD_NON_CLAIMS = [
-  'The counts describe what was recorded in this service up to as_of_seq, folded by its rules and read at as_of; they do not describe the real-world state of the systems, vendors or incidents.',
+  'The counts describe what was recorded in this service up to last_seq, folded by its rules and read at as_of; they do not describe the real-world state of the systems, vendors or incidents.',
   POSTURE_NON_CLAIM,
   IDENTITY_NON_CLAIM,
   CLOCK_NON_CLAIM,
@@ -97,7 +97,7 @@ function vendorsPart(vendors: readonly VendorState[], now: Date) {
     else if (Date.parse(v.latest.valid_until) <= soon) expiringSoon += 1;
     if (v.latest.derived.open_findings.some((f) => f.severity === 'critical')) openCritical += 1;
   }
-  return { total: vendors.length, expired, expiring_30d: expiringSoon, open_critical: openCritical, by_maturity: byMaturity };
+  return { assessed: vendors.length, expired, expiring_30d: expiringSoon, open_critical: openCritical, by_maturity: byMaturity };
 }
 
 /**
@@ -135,9 +135,15 @@ function reviewsPart(deps: ServiceDeps, scope: Scope, now: Date, assets: readonl
 /** Each artifact the scope's tasks cite, by its effective trust (the pool of the exports' evidence manifest, kept by the index writer). */
 function evidencePart(deps: ServiceDeps, scope: Scope) {
   const { byTrust, byBasis, verified } = evidenceCounts(deps.store.index.db, scope);
+  const trust = tally(CONTENT_TRUSTS, byTrust);
   return {
     artifacts: byTrust.reduce((s, c) => s + c.n, 0),
-    by_content_trust: tally(CONTENT_TRUSTS, byTrust),
+    // DOMAIN §8's three buckets: untrusted is what neither the sanitizer nor a reviewer raised
+    // (untrusted_external, and customer_asserted, which the claim engine does not trust either).
+    untrusted: trust.untrusted_external + trust.customer_asserted,
+    sanitized: trust.sanitized_projection,
+    trusted_internal: trust.trusted_internal,
+    by_content_trust: trust,
     by_basis: tally(TRUST_BASES, byBasis),
     verified,
   };
@@ -179,7 +185,7 @@ function approvalsPart(rows: { status: string; role: string | null; n: number }[
 
 /**
  * `GET /v1/governance/dashboard`: the scope's dashboard at the clock's now, every part read from
- * one snapshot of the index (as_of_seq: its position). Not access-logged.
+ * one snapshot of the index (last_seq: its position). Not access-logged.
  */
 export async function readDashboard(deps: ServiceDeps, ctx: WriteContext) {
   await deps.store.settled();
@@ -212,7 +218,7 @@ export async function readDashboard(deps: ServiceDeps, ctx: WriteContext) {
   }));
   return {
     as_of: at,
-    as_of_seq: cut.readAt,
+    last_seq: cut.readAt,
     scope: { tenant_id: scope.tenant_id, workspace_id: scope.workspace_id, project_id: scope.project_id },
     assets: cut.assets,
     approvals: cut.approvals,

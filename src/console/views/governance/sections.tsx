@@ -50,7 +50,7 @@ export function Dashboard() {
       {(d) => (
         <>
           <p class="note">
-            As of seq {d.as_of_seq} ({d.as_of}). It counts what was recorded, not the world.
+            As of seq {d.last_seq} ({d.as_of}). It counts what was recorded, not the world.
           </p>
           <div class="grid" aria-label="Dashboard counts" role="group">
             <Card label="Assets" value={d.assets.total}>
@@ -76,7 +76,7 @@ export function Dashboard() {
                 overdue {d.incidents.clocks.overdue} · due in 7 days {d.incidents.clocks_due_7d}
               </div>
             </Card>
-            <Card label="Vendors" value={d.vendors.total}>
+            <Card label="Vendors" value={d.vendors.assessed}>
               <div class="note">
                 expired {d.vendors.expired} · expiring in 30 days {d.vendors.expiring_30d}
               </div>
