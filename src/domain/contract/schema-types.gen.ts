@@ -1462,9 +1462,12 @@ export type EvidenceSanitizedPayload = {
    */
   flags: (EvidenceSanitizedLineFlag | EvidenceSanitizedHiddenFlag)[];
   /**
-   * The body was cut to 64 KiB, marker included; counts.omitted_bytes says how much was left out
+   * Step 8: whether the body was cut to 64 KiB (marker included) and how many of its UTF-8 bytes were left out (0 when not)
    */
-  truncated: boolean;
+  truncated: {
+    applied: boolean;
+    omitted_bytes: EvidenceSanitizedCount;
+  };
   /**
    * Never trusted_internal: only a recorded review raises trust that far
    */
@@ -1497,17 +1500,16 @@ export type EvidenceSanitizedCounts = {
   delimiter_lines_quoted: EvidenceSanitizedCount;
   hidden_segments: EvidenceSanitizedCount;
   flags_omitted: EvidenceSanitizedCount;
-  omitted_bytes: EvidenceSanitizedCount;
 };
 export type EvidenceSanitizedLineFlag = {
-  rule: 'IL-01' | 'IL-02' | 'IL-03' | 'IL-04' | 'IL-05' | 'IL-06' | 'IL-07';
+  rule_id: 'IL-01' | 'IL-02' | 'IL-03' | 'IL-04' | 'IL-05' | 'IL-06' | 'IL-07';
   /**
    * 1-based line of the projection body before truncation
    */
   line: number;
 };
 export type EvidenceSanitizedHiddenFlag = {
-  rule: 'IL-01' | 'IL-02' | 'IL-03' | 'IL-04' | 'IL-05' | 'IL-06' | 'IL-07' | 'HT-01';
+  rule_id: 'IL-01' | 'IL-02' | 'IL-03' | 'IL-04' | 'IL-05' | 'IL-06' | 'IL-07' | 'HT-01';
   hidden: true;
   source: 'tag_chars' | 'html_comment';
   /**

@@ -85,7 +85,7 @@ export function hiddenCollector(): HiddenCollector {
           omitted++;
           continue;
         }
-        const flag: HiddenFlag = { rule, hidden: true, source, segment: segments };
+        const flag: HiddenFlag = { rule_id: rule, hidden: true, source, segment: segments };
         if (rule === 'HT-01') Object.assign(flag, { hidden_chars: text.length, hidden_sha256: createHash('sha256').update(text, 'utf8').digest('hex') });
         flags.push(flag);
       }
@@ -162,7 +162,7 @@ export function flagLines(text: string, roleLines: Set<number>, hidden: HiddenCo
     }
     const fired = ruleIdsOf(found.fired | (roleLines.has(line) ? IL_07 : 0));
     if (fired.length > 0 || found.delimiterLike) {
-      for (const rule of fired) record({ rule, line });
+      for (const rule of fired) record({ line, rule_id: rule });
       if (fired.length > 0) counts.lines_flagged++;
       if (found.delimiterLike) counts.delimiter_lines_quoted++;
       const ids = RULE_IDS.filter((id) => fired.includes(id) || prefix?.ids.includes(id));

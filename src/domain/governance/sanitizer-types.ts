@@ -25,7 +25,6 @@ export const COUNT_NAMES = [
   'delimiter_lines_quoted',
   'hidden_segments',
   'flags_omitted',
-  'omitted_bytes',
 ] as const;
 export type CountName = (typeof COUNT_NAMES)[number];
 export type SanitizerCounts = Record<CountName, number>;
@@ -51,10 +50,10 @@ export type HiddenCollector = {
 };
 
 /** A rule that fired on a visible line (1-based, in the projection before truncation). */
-export type LineFlag = { rule: RuleId; line: number };
+export type LineFlag = { line: number; rule_id: RuleId };
 /** A rule that fired on a hidden segment (1-based, in the order the segments were taken out). */
 export type HiddenFlag = {
-  rule: RuleId;
+  rule_id: RuleId;
   hidden: true;
   source: HiddenSource;
   segment: number;

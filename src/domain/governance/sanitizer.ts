@@ -39,7 +39,8 @@ export type SanitizeResult = {
   sanitizer: SanitizerRef;
   counts: SanitizerCounts;
   flags: SanitizerFlag[];
-  truncated: boolean;
+  /** Step 8: whether the body was cut to 64 KiB (marker included) and how many of its bytes were left out. */
+  truncated: { applied: boolean; omitted_bytes: number };
   content_trust: 'sanitized_projection';
   non_claims: string[];
 };
@@ -77,7 +78,7 @@ export function sanitizerMediaType(value: string): SanitizerMediaType {
 }
 
 /** Runs the ten steps on `bytes`. Throws only `unsupported_media_type`; any byte sequence is accepted. */
-export function sanitize(bytes: Uint8Array, options: { media_type: string }): SanitizeResult {
+export function sanitize(bytes: Uint8Array, options: { media_type: string; artifact_id: string }): SanitizeResult {
   const mediaType = sanitizerMediaType(options.media_type);
   const counts = zeroCounts();
   const hidden = hiddenCollector();
@@ -88,9 +89,9 @@ export function sanitize(bytes: Uint8Array, options: { media_type: string }): Sa
   text = neutraliseMarkup(text, mediaType, counts, hidden); // 5
   const broken = breakRoleTokens(text, counts); // 6
   const flagged = flagLines(broken.text, broken.lines, hidden, counts); // 7
-  const cut = truncate(flagged.body, counts); // 8
+  const cut = truncate(flagged.body); // 8
   const rawSha256 = createHash('sha256').update(bytes).digest('hex');
-  const projection = `${beginLine(rawSha256, mediaType)}\n${cut.body}\n${endLine(rawSha256)}\n`; // 9
+  const projection = `${beginLine(options.artifact_id, rawSha256, mediaType)}\n${cut.body}\n${endLine(rawSha256)}\n`; // 9
   const projectionBytes = Buffer.from(projection, 'utf8'); // 10
   return {
     text: projection,
@@ -108,8 +109,9 @@ export function sanitize(bytes: Uint8Array, options: { media_type: string }): Sa
   };
 }
 
-export function beginLine(rawSha256: string, mediaType: SanitizerMediaType): string {
-  return `BEGIN UNTRUSTED EVIDENCE raw_sha256=${rawSha256} media_type=${mediaType} sanitizer=${SANITIZER_ID}@${SANITIZER_VERSION}`;
+/** The begin marker (DOMAIN §6.3 step 9, plus the media type read): artifact ids hold no space, so it parses. */
+export function beginLine(artifactId: string, rawSha256: string, mediaType: SanitizerMediaType): string {
+  return `BEGIN UNTRUSTED EVIDENCE artifact=${artifactId} raw_sha256=${rawSha256} media_type=${mediaType} sanitizer=${SANITIZER_ID}@${SANITIZER_VERSION}`;
 }
 
 /** The end marker depends on the raw digest: content cannot write it without a hash fixed point. */
@@ -119,7 +121,7 @@ export function endLine(rawSha256: string): string {
 
 /** The body between the delimiters of a projection `sanitize` made, or null when `text` is not one. */
 export function projectionBody(text: string): string | null {
-  const match = /^BEGIN UNTRUSTED EVIDENCE raw_sha256=([0-9a-f]{64}) [^\n]*\n/.exec(text);
+  const match = /^BEGIN UNTRUSTED EVIDENCE artifact=\S+ raw_sha256=([0-9a-f]{64}) [^\n]*\n/.exec(text);
   if (!match) return null;
   const end = `\n${endLine(match[1]!)}\n`;
   const bodyEnd = text.length - end.length;
@@ -133,9 +135,9 @@ export function projectionBody(text: string): string | null {
  * feed when the kept part has one, so no word, URL, token or prefix is split; otherwise on a code
  * point boundary.
  */
-function truncate(body: string, counts: SanitizerCounts): { body: string; truncated: boolean } {
+function truncate(body: string): { body: string; truncated: SanitizeResult['truncated'] } {
   const bytes = Buffer.from(body, 'utf8');
-  if (bytes.length <= LIMIT_BYTES) return { body, truncated: false };
+  if (bytes.length <= LIMIT_BYTES) return { body, truncated: { applied: false, omitted_bytes: 0 } };
   // The marker is sized for the most digits N can have, so the final (maybe shorter) one still fits.
   let cut = LIMIT_BYTES - Buffer.byteLength(marker(bytes.length), 'utf8');
   // Back to a code point boundary: never stop before a continuation byte (10xxxxxx).
@@ -146,8 +148,7 @@ function truncate(body: string, counts: SanitizerCounts): { body: string; trunca
     if (space >= 0) cut = space;
   }
   const omitted = bytes.length - cut;
-  counts.omitted_bytes = omitted;
-  return { body: bytes.subarray(0, cut).toString('utf8') + marker(omitted), truncated: true };
+  return { body: bytes.subarray(0, cut).toString('utf8') + marker(omitted), truncated: { applied: true, omitted_bytes: omitted } };
 }
 
 const isSpaceByte = (byte: number) => byte === 0x20 || byte === 0x09 || byte === 0x0a;

@@ -83,7 +83,7 @@ function decodeBase64(text: string): Uint8Array {
 export async function sanitizeEvidence(deps: ServiceDeps, ctx: WriteContext, body: SanitizeBody) {
   const actor = actingAs(ctx, body.actor);
   const bytes = decodeBase64(body.content_base64);
-  const result = sanitize(bytes, { media_type: body.media_type });
+  const result = sanitize(bytes, { media_type: body.media_type, artifact_id: body.artifact_id });
   const appended = await decideAndAppend(deps, ctx, async () => {
     const holders = deps.gov.artifactHolders(ctx.scope, body.artifact_id);
     if (holders.length === 0) return notInScope(deps, ctx, actor, { type: 'evidence', id: body.artifact_id }, 'evidence artifact');
