@@ -559,18 +559,18 @@ export type AccessLogEntry = {
   reason_code: string | null;
   reason: string | null;
   /**
-   * The route the request matched; null over MCP.
+   * The route the request matched; null on an entry written before 2026-12-03.
    */
   route: {
     method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
     path_template: string;
   } | null;
   /**
-   * The status answered; null over MCP.
+   * The status answered; null on an entry written before 2026-12-03.
    */
   status: number | null;
   /**
-   * The class of the caller's address (never the address); null over MCP.
+   * The class of the caller's address (never the address); null on an entry written before 2026-12-03.
    */
   ip_class: IpClass | null;
   task_ids: Id[];
@@ -3360,7 +3360,7 @@ export type QuotaUsageFile = {
 /**
  * Payload of access.logged
  *
- * One access decision (docs/contract.md §3 and §9, docs/governance/exports.md: who viewed, exported, approved, changed or attempted access). The envelope's actor, session_id and transport say who; this payload says what. action is what was done or tried: viewed (a read), viewed_raw (raw evidence bytes were read), exported (a proof packet or export was produced), created (an asset, evaluation, incident, session or team member was recorded), changed (a revision, a role change, a withdrawal, an update or a completed review), approved or rejected (an approval or evidence decision), invited and revoked (team invites), attempted (a try that was refused). outcome says whether it was allowed or denied; every refusal is action attempted with outcome denied and its reason_code, so denied is an outcome, never an action. resource names the object acted on (type is a snake_case resource name such as task, proof_packet, approval, review, session, team_member). reason_code is the stable error code of a denial (e.g. not_found_in_scope, self_approval_forbidden); reason is a human sentence. Over HTTP, route is the declared route the request matched, status what it answered (a denial's status from the error catalogue) and ip_class the class of the caller's address, never the address; a call over MCP has none of the three. task_ids and session_ids list what the access was about, so a Proof Packet can collect the access log entries about its tasks. code is reason_code as entries written before 2026-12-03 named it; readers take either.
+ * One access decision (docs/contract.md §3 and §9, docs/governance/exports.md: who viewed, exported, approved, changed or attempted access). The envelope's actor, session_id and transport say who; this payload says what. action is what was done or tried: viewed (a read), viewed_raw (raw evidence bytes were read), exported (a proof packet or export was produced), created (an asset, evaluation, incident, session or team member was recorded), changed (a revision, a role change, a withdrawal, an update or a completed review), approved or rejected (an approval or evidence decision), invited and revoked (team invites), attempted (a try that was refused). outcome says whether it was allowed or denied; every refusal is action attempted with outcome denied and its reason_code, so denied is an outcome, never an action. resource names the object acted on (type is a snake_case resource name such as task, proof_packet, approval, review, session, team_member). reason_code is the stable error code of a denial (e.g. not_found_in_scope, self_approval_forbidden); reason is a human sentence. Over HTTP, route is the declared route the request matched, status what it answered (a denial's status from the error catalogue) and ip_class the class of the caller's address, never the address; gov mcp calls the HTTP API, so its tools' entries have them too; entries written before 2026-12-03 have none of the three. task_ids and session_ids list what the access was about, so a Proof Packet can collect the access log entries about its tasks. code is reason_code as entries written before 2026-12-03 named it; readers take either.
  */
 export type AccessLoggedPayload = {
   action: 'viewed' | 'viewed_raw' | 'exported' | 'created' | 'changed' | 'approved' | 'rejected' | 'invited' | 'revoked' | 'attempted';
