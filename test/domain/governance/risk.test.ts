@@ -312,6 +312,7 @@ t.test('schemas: the policy, the request body and the risk.evaluated payload', a
   const payload = (e: RiskEvaluation, more: Record<string, unknown> = {}) => ({
     evaluation_id: 'rev_1',
     asset_revision: 1,
+    asset_event_id: 'evt_reg1',
     approval_id: 'apr_1',
     supersedes: null,
     evaluated_at: '2026-11-01T10:00:00Z',
