@@ -91,7 +91,7 @@ export function sanitize(bytes: Uint8Array, options: { media_type: string; artif
   const flagged = flagLines(broken.text, broken.lines, hidden, counts); // 7
   const cut = truncate(flagged.body); // 8
   const rawSha256 = createHash('sha256').update(bytes).digest('hex');
-  const projection = `${beginLine(options.artifact_id, rawSha256, mediaType)}\n${cut.body}\n${endLine(rawSha256)}\n`; // 9
+  const projection = `${beginLine(options.artifact_id, rawSha256)}\n${cut.body}\n${endLine(rawSha256)}\n`; // 9
   const projectionBytes = Buffer.from(projection, 'utf8'); // 10
   return {
     text: projection,
@@ -109,9 +109,9 @@ export function sanitize(bytes: Uint8Array, options: { media_type: string; artif
   };
 }
 
-/** The begin marker (DOMAIN §6.3 step 9, plus the media type read): artifact ids hold no space, so it parses. */
-export function beginLine(artifactId: string, rawSha256: string, mediaType: SanitizerMediaType): string {
-  return `BEGIN UNTRUSTED EVIDENCE artifact=${artifactId} raw_sha256=${rawSha256} media_type=${mediaType} sanitizer=${SANITIZER_ID}@${SANITIZER_VERSION}`;
+/** The begin marker, as DOMAIN §6.3 step 9 words it (artifact ids hold no space, so it parses). */
+export function beginLine(artifactId: string, rawSha256: string): string {
+  return `BEGIN UNTRUSTED EVIDENCE artifact=${artifactId} raw_sha256=${rawSha256} sanitizer=${SANITIZER_ID}@${SANITIZER_VERSION}`;
 }
 
 /** The end marker depends on the raw digest: content cannot write it without a hash fixed point. */

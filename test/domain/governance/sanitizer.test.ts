@@ -42,9 +42,9 @@ function counts(nonZero: Partial<SanitizerCounts>): SanitizerCounts {
   return { ...(Object.fromEntries(COUNT_NAMES.map((n) => [n, 0])) as SanitizerCounts), ...nonZero };
 }
 
-function wrapped(bytes: Uint8Array, mediaType: SanitizerMediaType, body: string): string {
+function wrapped(bytes: Uint8Array, body: string): string {
   const raw = sha256(bytes);
-  return `${beginLine(ART, raw, mediaType)}\n${body}\n${endLine(raw)}\n`;
+  return `${beginLine(ART, raw)}\n${body}\n${endLine(raw)}\n`;
 }
 
 type Golden = { name: string; input: Uint8Array; body: string; counts: Partial<SanitizerCounts>; flags: SanitizerFlag[] };
@@ -117,7 +117,7 @@ t.test('the nine golden cases, byte for byte', async (t) => {
     // Every case reads the same as text/plain and text/markdown; case 9 also as text/html.
     for (const mediaType of g.name.startsWith('9') ? MEDIA : MEDIA.slice(0, 2)) {
       const result = sanitize(g.input, { media_type: mediaType, artifact_id: ART });
-      t.equal(result.text, wrapped(g.input, mediaType, g.body), `${g.name} (${mediaType}): text`);
+      t.equal(result.text, wrapped(g.input, g.body), `${g.name} (${mediaType}): text`);
       t.same(result.counts, counts(g.counts), `${g.name} (${mediaType}): counts`);
       t.strictSame(result.flags, g.flags, `${g.name} (${mediaType}): flags`);
       t.equal(result.raw_sha256, sha256(g.input));
@@ -144,7 +144,7 @@ t.test('the record names the sanitizer, its rule set and what it does not claim'
     );
   const claims = Object.keys(result).filter((k) => /safe|clean|verified|benign|pii/i.test(k));
   t.same(claims, [], 'no member of the result claims a property of the content');
-  t.equal(result.text.split('\n')[0], `BEGIN UNTRUSTED EVIDENCE artifact=${ART} raw_sha256=${sha256(enc('x'))} media_type=text/plain sanitizer=gov.sanitizer@1.0.0`, 'DOMAIN §6.3 step 9, with the media type read');
+  t.equal(result.text.split('\n')[0], `BEGIN UNTRUSTED EVIDENCE artifact=${ART} raw_sha256=${sha256(enc('x'))} sanitizer=gov.sanitizer@1.0.0`, 'DOMAIN §6.3 step 9');
   t.equal(result.text.split('\n')[2], `END UNTRUSTED EVIDENCE ${sha256(enc('x')).slice(0, 12)}`);
 });
 
@@ -350,7 +350,7 @@ function checkOutput(result: SanitizeResult, bytes: Uint8Array, mediaType: Sanit
   const fail = (why: string) => {
     throw new Error(`${why} (input ${JSON.stringify(new TextDecoder().decode(bytes).slice(0, 200))}, ${mediaType})`);
   };
-  if (!result.text.startsWith(`${beginLine(ART, raw, mediaType)}\n`) || !result.text.endsWith(`\n${endLine(raw)}\n`)) fail('not inside the delimiters');
+  if (!result.text.startsWith(`${beginLine(ART, raw)}\n`) || !result.text.endsWith(`\n${endLine(raw)}\n`)) fail('not inside the delimiters');
   const body = projectionBody(result.text);
   if (body === null) fail('no body');
   if (Buffer.byteLength(body!) > LIMIT_BYTES) fail('longer than the limit');
