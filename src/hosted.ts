@@ -38,7 +38,7 @@ export type HostedHandle = { baseUrl: string; port: number; deps: AppDeps; stop(
 
 /** What the hosted service does not serve: the console (a cookie sign-in on one machine) and the forge's API (its own tokens). */
 export function hostedRoutes(routes: readonly Route[] = ROUTES): Route[] {
-  return routes.filter((r) => r.forge === undefined && !r.path.startsWith('/console') && !r.path.startsWith('/v1/console'));
+  return routes.filter((r) => r.forge === undefined && !r.path.startsWith('/console') && !r.path.startsWith('/admin/console'));
 }
 
 export async function startHosted(config: ServeConfig, options: ServeOptions = {}): Promise<HostedHandle> {

@@ -104,6 +104,13 @@ import type {
  * declares (null: no body). `undefined` where the operation has none.
  */
 export type Operations = {
+  /** A one-time login code and sign-in link for the console (single use, 60 s); operator token only. */
+  'POST /admin/console/login-codes': {
+    params: undefined;
+    query: undefined;
+    body: undefined;
+    responses: { 201: ConsoleLoginCode; 401: Problem; 403: Problem };
+  };
   /** The current forge data set. */
   'GET /admin/forge/data': {
     params: undefined;
@@ -718,13 +725,6 @@ export type Operations = {
     query: undefined;
     body: ClaimEvaluateRequest;
     responses: { 200: ClaimDecision; 404: Problem; 422: Problem };
-  };
-  /** A one-time login code and sign-in link for the console (single use, 60 s); operator token only. */
-  'POST /v1/console/login-codes': {
-    params: undefined;
-    query: undefined;
-    body: undefined;
-    responses: { 201: ConsoleLoginCode; 401: Problem; 403: Problem };
   };
   /** Adapter-only raw event write (Idempotency-Key required; If-Match with a task_id). */
   'POST /v1/events': {

@@ -57,6 +57,10 @@ export function createApp(deps: AppDeps, routes: readonly Route[] = ROUTES): Hon
     await next();
   };
   const customerWrite = requireCustomerWrite();
+  // The bearer check of a non-public route outside /v1 that is not the forge's (the console's login
+  // codes under /admin): the /v1 check below does not cover it. A console cookie authenticates as it
+  // does there (as the customer transport), so the route can refuse it by name.
+  const bearer = requireAuth(deps.transportOf, cookies);
   const scope = scopeHeaders();
   const body = jsonBody();
 
@@ -67,6 +71,7 @@ export function createApp(deps: AppDeps, routes: readonly Route[] = ROUTES): Hon
       // The forge's checks read the forge data from the index (Sudo's user), so they wait first.
       chain.push(forgeErrors(), ...(waits ? [settled] : []), forgeAuth(forge, route.forge));
     } else {
+      if (route.access !== 'public' && !route.path.startsWith('/v1/')) chain.push(bearer);
       if (route.access === 'write') chain.push(customerWrite);
       if (waits) chain.push(settled);
     }

@@ -52,10 +52,13 @@ export function reachAllows(allowed: WriteReach, needed: WriteReach): boolean {
 export const COMPUTE_ONLY = new Set(['POST /v1/templates/validate', 'POST /v1/signatures/verify']);
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
+/** The console's sign-in routes: they keep an in-memory code or session, never anything stored. */
+const SESSION_ONLY = new Set(['POST /admin/console/login-codes', 'POST /console/logout']);
+
 /** What a request on this route may write: /v1/ writes land in the caller's scope, the rest is forge state. */
 export function routeReach(route: string): WriteReach {
   const [method = '', path = ''] = route.split(' ');
-  if (SAFE_METHODS.has(method) || COMPUTE_ONLY.has(`${method} ${path}`)) return 'none';
+  if (SAFE_METHODS.has(method) || COMPUTE_ONLY.has(`${method} ${path}`) || SESSION_ONLY.has(`${method} ${path}`)) return 'none';
   return path.startsWith('/v1/') ? 'smoke_tenant' : 'forge';
 }
 

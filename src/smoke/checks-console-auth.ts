@@ -6,7 +6,7 @@ import { createClient } from '../client/client.ts';
 import { check, happy, negative, type SmokeCheck } from './check.ts';
 import type { SmokeCtx, SmokeResponse } from './context.ts';
 
-const MINT = 'POST /v1/console/login-codes';
+const MINT = 'POST /admin/console/login-codes';
 const LOGIN = 'GET /console/login';
 const LOGOUT = 'POST /console/logout';
 
@@ -48,7 +48,7 @@ async function healthDetail(ctx: SmokeCtx, cookie: string): Promise<boolean> {
 export function consoleAuthChecks(): SmokeCheck[] {
   const signedIn = { operator: true, needs: [MINT] };
   return [
-    happy('console-auth: POST /v1/console/login-codes mints a one-time sign-in link on this origin', MINT, async (ctx) => {
+    happy('console-auth: POST /admin/console/login-codes mints a one-time sign-in link on this origin', MINT, async (ctx) => {
       const { code, url } = await mint(ctx);
       check(url === `${new URL(ctx.target.baseUrl).origin}/console/login?code=${code}`, `the link is ${url}`);
       check(!url.includes(ctx.target.tokens.operator!) && !url.includes(ctx.target.tokens.customer), 'the link holds a token');

@@ -367,13 +367,13 @@ t.test('routes the hosted service does not serve: the console and the forge API'
   const health = await h.call('/health', { scope: null });
   const paths: string[] = health.json.routes.map((r: { path: string }) => r.path);
   t.ok(paths.includes('/v1/tasks') && paths.includes('/v1/approvals/{approval_id}/decision'), 'the governance API is listed');
-  t.same(paths.filter((p) => p.startsWith('/console') || p.startsWith('/v1/console')), [], 'no console route is listed');
+  t.same(paths.filter((p) => p.startsWith('/console') || p.startsWith('/admin/console')), [], 'no console route is listed');
   const forge = new Set(QUOTA_ROUTES.map((r) => r.path));
   t.ok(forge.has('/api/v1/admin/quota/groups'), 'the forge quota route exists in the route table');
   t.same(paths.filter((p) => forge.has(p) || p.startsWith('/api/') || p.startsWith('/admin/')), [], 'no forge route is listed');
   const openapi = await h.call('/openapi.json', { scope: null });
   t.equal(openapi.status, 200);
-  t.same(Object.keys(openapi.json.paths).filter((p) => p.startsWith('/console') || p.startsWith('/v1/console') || p.startsWith('/api/') || p.startsWith('/admin/')), [], 'nor in the OpenAPI document');
+  t.same(Object.keys(openapi.json.paths).filter((p) => p.startsWith('/console') || p.startsWith('/api/') || p.startsWith('/admin/')), [], 'nor in the OpenAPI document');
 
   for (const [method, path, withToken] of [
     ['GET', '/console', false],
@@ -383,13 +383,13 @@ t.test('routes the hosted service does not serve: the console and the forge API'
     ['GET', '/api/v1/admin/quota/groups', false],
     ['GET', '/api/v1/admin/quota/groups', true],
     ['GET', '/admin/quota/groups', true],
-    ['POST', '/v1/console/login-codes', true],
+    ['POST', '/admin/console/login-codes', true],
   ] as const) {
     const { answer } = await h.wrote(t, `${method} ${path}`, [], () => h.call(path, { method, scope: null, ...(withToken ? { token } : {}), ...(method === 'POST' ? { body: {} } : {}) }));
     problem(t, answer, 404, 'route_not_found', `${method} ${path}${withToken ? ' with a token' : ''}`);
   }
-  const unauth = await h.call('/v1/console/login-codes', { method: 'POST', scope: null, body: {} });
-  problem(t, unauth, 401, 'unauthorized', 'a /v1 path the service does not serve still asks for a token first');
+  const unauth = await h.call('/admin/console/login-codes', { method: 'POST', scope: null, body: {} });
+  problem(t, unauth, 404, 'route_not_found', 'not served without a token either');
   t.match(await verifyDatabaseLog(h.url), { ok: true, event_count: 0 }, 'nothing written, the log intact');
   t.same(h.errors, [], 'no server error');
 });

@@ -50,5 +50,5 @@ t.test('gov smoke --read-only passes against gov serve', async (t) => {
   for (const live of ['POST /v1/events', 'POST /v1/tasks', 'POST /v1/tasks/{task_id}/checkpoints', 'POST /v1/tasks/{task_id}/closeout', 'GET /v1/tasks/{task_id}/timeline', 'GET /v1/search', 'GET /health']) {
     t.ok(health.routes.some((r) => `${r.method} ${r.path}` === live && r.status === 'live'), `${live} is live`);
   }
-  t.notOk(health.routes.some((r) => r.path.startsWith('/console') || r.path.startsWith('/v1/console') || r.path.startsWith('/api/')), 'no console or forge route');
+  t.notOk(health.routes.some((r) => r.path.startsWith('/console') || r.path.startsWith('/admin/') || r.path.startsWith('/api/')), 'no console or forge route');
 });

@@ -44,7 +44,7 @@ async function served(t: Test) {
     return answer;
   };
   const mint = async () => {
-    const res = await send('/v1/console/login-codes', { method: 'POST', token: TOKENS.operator });
+    const res = await send('/admin/console/login-codes', { method: 'POST', token: TOKENS.operator });
     t.equal(res.status, 201, 'the operator token mints a login code');
     return res.json as { code: string; url: string; expires_at: string };
   };
@@ -84,9 +84,9 @@ t.test('a login code: minted by the operator token only, good once, within 60 s'
   t.equal(minted.url, `${s.origin}/console/login?code=${minted.code}`, 'a link to this origin holding the code');
   t.equal(minted.expires_at, new Date(START + LOGIN_CODE_TTL_MS).toISOString(), 'expires 60 s after it was made');
 
-  const refused = await s.send('/v1/console/login-codes', { method: 'POST', token: TOKENS.customer });
+  const refused = await s.send('/admin/console/login-codes', { method: 'POST', token: TOKENS.customer });
   t.match([refused.status, refused.json], [403, { code: 'operator_token_required' }], 'the customer token cannot mint');
-  t.match([(await s.send('/v1/console/login-codes', { method: 'POST' })).status], [401], 'no token: 401');
+  t.match([(await s.send('/admin/console/login-codes', { method: 'POST' })).status], [401], 'no token: 401');
 
   const first = await s.send(`/console/login?code=${minted.code}`);
   t.equal(first.status, 303, 'the code signs in');
@@ -179,7 +179,7 @@ t.test('the cookie session: reads /v1, writes only from its own Origin with the 
   t.match([stale.status, stale.json], [401, { code: 'unauthorized' }], 'an unknown session cookie is 401');
 
   // A cookie session cannot mint another code (to copy itself elsewhere).
-  const mint = await s.send('/v1/console/login-codes', { method: 'POST', headers: { Cookie: cookie, Origin: s.origin, 'X-CSRF-Token': csrf } });
+  const mint = await s.send('/admin/console/login-codes', { method: 'POST', headers: { Cookie: cookie, Origin: s.origin, 'X-CSRF-Token': csrf } });
   t.match([mint.status, mint.json], [403, { code: 'operator_token_required' }], 'a cookie session cannot mint a code');
 });
 

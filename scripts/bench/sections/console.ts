@@ -103,8 +103,8 @@ export const consoleSection: Section = {
       if (fill.requests !== CHECKPOINTS || fill.errors > 0) throw new Error(`writing checkpoints: ${fill.requests} sent, ${fill.errors} errors; first: ${fill.firstError}`);
 
       // Sign in as `gov console` does: a one-time code from the operator token, opened by the browser.
-      const minted = await client.send({ path: '/v1/console/login-codes', headers: { Authorization: `Bearer ${tokens.operator}`, 'Content-Type': 'application/json' }, body: '{}' });
-      if (minted.status !== 201) throw new Error(`POST /v1/console/login-codes answered ${minted.status}: ${minted.body.slice(0, 300)}`);
+      const minted = await client.send({ path: '/admin/console/login-codes', headers: { Authorization: `Bearer ${tokens.operator}`, 'Content-Type': 'application/json' }, body: '{}' });
+      if (minted.status !== 201) throw new Error(`POST /admin/console/login-codes answered ${minted.status}: ${minted.body.slice(0, 300)}`);
       const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
       const page = await context.newPage();
       await page.goto((JSON.parse(minted.body) as { url: string }).url);

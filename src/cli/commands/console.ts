@@ -1,7 +1,7 @@
 // `gov console`: opens the running preview's console in the browser, signed in. It finds the preview
 // as `gov preview status` does (<data-dir>/run.json: --data-dir, else $GOV_DATA_DIR, else
 // .gov-preview/), asks it for a one-time login code with the operator token (POST
-// /v1/console/login-codes) and opens the sign-in link it answers. The link holds only that code
+// /admin/console/login-codes) and opens the sign-in link it answers. The link holds only that code
 // (one use, 60 s), never a token, so it may be printed and handed to a browser.
 import { spawn } from 'node:child_process';
 import { createClient } from '../../client/client.ts';
@@ -20,7 +20,7 @@ export async function consoleCommand(options: ConsoleOptions, io: CliIo, platfor
   const client = createClient({ baseUrl: run.base_url, token: run.tokens.operator });
   let res;
   try {
-    res = await client.request('POST', '/v1/console/login-codes', { scope: null });
+    res = await client.request('POST', '/admin/console/login-codes', { scope: null });
   } catch (err) {
     if (!(err instanceof AppError) || err.code !== 'api_unreachable') throw err;
     throw new AppError('not_running', `No preview answers at ${run.base_url} (the run file ${dataDir}/run.json may be left over from a stopped one); start one with npx gov preview start.`, { extra: { base_url: run.base_url } });

@@ -20,7 +20,7 @@ const LOGIN_QUERY = {
   code: {
     schema: { type: 'string', pattern: '^[A-Za-z0-9_-]{43}$' },
     required: true,
-    description: 'The one-time login code of POST /v1/console/login-codes (good for one use within 60 s).',
+    description: 'The one-time login code of POST /admin/console/login-codes (good for one use within 60 s).',
     refusal: { code: 'login_code_invalid', message: `This sign-in link holds no login code; ${AGAIN}.` },
   },
 } as const;
@@ -56,7 +56,7 @@ function refuse(c: Context<AppEnv>, err: AppError): Response {
 
 export const CONSOLE_AUTH_ROUTES: Route[] = [
   {
-    method: 'POST', path: '/v1/console/login-codes', status: 'preview', access: 'admin', scoped: false, readsIndex: false,
+    method: 'POST', path: '/admin/console/login-codes', status: 'preview', access: 'admin', scoped: false, readsIndex: false,
     summary: 'A one-time login code and sign-in link for the console (single use, 60 s); operator token only.',
     readme: 'what `gov console` opens: a one-time code (single use, 60 s) in a link to `/console/login`; the operator token only, never a cookie',
     responses: { 201: 'api/console-login-code.json', 401: P, 403: P },
