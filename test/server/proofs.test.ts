@@ -66,7 +66,7 @@ t.test('claim boundary evaluation over the task evidence', async (t) => {
 });
 
 t.test('packets: every integrity class, schema-valid, deterministic, retrievable', async (t) => {
-  const { call } = await seeded(t);
+  const { call, service } = await seeded(t);
   const keys = (await call('/v1/keys')).json;
   assertSchema(t, 'api/keys.json', keys);
   t.same(keys.keys.map((k: any) => k.alg), ['ed25519', 'ecdsa-p256-sha256'], 'no HMAC secret is ever served');
@@ -81,8 +81,13 @@ t.test('packets: every integrity class, schema-valid, deterministic, retrievable
     const again = await call('/v1/proof-packets', { body });
     if (signature_alg === 'ecdsa-p256-sha256') {
       t.same({ ...again.json, integrity: { ...again.json.integrity, signature: null } }, { ...first.json, integrity: { ...first.json.integrity, signature: null } }, 'identical but for the randomised ECDSA value');
-    } else if (integrity_class !== 'signed_and_receipted') {
+    } else {
+      // A receipted body keeps its receipt: one proof_packet.receipted, the same receipt_id.
       t.equal(canonicalJson(again.json), canonicalJson(first.json), 'same request + as_of → byte-identical');
+    }
+    if (integrity_class === 'signed_and_receipted') {
+      await service.store.settled();
+      t.same(service.queries.eventsOfKind(SCOPE_A, 'proof_packet.receipted').map((e) => e.event_id), [first.json.receipt_id], 'receipted once');
     }
     const fetched = await call(`/v1/proof-packets/${first.json.packet_id}`);
     t.equal(fetched.status, 200);
