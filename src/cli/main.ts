@@ -17,5 +17,14 @@ function processIo(): CliIo {
   };
 }
 
+// A reader that stops early (`gov … --help | head`) closes the pipe: the rest of the output has
+// nowhere to go, which is no failure of the command, so it ends quietly instead of throwing EPIPE.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code !== 'EPIPE') throw err;
+    process.exit(process.exitCode ?? 0);
+  });
+}
+
 const code = await runCli(process.argv.slice(2), processIo());
 process.exitCode = code;

@@ -20,19 +20,26 @@ function examples(...lines: string[]): string {
   return `\nExamples:\n${lines.map((l) => `  $ ${l}`).join('\n')}\n`;
 }
 
+/** Commander's `error: unknown command 'x'` as one sentence that says where the usage is. */
+export function usageSentence(text: string): string {
+  const said = text.replace(/^error:\s*/i, '').replace(/\s*\n\s*/g, ' ').trim().replace(/[.;]$/, '');
+  return `${said}; see --help for the usage and examples.`;
+}
+
 export function createProgram(io: CliIo, state: ProgramState): Command {
   const program = new Command('gov')
     .description('gov — governance backend for AI-agent work (local-first preview; hosted service: gov serve)')
     .version(VERSION)
     .exitOverride()
-    .showHelpAfterError('(run with --help for usage and examples)')
     .addHelpText('after', examples(
       'npx gov preview start            # the local preview on 127.0.0.1:7337, until Ctrl-C',
       'gov smoke                        # every route once against a throw-away preview',
       'gov events verify                # the log and its index, read-only',
       'gov serve --help                 # the hosted service on PostgreSQL',
     ))
-    .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
+    // What commander refuses is said as the CLI's other errors are: one sentence on stderr that says
+    // what to do (CONTRACT §1), not commander's "error: …" and a second line.
+    .configureOutput({ writeOut: io.stdout, writeErr: io.stderr, outputError: (text, write) => write(`gov: ${usageSentence(text)}\n`) })
     // A command that fails prints an error document with --json (run-cli.ts): note whether it took it.
     .hook('preAction', (_program, command) => {
       state.json = command.opts().json === true;
@@ -42,7 +49,8 @@ export function createProgram(io: CliIo, state: ProgramState): Command {
     state.exitCode = result.exitCode;
   };
 
-  const previewCmd = program.command('preview').description('run the local preview server (loopback only)');
+  const previewCmd = program.command('preview').description('run the local preview server (loopback only)')
+    .addHelpText('after', examples('npx gov preview start', 'gov preview status --json', 'gov preview stop'));
   previewCmd
     .command('start')
     .description('start the preview in the foreground; prints its base URL and credentials file, then one access line per request')
@@ -84,6 +92,7 @@ export function createProgram(io: CliIo, state: ProgramState): Command {
   program
     .command('events')
     .description('event log tools')
+    .addHelpText('after', examples('gov events verify', 'gov events verify --data-dir /tmp/gov --json'))
     .command('verify')
     .description('check the event log (every line a whole event envelope, seq gapless, hash chain recomputes, no torn tail) and the index beside it, read-only (integrity_check, every row byte for byte with the log, its meta); exit 1 with the first bad seq and byte, the index\'s first bad seq and column, or the byte start-up would cut from')
     .option('--data-dir <dir>', 'data dir (default .gov-preview/ or $GOV_DATA_DIR)')
@@ -126,7 +135,8 @@ export function createProgram(io: CliIo, state: ProgramState): Command {
       state.exitCode = result.exitCode;
     });
 
-  const dbCmd = program.command('db').description('the hosted store\'s database: schema migrations, importing a preview');
+  const dbCmd = program.command('db').description('the hosted store\'s database: schema migrations, importing a preview')
+    .addHelpText('after', examples('gov db migrate --help', 'gov db import --help'));
   dbCmd
     .command('migrate')
     .description('apply gov\'s schema migrations to the PostgreSQL database (idempotent; two runs at once wait for each other)')
@@ -153,6 +163,7 @@ export function createProgram(io: CliIo, state: ProgramState): Command {
   program
     .command('store')
     .description('local store tools')
+    .addHelpText('after', examples('gov store rebuild-index --data-dir /tmp/gov'))
     .command('rebuild-index')
     .description('delete the SQLite index and rebuild it from the event log (the preview must be stopped)')
     .option('--data-dir <dir>', 'data dir (default .gov-preview/ or $GOV_DATA_DIR)')
@@ -163,6 +174,7 @@ export function createProgram(io: CliIo, state: ProgramState): Command {
   program
     .command('packet')
     .description('Proof Packet tools')
+    .addHelpText('after', examples('gov packet verify packet.json', 'gov packet verify packet.json --keys keys.json --json'))
     .command('verify')
     .description('verify a Proof Packet: hash, signature, hash chain, receipt; offline with --keys, else online against a preview')
     .argument('<file>', 'the packet JSON (as POST or GET /v1/proof-packets answered it)')
@@ -213,6 +225,7 @@ export function createProgram(io: CliIo, state: ProgramState): Command {
   program
     .command('quota')
     .description('forge quota tools')
+    .addHelpText('after', examples('gov quota eval --groups policy.json --usage usage.json', 'gov quota eval --groups policy.json --usage usage.json --json'))
     .command('eval')
     .description('dry-run the forge quota engine: per owner, overall standing and standing per subject with the deciding group, rule, sum and limit; exit 1 when any owner is over quota')
     .requiredOption('--groups <file>', 'POLICY.json: rules, groups, assignments, default_groups, default_total (the admin API\'s shapes)')

@@ -3,10 +3,12 @@
 // command failed in its action or commander refused its arguments. Without --json, and for gov mcp
 // (no --json: stdout is its protocol channel), nothing on stdout.
 import t from 'tap';
+import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CliIo } from '../../src/cli/io.ts';
 import { runCli } from '../../src/cli/run-cli.ts';
+import { GOV_BIN } from '../fixtures/spawn-preview.ts';
 import { tempDir } from '../fixtures/test-app.ts';
 
 async function gov(cwd: string, ...argv: string[]) {
@@ -47,6 +49,9 @@ t.test('a usage error commander finds is usage_error, with --json only', async (
   const plain = await gov(dir, 'quota', 'eval');
   t.equal(plain.code, 2);
   t.equal(plain.stdout, '', 'without --json nothing on stdout');
+  t.equal(plain.stderr, "gov: required option '--groups <file>' not specified; see --help for the usage and examples.\n", 'one sentence that says where to look');
+  const unknown = await gov(dir, 'bogus');
+  t.same([unknown.code, unknown.stderr], [2, "gov: unknown command 'bogus'; see --help for the usage and examples.\n"]);
 
   const mcp = await gov(dir, 'mcp', '--json');
   t.equal(mcp.code, 2);
@@ -63,4 +68,14 @@ t.test('a check that fails is a result, not an error document', async (t) => {
   t.equal(status.code, 1);
   t.match(status.doc, { running: false });
   t.notOk('ok' in status.doc);
+});
+
+t.test('a reader that closes the pipe early ends the command quietly (gov --help | head)', async (t) => {
+  const child = spawn(process.execPath, [GOV_BIN, 'quota', 'eval', '--help'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  child.stdout.destroy(); // the reader is gone before the first write
+  let stderr = '';
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
+  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  t.equal(code, 0, 'the help was asked for and given as far as anyone read');
+  t.notMatch(stderr, /EPIPE|Unhandled/, 'no stack trace');
 });

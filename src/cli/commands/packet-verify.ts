@@ -129,12 +129,12 @@ function readJson(path: string, what: string): unknown {
   try {
     text = readFileSync(path, 'utf8');
   } catch (err) {
-    throw new AppError('bad_input_file', `Cannot read the ${what} file ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}.`);
+    throw new AppError('bad_input_file', `Cannot read the ${what} file ${path} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}); check the path and run the command again.`);
   }
   try {
     return JSON.parse(text);
   } catch (err) {
-    throw new AppError('bad_input_file', `The ${what} file ${path} is not valid JSON: ${(err as Error).message}.`);
+    throw new AppError('bad_input_file', `The ${what} file ${path} is not valid JSON (${(err as Error).message}); give the file as the API answered it, saved unchanged.`);
   }
 }
 
