@@ -69,6 +69,14 @@ export function namesMemberToRemove(detail: string): boolean {
   return /^(unknown )?member ".*" is not allowed(?: |$)/.test(detail);
 }
 
+/** What to write where a template's field means something else than FIELD_INSTRUCTIONS says (those speak of a closeout). */
+export const TEMPLATE_FIELD_INSTRUCTIONS: Readonly<Record<string, Readonly<Record<string, string>>>> = {
+  'checkpoint.write.v1': {
+    blockers: 'List what blocks the task now, one concrete non-blank string each; when nothing does, send an empty list or leave blockers out (not "none").',
+    next_actions: 'List the next concrete actions on the task, one non-blank string each; leave next_actions out when there are none yet.',
+  },
+};
+
 export function genericInstruction(field: string, templateId: string): string {
   return `Set ${field} to a value for this task, as template ${templateId} describes; do not leave template placeholder text in it.`;
 }
@@ -89,7 +97,7 @@ export function composeRepairPrompt(field: string, parts: ReadonlyArray<[string,
   if (parts.every(([path, detail]) => path === '' && namesMemberToRemove(detail))) {
     return `${field} ${parts.map(([, detail]) => detail).join('; ')}. Remove ${field} from the payload: template ${templateId} does not take it (its request_schema lists the members it takes).`;
   }
-  const instruction = FIELD_INSTRUCTIONS[field] ?? genericInstruction(field, templateId);
+  const instruction = TEMPLATE_FIELD_INSTRUCTIONS[templateId]?.[field] ?? FIELD_INSTRUCTIONS[field] ?? genericInstruction(field, templateId);
   const head = parts.every(([path]) => path === '')
     ? `${field} ${parts.map(([, detail]) => detail).join('; ')}.`
     : `${field} was rejected: ${parts.map(([path, detail]) => `${describePath(path)} ${detail}`.trim()).join('; ')}.`;

@@ -95,6 +95,10 @@ export async function runSmoke(target: SmokeTarget, options: RunOptions): Promis
   const ctx = createSmokeCtx(target, options.runId, validator, listed, options.reach ?? 'forge', health.body.mode === 'hosted');
   const suite = smokeSuite(routes, doc);
   const selected = selectChecks(suite, options.grep);
+  // A pattern that names no check would pass having checked nothing.
+  if (options.grep && !suite.some((c) => options.grep!.test(c.name))) {
+    throw new AppError('usage_error', `No smoke check's name matches --grep ${options.grep.source}; run gov smoke --json and read the checks' names, or widen the pattern.`);
+  }
   const outcomes: CheckOutcome[] = [];
   for (const [i, check] of selected.entries()) {
     options.progress?.(i, selected.length, check.name);

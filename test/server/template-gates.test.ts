@@ -91,6 +91,15 @@ t.test('a member the template does not take: the prompt says to remove it, never
   }
 });
 
+t.test('a checkpoint\'s repair prompts speak of the checkpoint, not a closeout', async (t) => {
+  const { call } = await testApp(t);
+  await call('/v1/tasks', { body: { task_id: 'task-1', title: 'Render invoices with the new fonts', session_id: 'sess-1' } });
+  const res = await call('/v1/tasks/task-1/checkpoints', { body: { progress: 'Uploaded the new fonts to the renderer', blockers: ['none'] } });
+  t.same([res.status, res.json.missing_fields], [422, ['blockers']]);
+  t.match(res.json.repair_prompt[0], /when nothing does, send an empty list or leave blockers out/);
+  t.notMatch(res.json.repair_prompt[0], /closeout/);
+});
+
 t.test('the gate comes after existence on a closeout and before it on a checkpoint (which reads no index)', async (t) => {
   const { call } = await testApp(t);
   const closeMissing = await call('/v1/tasks/task-404/closeout', { body: { outcome: 'completed' } });

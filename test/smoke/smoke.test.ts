@@ -226,6 +226,7 @@ t.test('smoke fails a served route or a template of a served route classed targe
 t.test('every check passes alone: --grep of its exact name brings the set-up it relies on', async (t) => {
   const { tokenFile } = await serveApp(t);
   const io: CliIo = { stdout: () => {}, stderr: () => {}, env: {}, cwd: process.cwd(), isTty: false, onStopSignal: () => {} };
+  await t.rejects(smokeCommand({ tokenFile, grep: 'zzz-no-such-check' }, io), { code: 'usage_error', message: /No smoke check's name matches --grep zzz-no-such-check/ }, 'a pattern that names no check is a usage error, never a pass');
   const failures: string[] = [];
   for (const check of smokeSuite(listed, doc as any)) {
     const grep = `^${check.name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`;
