@@ -30,8 +30,9 @@ export type WriteContext = {
   verified?: { actor: Actor; roles: readonly TeamRole[] };
   /**
    * The HTTP request the write or read came over, as its access-log entries record it (route,
-   * status, ip_class; docs/governance/exports.md); every request comes over HTTP (gov mcp calls
-   * the HTTP API too), so it is absent only for the server's own writes. Read only when an access entry is made, so the hot write paths never compute it.
+   * status, ip_class; docs/governance/exports.md). Every request comes over HTTP (gov mcp calls
+   * the HTTP API too), so it is absent only for the server's own writes. Read only when an access
+   * entry is made, so the hot write paths never compute it.
    */
   request?: () => RequestFacts;
 };

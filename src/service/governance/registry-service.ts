@@ -96,7 +96,6 @@ export type RiskBody = { asset_id?: unknown; risk_inputs?: unknown; actor?: Acto
 /** The request schema with its inputs left to the policy's own check. */
 const RISK_FRAME_SCHEMA: string = 'api/risk-evaluation-request.json#/$defs/frame';
 
-/** The evaluation records of an asset, oldest first, as their events carry them (the log keeps the history). */
 /**
  * The event_id of the asset's latest registration: its folded revision's, or (a revision folded by an
  * index made before revisions kept it) the event at its seq.
@@ -106,7 +105,10 @@ function registrationEventId(deps: ServiceDeps, asset: AssetState): string {
   return latest.event_id ?? deps.queries.rowsBySeq(latest.seq, latest.seq)[0]!.event.event_id;
 }
 
-/** The asset's evaluations, oldest first, each with its event and the evaluation that superseded it (the next; null for the latest). */
+/**
+ * The asset's evaluation records, oldest first, as their events carry them (the log keeps the
+ * history), each with its event and the evaluation that superseded it (the next; null for the latest).
+ */
 function evaluationRecords(deps: ServiceDeps, scope: Scope, assetId: string) {
   const events = deps.queries.assetEventsOfKind(scope, assetId, 'risk.evaluated');
   return events.map((event, i) => ({

@@ -34,7 +34,10 @@ export function teamView(deps: ServiceDeps, tenantId: string): { view: Record<st
   // expires_at}, each with what else the team knows of them. No email_hint: the log holds only the
   // address's salted hash (DOMAIN §8 again), and a hint would put part of the address in it.
   const members = Object.values(team?.members ?? {}).sort((a, b) => a.member_id.localeCompare(b.member_id))
-    .map(({ actor, ...member }) => ({ member_id: member.member_id, actor_ref: actor, roles: member.roles, status: member.roles.length > 0 ? 'active' : 'no_roles', source: member.source, joined_at: member.joined_at, ...(member.email_sha256 === undefined ? {} : { email_sha256: member.email_sha256 }) }));
+    .map((m) => ({
+      member_id: m.member_id, actor_ref: m.actor, roles: m.roles, status: m.roles.length > 0 ? 'active' : 'no_roles', source: m.source, joined_at: m.joined_at,
+      ...(m.email_sha256 === undefined ? {} : { email_sha256: m.email_sha256 }),
+    }));
   const invites = Object.values(team?.invites ?? {}).filter((invite) => inviteStatus(invite, now) === 'open').sort((a, b) => a.invite_id.localeCompare(b.invite_id))
     .map((invite) => ({ invite_id: invite.invite_id, role: invite.role, expires_at: invite.expires_at, email_sha256: invite.email_sha256, invited_by: invite.invited_by, created_at: invite.created_at }));
   return {
