@@ -73,9 +73,12 @@ export function deref<T>(doc: unknown, node: T): T {
 /** The forge's routes (docs/quota.md), under their own paths and again under /api/v1. */
 const FORGE_PATH = /^(\/api\/v1)?\/(admin|user|orgs)(\/|$)/;
 
+/** The console's operator route under /admin (its login codes): ours, answered with a problem. */
+const CONSOLE_ADMIN_PATH = /^\/admin\/console\//;
+
 /** The forge's routes answer errors in the forge's shape; every other route (/v1, /health, /console) with a problem. */
 export function familyOf(path: string): Family {
-  return FORGE_PATH.test(path) ? 'forge' : 'v1';
+  return FORGE_PATH.test(path) && !CONSOLE_ADMIN_PATH.test(path) ? 'forge' : 'v1';
 }
 
 export function operationsOf(doc: OpenApiDoc): Operation[] {
