@@ -38,7 +38,7 @@ export function createProgram(io: CliIo, state: ProgramState): Command {
       'gov serve --help                 # the hosted service on PostgreSQL',
     ))
     // What commander refuses is said as the CLI's other errors are: one sentence on stderr that says
-    // what to do (CONTRACT §1), not commander's "error: …" and a second line.
+    // what to do (docs/contract.md §1), not commander's "error: …" and a second line.
     .configureOutput({ writeOut: io.stdout, writeErr: io.stderr, outputError: (text, write) => write(`gov: ${usageSentence(text)}\n`) })
     // A command that fails prints an error document with --json (run-cli.ts): note whether it took it.
     .hook('preAction', (_program, command) => {

@@ -90,7 +90,7 @@ export function assemblePacketBody(input: AssemblePacketInput): AssembledPacket 
     claim_boundary: toClaimBoundary(decision),
     redaction_manifest: manifest,
     access_log_ids: accessLogIds,
-    // A decision citing sanitized evidence adds "checked for form, not truth" (GOVERNANCE.md §E, §K).
+    // A decision citing sanitized evidence adds "checked for form, not truth" (docs/governance/trust.md).
     non_claims: [...new Set([...(input.defaultNonClaims ?? DEFAULT_NON_CLAIMS), ...decision.non_claims.filter((c) => c === SANITIZED_NON_CLAIM), ...(request.non_claims ?? [])])],
     assembled_at: asOf,
     packet_status: request.packet_status ?? 'draft',

@@ -2907,7 +2907,7 @@ export type TeamMember = {
   email_sha256?: TeamInviteCreatedEmailSha256;
 };
 /**
- * An open invite. No hint of the address: the log keeps only its salted hash (DOMAIN §8).
+ * An open invite. No hint of the address: the log keeps only its salted hash (docs/governance/approvals.md §5.3).
  */
 export type TeamInvite = {
   invite_id: Id;
@@ -3152,7 +3152,7 @@ export type VendorAssessedFacts = {
 /**
  * GET /v1/vendors/questions answer
  *
- * The questionnaire an assessment answers (docs/governance/vendors.md): the document's members as DOMAIN §3.2 lists them (questionnaire_id, version, questions, sections_required_by_tier), the rest of the document, and its pin.
+ * The questionnaire an assessment answers (docs/governance/vendors.md): the document's members as docs/governance/vendors.md lists them (questionnaire_id, version, questions, sections_required_by_tier), the rest of the document, and its pin.
  */
 export type VendorQuestionsResponse = {
   schema_version: 'gov.vendor_questionnaire.v1';
@@ -3205,7 +3205,7 @@ export type VendorQuestionsResponse = {
    */
   non_claims: VendorQuestionsText[];
   /**
-   * The questions each tier of the assessed assets requires (DOMAIN §3.2's name for required_by_tier).
+   * The questions each tier of the assessed assets requires (the domain notes' name for required_by_tier, docs/governance/vendors.md).
    */
   sections_required_by_tier: {
     minimal: VendorQuestionsQuestionIds;

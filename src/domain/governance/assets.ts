@@ -49,7 +49,7 @@ export type AssetState = {
   last_seq: number;
 };
 export type AssetView = AssetRegisteredPayload & {
-  /** The registry's text is what the caller said (GOVERNANCE A): never read as verified fact. */
+  /** The registry's text is what the caller said (docs/governance/approvals.md): never read as verified fact. */
   content_trust: 'customer_asserted';
   registered_at: string;
   updated_at: string;

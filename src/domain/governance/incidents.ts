@@ -19,7 +19,7 @@ export type Severity = (typeof SEVERITIES)[number];
 export const CLOSE_REASONS = ['duplicate', 'not_an_incident', 'resolved'] as const;
 export type CloseReason = (typeof CLOSE_REASONS)[number];
 
-/** The EU AI Act Art. 73 reporting periods in days, by the Art. 3(49) limb a serious incident meets (GOVERNANCE K). */
+/** The EU AI Act Art. 73 reporting periods in days, by the Art. 3(49) limb a serious incident meets (docs/governance/incidents.md). */
 export const ART73_DAYS = {
   death: 10,
   critical_infrastructure: 2,
@@ -158,7 +158,7 @@ const uniq = <T>(items: readonly T[] | undefined): T[] => [...new Set(items ?? [
 export type TransitionRule = { close_reasons?: readonly CloseReason[]; needs: 'nothing' | 'reason' | 'mitigations' | 'closure_note' | 'resolution' };
 
 /**
- * Every allowed status change (DOMAIN §4.2, GOVERNANCE H): the happy path open → investigating →
+ * Every allowed status change (docs/governance/incidents.md): the happy path open → investigating →
  * mitigated → closed; open or investigating → closed only as duplicate or not_an_incident (with a
  * note); mitigated → closed as resolved (with the resolution); mitigated → investigating (a
  * regression) and closed → investigating (a reopen) with a reason. Any pair not here is refused.

@@ -1,4 +1,4 @@
-// Session provenance (docs/governance/sessions.md, GOVERNANCE I, DOMAIN §7): what POST /v1/sessions
+// Session provenance (docs/governance/sessions.md): what POST /v1/sessions
 // stores in session.bound, and the view GET /v1/sessions/{session_id}/provenance folds from the
 // session's binding and the envelopes of its events. Two rules hold whatever the caller sends:
 // a host is shown (and, through the derived door, stored) only as a per-tenant salted hash, and an
@@ -82,7 +82,7 @@ function v4Class(ip: string): IpClass {
   return 'public';
 }
 
-/** The class of an IP address (DOMAIN §7.2); anything that is not one is `unknown`. */
+/** The class of an IP address (docs/governance/sessions.md); anything that is not one is `unknown`. */
 export function classifyIp(raw: string): IpClass {
   const ip = raw.trim().replace(/^\[|\]$/g, '').replace(/%.*$/, '');
   if (isIPv4(ip)) return v4Class(ip);

@@ -109,7 +109,7 @@ export function sanitize(bytes: Uint8Array, options: { media_type: string; artif
   };
 }
 
-/** The begin marker, as DOMAIN §6.3 step 9 words it (artifact ids hold no space, so it parses). */
+/** The begin marker, as docs/governance/sanitizer.md step 9 gives it (artifact ids hold no space, so it parses). */
 export function beginLine(artifactId: string, rawSha256: string): string {
   return `BEGIN UNTRUSTED EVIDENCE artifact=${artifactId} raw_sha256=${rawSha256} sanitizer=${SANITIZER_ID}@${SANITIZER_VERSION}`;
 }

@@ -43,7 +43,7 @@ export type VendorAssessedPayload = {
   /** The tier whose questions were required; null when none was given and every question was. */
   required_tier: Tier | null;
   answers: AssessedAnswer[];
-  /** The answers are what the assessor said (GOVERNANCE J): never read as verified fact. */
+  /** The answers are what the assessor said (docs/governance/vendors.md): never read as verified fact. */
   content_trust: 'customer_asserted';
   derived: VendorDerived;
   assessed_at: string;

@@ -1,6 +1,6 @@
 // The dashboard (docs/governance/dashboard.md): the scope's governance counts as of one index
 // position and the clock's now. The rules live in src/service/governance/dashboard-service.ts.
-// Reading it is not access-logged (GOVERNANCE J lists the reads that are).
+// Reading it is not access-logged (docs/governance/dashboard.md says why).
 import { readDashboard } from '../../service/governance/dashboard-service.ts';
 import type { Route } from '../route-spec.ts';
 import { readContextOf } from '../write-context.ts';

@@ -1,4 +1,4 @@
-// Incidents (docs/governance/incidents.md, GOVERNANCE H): log one (incident.logged), list and read
+// Incidents (docs/governance/incidents.md): log one (incident.logged), list and read
 // them with their EU AI Act Art. 73 clocks computed now, and PATCH one as a merge-patch under its
 // lifecycle (incident.updated; If-Match its version). The rules live in
 // src/domain/governance/incidents.ts; the service reads and appends

@@ -1,4 +1,4 @@
-// Regulatory profiles and posture (docs/governance/regulatory.md, GOVERNANCE F): the profiles as
+// Regulatory profiles and posture (docs/governance/regulatory.md): the profiles as
 // loaded at start (static data: not scoped, not access-logged), a scope's or an asset's posture per
 // profile, and the PATCH of one posture item (regulatory.posture.updated + its access entry, If-Match
 // the item's version). The rules live in src/domain/governance/regulatory.ts; the service reads and
@@ -29,7 +29,7 @@ export const POSTURE_QUERY = {
 /** The context of a read: its access-log entries (a denial) name the transport's principal. */
 export const REGULATORY_ROUTES: Route[] = [
   {
-    // Static data, the same for every scope, but under /v1: the scope headers are required (CONTRACT §3).
+    // Static data, the same for every scope, but under /v1: the scope headers are required (docs/contract.md §3).
     method: 'GET', path: '/v1/regulatory/profiles', status: 'preview', access: 'read', scoped: true,
     summary: 'The regulatory profiles: ids, titles, sources, groups and requirements (ids and short titles of our own, never a framework\'s text).',
     readme: 'EU AI Act, NIST AI RMF, ISO/IEC 42001 Annex A, NYC LL144, Colorado; static data, same for every scope',

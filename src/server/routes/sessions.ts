@@ -1,4 +1,4 @@
-// Sessions (docs/governance/sessions.md, GOVERNANCE I and K): POST /v1/sessions is the derived door
+// Sessions (docs/governance/sessions.md): POST /v1/sessions is the derived door
 // for session.bound (host hashed per tenant, IP only as its class); GET
 // /v1/sessions/{session_id}/provenance folds the binding and the session's envelopes into fields
 // marked observed | token | asserted, with the OpenTelemetry GenAI names beside ours. The rules

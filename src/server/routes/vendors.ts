@@ -8,7 +8,7 @@ import { readContextOf, etagOf, writeContextOf } from '../write-context.ts';
 
 export const VENDOR_ROUTES: Route[] = [
   {
-    // Static data, the same for every scope, but under /v1: the scope headers are required (CONTRACT §3).
+    // Static data, the same for every scope, but under /v1: the scope headers are required (docs/contract.md §3).
     method: 'GET', path: '/v1/vendors/questions', status: 'preview', access: 'read', scoped: true,
     summary: 'The vendor questionnaire gov.vendor.questions.v1: 16 questions with answer types, points, critical flags, framework mappings and the questions each tier requires.',
     readme: 'questionnaire `gov.vendor.questions.v1` (VQ-01…16), with its sha256',

@@ -6,7 +6,7 @@
 // moves with time alone are read whole and judged at `now` (serious open incidents' Art. 73 clocks,
 // vendors' expiry, the assets an external trigger — a sev1/sev2 incident, an expired vendor
 // assessment — may bring forward). Posture is the regulatory service's summary over the projected
-// items and the projected pool. Reading the dashboard is not access-logged (GOVERNANCE J).
+// items and the projected pool. Reading the dashboard is not access-logged (docs/governance/dashboard.md).
 import type { Scope } from '../../domain/event.ts';
 import type { TrustBasis } from '../../domain/evidence-pool.ts';
 import { SANITIZED_NON_CLAIM } from '../../domain/claim-boundary.ts';
@@ -138,7 +138,7 @@ function evidencePart(deps: ServiceDeps, scope: Scope) {
   const trust = tally(CONTENT_TRUSTS, byTrust);
   return {
     artifacts: byTrust.reduce((s, c) => s + c.n, 0),
-    // DOMAIN §8's three buckets: untrusted is what neither the sanitizer nor a reviewer raised
+    // The three buckets of docs/governance/dashboard.md: untrusted is what neither the sanitizer nor a reviewer raised
     // (untrusted_external, and customer_asserted, which the claim engine does not trust either).
     untrusted: trust.untrusted_external + trust.customer_asserted,
     sanitized: trust.sanitized_projection,

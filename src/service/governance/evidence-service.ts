@@ -119,7 +119,7 @@ export async function sanitizeEvidence(deps: ServiceDeps, ctx: WriteContext, bod
 /**
  * `GET /v1/governance/assets/{asset_id}/evidence`: the evidence of an asset — what was attached
  * naming it (an `evidence.attached` payload's asset_id), what its completed reviews cite and what
- * its regulatory posture items cite now (GOVERNANCE.md §K) — each
+ * its regulatory posture items cite now (docs/governance/trust.md) — each
  * with its effective trust and why, the tasks citing it, and its sanitized projections with their
  * hashes. Never raw bytes. Reading it is access-logged (`viewed`).
  */

@@ -32,7 +32,7 @@ export type AccessEntryInput = {
 /**
  * An access.logged event of this request (same unit as its other events, no key of its own). Over
  * HTTP it also records the route, the status answered (a denial's from the error catalogue) and the
- * class of the caller's address (DOMAIN §8's access log).
+ * class of the caller's address (docs/governance/exports.md).
  */
 export function accessEvent(deps: ServiceDeps, ctx: WriteContext, actor: Actor, entry: AccessEntryInput): PendingEvent {
   const payload: { [key: string]: Json } = { action: entry.action, outcome: entry.outcome, resource: entry.resource };
@@ -50,8 +50,8 @@ export function accessEvent(deps: ServiceDeps, ctx: WriteContext, actor: Actor, 
 }
 
 /**
- * Records the refusal in the access log (action attempted, outcome denied, its reason_code: DOMAIN
- * §5.2), then throws it as the rule's error. A refusal decided tentatively (on an index that may
+ * Records the refusal in the access log (action attempted, outcome denied, its reason_code:
+ * docs/governance/exports.md), then throws it as the rule's error. A refusal decided tentatively (on an index that may
  * trail the log, decide.ts) is not recorded: the write is decided again on the settled index.
  */
 export async function deny(deps: ServiceDeps, ctx: WriteContext, actor: Actor, resource: Resource, refusal: Pick<Refusal, 'code' | 'message'> & { rule?: string }): Promise<never> {

@@ -147,7 +147,7 @@ export async function evaluateAssetRisk(deps: ServiceDeps, ctx: WriteContext, bo
       evaluation_id: evaluationId,
       ...evaluation,
       asset_revision: asset.registration.revision,
-      // The registration the inputs describe, by its event (DOMAIN §2.4): the evaluation is bound to it.
+      // The registration the inputs describe, by its event (docs/governance/risk.md): the evaluation is bound to it.
       asset_event_id: registrationEventId(deps, asset),
       approval_id: request?.approval_id ?? null,
       supersedes: latestEvaluation(asset)?.evaluation_id ?? null,

@@ -83,8 +83,8 @@ type PostureEvidence = { key: string; requirement_id: string; evidence_refs: rea
 
 /**
  * Each item's confidence by its key, and the non-claims the engine's decision adds to the posture
- * answer: "checked for form, not truth" when an item cites sanitized evidence (GOVERNANCE.md §K:
- * cb-2 everywhere, with its non-claims).
+ * answer: "checked for form, not truth" when an item cites sanitized evidence (the claim engine's
+ * judgement with its non-claims, wherever it shows: docs/governance/trust.md).
  */
 type PostureConfidence = { byKey: Map<string, Confidence>; nonClaims: string[] };
 

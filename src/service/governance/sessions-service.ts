@@ -1,4 +1,4 @@
-// Sessions (docs/governance/sessions.md, GOVERNANCE I and K): POST /v1/sessions, the derived door
+// Sessions (docs/governance/sessions.md): POST /v1/sessions, the derived door
 // for session.bound (the host stored only as a per-tenant salted hash, an IP only as its class), and
 // GET /v1/sessions/{session_id}/provenance, folded from the binding and the envelopes of the
 // session's events, access-logged (viewed; a session outside the scope is a 404 logged as denied).

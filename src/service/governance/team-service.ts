@@ -30,9 +30,10 @@ export function teamView(deps: ServiceDeps, tenantId: string): { view: Record<st
   const version = deps.gov.streamVersion(teamStream(tenantId));
   const team = deps.gov.team(tenantId);
   const now = deps.clock();
-  // DOMAIN §8's shapes: members {actor_ref, roles, status, joined_at}, open invites {invite_id, role,
-  // expires_at}, each with what else the team knows of them. No email_hint: the log holds only the
-  // address's salted hash (DOMAIN §8 again), and a hint would put part of the address in it.
+  // The shapes of docs/governance/approvals.md §5.4: members {actor_ref, roles, status, joined_at},
+  // open invites {invite_id, role, expires_at}, each with what else the team knows of them. No
+  // email_hint: the log holds only the address's salted hash (§5.3 there), and a hint would put
+  // part of the address in it.
   const members = Object.values(team?.members ?? {}).sort((a, b) => a.member_id.localeCompare(b.member_id))
     .map((m) => ({
       member_id: m.member_id, actor_ref: m.actor, roles: m.roles, status: m.roles.length > 0 ? 'active' : 'no_roles', source: m.source, joined_at: m.joined_at,

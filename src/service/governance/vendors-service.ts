@@ -20,7 +20,7 @@ import { accessEvent, notInScope } from './refusals.ts';
 type Json = Parameters<typeof pendingEvent>[2]['payload'][string];
 
 /**
- * The questionnaire as GET /v1/vendors/questions answers it: the document's members (DOMAIN §3.2 names
+ * The questionnaire as GET /v1/vendors/questions answers it: the document's members (docs/governance/vendors.md names
  * questionnaire_id, version, questions and sections_required_by_tier, its name for required_by_tier)
  * and its pin, the sha256 of the document as shipped (this answer less the last two members).
  */
