@@ -154,7 +154,7 @@ function issuePacket(deps: ServiceDeps, ctx: WriteContext, packetBody: PacketBod
     // The same request with the same as_of gives the same packet (docs/contract.md §9): a body the log has
     // receipted already keeps that receipt rather than being receipted again under a new id.
     const sha256 = packetSha256(packetBody);
-    receiptId = deps.queries.eventsOfKind(ctx.scope, 'proof_packet.receipted').find((e) => e.payload.packet_sha256 === sha256)?.event_id;
+    receiptId = deps.queries.receiptOf(ctx.scope, sha256);
     if (receiptId === undefined) {
       receiptId = deps.newId('rcpt');
       unit.push({ ...pending(deps, ctx, 'proof_packet.receipted', { packet_sha256: sha256 }), event_id: receiptId });

@@ -48,6 +48,10 @@ export function createQueries(db: Database.Database) {
       'SELECT e.line FROM asset_events a JOIN events e ON e.seq = a.seq WHERE a.scope = ? AND a.asset_id = ? AND a.kind = ? ORDER BY a.seq',
     );
     const packet = db.prepare<[string, string], { seq: number }>('SELECT seq FROM packets WHERE scope = ? AND packet_id = ?');
+    // The scope's receipts on events_by_kind, the hash compared in SQLite (no line parsed in JS).
+    const receipt = db.prepare<[string, string], { event_id: string }>(
+      "SELECT event_id FROM events WHERE scope = ? AND kind = 'proof_packet.receipted' AND json_extract(line, '$.payload.packet_sha256') = ? ORDER BY seq LIMIT 1",
+    );
     const bySeq = db.prepare<[number], { line: string }>('SELECT line FROM events WHERE seq = ?');
     const hashes = db.prepare<[number], { event_hash: string }>('SELECT event_hash FROM events WHERE seq <= ? ORDER BY seq');
     // The scope's tasks, newest created first: the scope's task.created rows walked backwards on
@@ -70,7 +74,7 @@ export function createQueries(db: Database.Database) {
     const scopeLines = db.prepare<[number, string, number], { seq: number; kind: string; line: string }>(
       'SELECT seq, kind, line FROM events WHERE seq > ? AND +scope = ? ORDER BY seq LIMIT ?',
     );
-    return { task, timelineLines, taskEventsUpTo, bySeqRange, byEventId, searchText, searchKind, sessionSeen, byKind, byAssetKind, taskAccessUpTo, packet, bySeq, hashes, taskPage, taskCreatedSeq, scopeLines };
+    return { task, timelineLines, taskEventsUpTo, bySeqRange, byEventId, searchText, searchKind, sessionSeen, byKind, byAssetKind, taskAccessUpTo, packet, receipt, bySeq, hashes, taskPage, taskCreatedSeq, scopeLines };
   });
   const parse = (rows: Array<{ line: string }>) => rows.map((r) => indexed<StoredEvent>(r.line));
 
@@ -132,6 +136,10 @@ export function createQueries(db: Database.Database) {
       const row = statements().packet.get(scopeKey(scope), packetId);
       const line = row ? statements().bySeq.get(row.seq) : undefined;
       return line ? indexed<StoredEvent>(line.line) : undefined;
+    },
+    /** The id of the scope's first proof_packet.receipted event for this packet_sha256 (its receipt), if any. */
+    receiptOf(scope: Scope, packetSha256: string): string | undefined {
+      return statements().receipt.get(scopeKey(scope), packetSha256)?.event_id;
     },
     /** Every event hash of the log up to `size`, in seq order (the leaves of the log's Merkle tree). */
     eventHashesUpTo(size: number): string[] {
