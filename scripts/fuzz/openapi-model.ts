@@ -70,15 +70,12 @@ export function deref<T>(doc: unknown, node: T): T {
   return current as T;
 }
 
-/** The forge's routes (docs/quota.md), under their own paths and again under /api/v1. */
-const FORGE_PATH = /^(\/api\/v1)?\/(admin|user|orgs)(\/|$)/;
-
-/** The console's operator route under /admin (its login codes): ours, answered with a problem. */
-const CONSOLE_ADMIN_PATH = /^\/admin\/console\//;
-
-/** The forge's routes answer errors in the forge's shape; every other route (/v1, /health, /console) with a problem. */
-export function familyOf(path: string): Family {
-  return FORGE_PATH.test(path) && !CONSOLE_ADMIN_PATH.test(path) ? 'forge' : 'v1';
+/**
+ * The forge's routes (docs/quota.md) answer errors in the forge's {message, url} shape, every other
+ * route with a problem: the document says which, as each error response's schema.
+ */
+export function familyOf(responses: Record<string, unknown> | undefined): Family {
+  return Object.entries(responses ?? {}).some(([status, answer]) => Number(status) >= 400 && JSON.stringify(answer).includes('forge_error')) ? 'forge' : 'v1';
 }
 
 export function operationsOf(doc: OpenApiDoc): Operation[] {
@@ -107,7 +104,7 @@ export function operationsOf(doc: OpenApiDoc): Operation[] {
         key: `${method.toUpperCase()} ${path}`,
         method: method.toUpperCase(),
         path,
-        family: familyOf(path),
+        family: familyOf(op.responses),
         params,
         body,
         security: Object.keys(alternatives[0] ?? {}),
