@@ -106,6 +106,15 @@ export function evaluateClaimsOnPool(input: Omit<EvaluateClaimBoundaryInput, 'ev
   };
 }
 
+/**
+ * What a decision says of the evidence it judged beyond the engine's standing non-claims (today:
+ * "checked for form, not truth" when it cites sanitized evidence). Whatever shows the judgement — a
+ * packet, a posture answer — carries these with its own non-claims (docs/governance/trust.md).
+ */
+export function evidenceNonClaims(decision: Pick<ClaimDecision, 'non_claims'>): string[] {
+  return decision.non_claims.filter((c) => !CLAIM_BOUNDARY_NON_CLAIMS.includes(c));
+}
+
 function citesSanitized(claims: readonly ClaimInput[], pool: Map<string, PoolEntry>): boolean {
   return claims.some((c) => c.kind !== 'non_claim' && (c.evidence ?? []).some((id) => pool.get(id)?.basis === 'sanitized'));
 }

@@ -8,7 +8,7 @@ import type { Scope, StoredEvent } from './event.ts';
 import { buildEvidencePool } from './evidence-pool.ts';
 import { derivedId } from './derived-id.ts';
 import { hashChainRoot, packetSha256 } from './packet-hash.ts';
-import { INTEGRITY_NON_CLAIM, SANITIZED_NON_CLAIM, decisionIdFor, evaluateClaimBoundary, toClaimBoundary, type ClaimDecision } from './claim-boundary.ts';
+import { INTEGRITY_NON_CLAIM, decisionIdFor, evidenceNonClaims, evaluateClaimBoundary, toClaimBoundary, type ClaimDecision } from './claim-boundary.ts';
 import { REDACTION_POLICY_ID, redactEvidenceRefs, type RedactionAction } from './redaction.ts';
 import {
   CANONICALIZATION, HASH_ONLY_KEY_ID, PACKET_SCHEMA_VERSION, type IntegrityClass, type PacketBody, type PacketIntegrity,
@@ -91,7 +91,7 @@ export function assemblePacketBody(input: AssemblePacketInput): AssembledPacket 
     redaction_manifest: manifest,
     access_log_ids: accessLogIds,
     // A decision citing sanitized evidence adds "checked for form, not truth" (docs/governance/trust.md).
-    non_claims: [...new Set([...(input.defaultNonClaims ?? DEFAULT_NON_CLAIMS), ...decision.non_claims.filter((c) => c === SANITIZED_NON_CLAIM), ...(request.non_claims ?? [])])],
+    non_claims: [...new Set([...(input.defaultNonClaims ?? DEFAULT_NON_CLAIMS), ...evidenceNonClaims(decision), ...(request.non_claims ?? [])])],
     assembled_at: asOf,
     packet_status: request.packet_status ?? 'draft',
   };

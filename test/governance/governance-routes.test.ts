@@ -188,6 +188,11 @@ t.test('If-Match on approval decisions and review completions (stale → 412, no
     g.call(`/v1/approvals/${id}/decision`, { body: { step, decision: 'approve', reason: 'Reviewed the evidence', actor }, headers: { 'If-Match': ifMatch } });
   const first = await decideIf(1, reviewer, etag);
   t.equal(first.status, 201, 'the version read decides step 1');
+  const allowed = g.events().filter((e) => e.kind === 'access.logged').at(-1)!;
+  t.same(allowed.payload, {
+    action: 'approved', outcome: 'allowed', resource: { type: 'approval', id },
+    route: { method: 'POST', path_template: '/v1/approvals/{approval_id}/decision' }, status: 201, ip_class: 'unknown',
+  }, 'the allowed entry names its route and the 201 answered');
   const moved = first.headers.get('etag')!;
   t.equal(moved, (await g.call(`/v1/approvals/${id}`)).headers.get('etag'), 'the answer carries the approval\'s new ETag');
   let before = g.events().length;

@@ -138,8 +138,8 @@ function evidencePart(deps: ServiceDeps, scope: Scope) {
   const trust = tally(CONTENT_TRUSTS, byTrust);
   return {
     artifacts: byTrust.reduce((s, c) => s + c.n, 0),
-    // The three buckets of docs/governance/dashboard.md: untrusted is what neither the sanitizer nor a reviewer raised
-    // (untrusted_external, and customer_asserted, which the claim engine does not trust either).
+    // The three buckets of docs/governance/dashboard.md: untrusted is what neither the sanitizer nor
+    // a reviewer raised (untrusted_external, and customer_asserted, which the engine does not trust).
     untrusted: trust.untrusted_external + trust.customer_asserted,
     sanitized: trust.sanitized_projection,
     trusted_internal: trust.trusted_internal,

@@ -4,7 +4,7 @@
 // this module reads what they need (the items folded from the log's regulatory.posture.updated
 // events, the scope's evidence pool), appends what they decide under the item's stream version, and
 // lets the claim engine (cb-2) say at read time how far each item's cited evidence is trusted.
-import { evaluateClaimsOnPool, SANITIZED_NON_CLAIM, type ClaimResult } from '../../domain/claim-boundary.ts';
+import { evaluateClaimsOnPool, evidenceNonClaims, type ClaimResult } from '../../domain/claim-boundary.ts';
 import { buildTrustPool, type PoolEntry } from '../../domain/evidence-pool.ts';
 import type { Actor, Scope, StoredEvent } from '../../domain/event.ts';
 import { requirementOf, type ProfileRequirement, type RegulatoryProfile } from '../../domain/governance/regulatory-profile.ts';
@@ -112,7 +112,7 @@ export function confidenceFromPool(items: ReadonlyArray<PostureEvidence>, pool: 
     evaluatedAt: at,
   });
   cited.forEach((item, i) => out.set(item.key, confidenceOfClass(decision.results[i]!)));
-  return { byKey: out, nonClaims: decision.non_claims.filter((c) => c === SANITIZED_NON_CLAIM) };
+  return { byKey: out, nonClaims: evidenceNonClaims(decision) };
 }
 
 /** One posture item as the routes answer it: the requirement, its state (not_started when never touched) and its evidence confidence. */
