@@ -57,16 +57,20 @@ export async function assemblePacket(deps: ServiceDeps, ctx: WriteContext, body:
   const requested = requestedAsOf(deps, req.as_of);
   await deps.store.settled();
   await guardScope(deps, ctx, { taskIds: req.task_ids, sessionIds: req.session_ids ?? [], resource: 'proof_packet' });
+  let round = 0;
   const result = committedReplay(deps, ctx) ?? await retryOnConflict(async () => {
     const asOfMs = requested ?? deps.clock().getTime();
+    // A round after a conflict reads everything acknowledged: the receipt an identical request
+    // recorded meanwhile may lie beyond as_of, which is all settledAsOf waits for.
+    if (round++ > 0) await deps.store.settled();
     await deps.store.settledAsOf(asOfMs);
     const { events, accessLog, expect } = snapshot(deps, ctx.scope, req.task_ids, asOfMs);
     const { body: packetBody, manifest } = assemblePacketBody({ scope: ctx.scope, request: req, events, accessLog: accessLog(), asOf: formatDateTime(asOfMs) });
     const statusGuard = guardReassembly(deps, ctx.scope, packetBody);
-    const { packet, unit } = issuePacket(deps, ctx, packetBody, req.integrity_class ?? 'hash_bound', req.signature_alg ?? 'ed25519');
+    const { packet, unit, expect: receiptGuard } = issuePacket(deps, ctx, packetBody, req.integrity_class ?? 'hash_bound', req.signature_alg ?? 'ed25519');
     unit.push(pending(deps, ctx, 'proof_packet.assembled', { packet, redaction_actions: manifest.actions }));
     unit.push(accessEvent(deps, ctx, ctx.principal, { action: 'exported', outcome: 'allowed', resource: { type: 'proof_packet', id: packet.packet_id }, task_ids: req.task_ids }));
-    return deps.store.append(unit, [...expect, ...statusGuard]);
+    return deps.store.append(unit, [...expect, ...statusGuard, ...receiptGuard]);
   });
   const at = result.events.findIndex((e) => e.kind === 'proof_packet.assembled');
   const stored = JSON.parse(result.lines[at]!) as StoredEvent;
@@ -102,7 +106,7 @@ export async function changePacketStatus(deps: ServiceDeps, ctx: WriteContext, p
       throw new AppError('invalid_transition', `Proof packet ${packetId} is ${from} and cannot move to ${req.status}; packets move draft → final → exported, and any status but revoked → revoked. From ${from}: ${allowed.length > 0 ? allowed.join(', ') : 'nothing (revoked is final)'}.`);
     }
     const signature = issued.integrity.signature;
-    const { packet, unit } = issuePacket(deps, ctx, reissueBody(issued, req.status), issued.integrity.integrity_class, signature?.alg ?? 'ed25519');
+    const { packet, unit, expect: receiptGuard } = issuePacket(deps, ctx, reissueBody(issued, req.status), issued.integrity.integrity_class, signature?.alg ?? 'ed25519');
     const eventId = statusEventId(packetId, current.seq);
     const payload = {
       packet_id: packetId, from, to: req.status, ...(req.reason !== undefined ? { reason: req.reason } : {}),
@@ -111,7 +115,7 @@ export async function changePacketStatus(deps: ServiceDeps, ctx: WriteContext, p
     deps.registry.assert(STATUS_EVENT_SCHEMA, payload, 'proof_packet.status_changed payload');
     unit.push({ ...pending(deps, ctx, 'proof_packet.status_changed', payload), event_id: eventId });
     unit.push(pending(deps, ctx, 'proof_packet.assembled', { packet, redaction_actions: current.payload.redaction_actions! }));
-    const expect: Expectation[] = [{ type: 'event_id_unused', eventId, orElse: () => writeConflict(`Proof packet ${packetId}`) }];
+    const expect: Expectation[] = [{ type: 'event_id_unused', eventId, orElse: () => writeConflict(`Proof packet ${packetId}`) }, ...receiptGuard];
     return deps.store.append(unit, expect);
   });
   const at = result.events.findIndex((e) => e.kind === 'proof_packet.assembled');
@@ -144,11 +148,13 @@ function statusEventId(packetId: string, issueSeq: number): string {
 
 /**
  * Seals a packet body as its integrity class says; for signed_and_receipted, the unit starts with
- * the proof_packet.receipted event the receipt id names. Every packet is checked against the packet
- * schema before it leaves or is stored (docs/contract.md §9).
+ * the proof_packet.receipted event the receipt id names, and the expectation that no identical
+ * request receipted the body meanwhile. Every packet is checked against the packet schema before it
+ * leaves or is stored (docs/contract.md §9).
  */
-function issuePacket(deps: ServiceDeps, ctx: WriteContext, packetBody: PacketBody, integrityClass: IntegrityClass, alg: SignatureAlg): { packet: ProofPacket; unit: PendingEvent[] } {
+function issuePacket(deps: ServiceDeps, ctx: WriteContext, packetBody: PacketBody, integrityClass: IntegrityClass, alg: SignatureAlg): { packet: ProofPacket; unit: PendingEvent[]; expect: Expectation[] } {
   const unit: PendingEvent[] = [];
+  const expect: Expectation[] = [];
   let receiptId: string | undefined;
   if (integrityClass === 'signed_and_receipted') {
     // The same request with the same as_of gives the same packet (docs/contract.md §9): a body the log has
@@ -156,15 +162,23 @@ function issuePacket(deps: ServiceDeps, ctx: WriteContext, packetBody: PacketBod
     const sha256 = packetSha256(packetBody);
     receiptId = deps.queries.receiptOf(ctx.scope, sha256);
     if (receiptId === undefined) {
-      receiptId = deps.newId('rcpt');
+      // The id derives from the body, so identical requests racing each other name one receipt: the
+      // writer seals the first, and the others conflict and find it in their next round.
+      receiptId = receiptIdFor(ctx.scope, sha256);
       unit.push({ ...pending(deps, ctx, 'proof_packet.receipted', { packet_sha256: sha256 }), event_id: receiptId });
+      expect.push({ type: 'event_id_unused', eventId: receiptId, orElse: () => writeConflict(`The receipt of packet body ${sha256}`) });
     }
   }
   const packet = integrityClass === 'hash_bound'
     ? sealPacket(packetBody, { integrityClass })
     : sealPacket(packetBody, { integrityClass, ...signer(deps.keys, alg), ...(receiptId ? { receiptId } : {}) });
   deps.registry.assert('api/proof-packet.json', packet, 'assembled proof packet', 'packet_schema_violation');
-  return { packet, unit };
+  return { packet, unit, expect };
+}
+
+/** A receipt's id: one per scope and packet body. */
+function receiptIdFor(scope: Scope, packetSha256: string): string {
+  return derivedId('rcpt', { scope: { tenant_id: scope.tenant_id, workspace_id: scope.workspace_id, project_id: scope.project_id }, packet_sha256: packetSha256 });
 }
 
 export function findPacketEvent(deps: ServiceDeps, scope: Scope, packetId: string): StoredEvent {

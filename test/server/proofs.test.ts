@@ -103,6 +103,22 @@ t.test('packets: every integrity class, schema-valid, deterministic, retrievable
   t.equal(manifest.json.redaction_manifest.manifest_sha256, `sha256:${(await import('../../src/domain/canonical-json.ts')).sha256Hex(canonicalJson(manifest.json.actions))}`);
 });
 
+t.test('identical receipted packet requests racing each other share one receipt', async (t) => {
+  const { call, service } = await seeded(t);
+  const body = { task_ids: ['task-1'], integrity_class: 'signed_and_receipted', as_of: AS_OF, claims: [{ claim: 'The export job ran.', evidence: ['run-1'] }] };
+  // No Idempotency-Key: each is a request of its own, decided on the same snapshot.
+  const answers = await Promise.all(Array.from({ length: 12 }, () => call('/v1/proof-packets', { body })));
+  t.same(answers.map((a) => a.status), Array(12).fill(201));
+  const receiptIds = new Set(answers.map((a) => a.json.receipt_id));
+  t.equal(receiptIds.size, 1, 'every answer names the same receipt');
+  t.equal(new Set(answers.map((a) => canonicalJson(a.json))).size, 1, 'byte-identical packets');
+  await service.store.settled();
+  const receipts = service.queries.eventsOfKind(SCOPE_A, 'proof_packet.receipted');
+  t.same(receipts.map((e) => e.event_id), [...receiptIds], 'one proof_packet.receipted in the log');
+  t.equal(receipts[0]!.payload.packet_sha256, answers[0]!.json.integrity.packet_sha256);
+  t.equal((await call(`/v1/receipts/${answers[0]!.json.receipt_id}`)).status, 200);
+});
+
 t.test('tampering fails exactly the right check', async (t) => {
   const { call } = await seeded(t);
   const packet = (await call('/v1/proof-packets', { body: { task_ids: ['task-1'], integrity_class: 'signed_and_receipted', as_of: AS_OF } })).json;
