@@ -10,7 +10,7 @@ import { AppError } from '../errors.ts';
 import { syncPath } from './durable-files.ts';
 import { logLines } from './log-lines.ts';
 import { EVENT_INDEXES, MIGRATIONS, REPROJECT_BELOW_VERSION } from './migrations.ts';
-import { prepareCoreProjections, type Apply } from './projections/core.ts';
+import { prepareCoreProjections, registerSearchFunctions, type Apply } from './projections/core.ts';
 
 export type ProjectionFactory = (db: Database.Database) => Apply;
 
@@ -27,6 +27,7 @@ export type IndexDb = {
 export function openIndexDb(path: string, projections: ProjectionFactory[]): IndexDb {
   const db = new Database(path);
   try {
+    registerSearchFunctions(db);
     // 8 KiB pages, not SQLite's 4 KiB: an event row with its line is ~1.4 KB, and each transaction
     // writes every page it touches whole; the index writer spent ~12 % less CPU per event, with
     // sequential and with random Idempotency-Keys alike. Only a new file takes it (an index made

@@ -227,6 +227,18 @@ export const MIGRATIONS: string[] = [
   CREATE INDEX gov_approvals_by_asset ON gov_approvals (scope, asset_id);
   CREATE INDEX gov_approvals_counted ON gov_approvals (scope, status, current_role, due_at);
   `,
+  // 11: the full-text index without its own copy of the text. FTS5 stored every event's text a
+  // second time (the event table holds the line it comes from); as an external-content table over
+  // the view search_source (functions in projections/core.ts, registerSearchFunctions) it stores
+  // the index only, and reads text back for snippets alone. Indexing cost ~6 µs less per event
+  // (replayed here: 22–26 → 16–19.5 µs in transactions of 300). The index is filled from the events.
+  `
+  DROP TABLE search;
+  DROP VIEW IF EXISTS search_source;
+  CREATE VIEW search_source AS SELECT seq, gov_scope_token(scope) AS scope_tok, gov_search_body(line) AS body FROM events;
+  CREATE VIRTUAL TABLE search USING fts5(scope_tok, body, tokenize = 'unicode61', detail = 'column', content = 'search_source', content_rowid = 'seq');
+  INSERT INTO search (search) VALUES ('rebuild');
+  `,
 ];
 
 /**

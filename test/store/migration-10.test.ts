@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { testApp } from '../fixtures/test-app.ts';
 import { storeRebuildIndex } from '../../src/cli/commands/store.ts';
 import type { CliIo } from '../../src/cli/io.ts';
+import { MIGRATIONS } from '../../src/store/migrations.ts';
 
 const HIGH = { data_sensitivity: 3, decision_impact: 3, autonomy: 2, vendor_maturity: 2, prohibited_practice: 0 };
 const owner = { type: 'user', id: 'owner-1' } as const;
@@ -88,7 +89,7 @@ t.test('an index of version 9 is migrated: rows copied, answers kept, written in
   let n = 0;
   const again = await testApp(t, { dataDir, newId: (p) => `${p}_again${String(++n).padStart(4, '0')}` });
   const migrated = again.service.store.index.db;
-  t.equal(migrated.pragma('user_version', { simple: true }), 10);
+  t.equal(migrated.pragma('user_version', { simple: true }), MIGRATIONS.length, 'migrated to the latest version');
   for (const name of ['gov_assets', 'gov_approvals']) t.notMatch(tableSql(migrated, name), /WITHOUT ROWID/, `${name} is a rowid table`);
   const rowsAfter = rowsOf(migrated);
   t.same(rowsAfter.approvals, rowsBefore.approvals, 'every approval row copied as it was');

@@ -8,6 +8,7 @@ import { canonicalJson } from '../../src/domain/canonical-json.ts';
 import { eventHash } from '../../src/domain/event-hash.ts';
 import type { PendingEvent } from '../../src/store/event-log.ts';
 import { createQueries } from '../../src/store/queries.ts';
+import { registerSearchFunctions } from '../../src/store/projections/core.ts';
 import { openStore, indexPathOf, logPathOf, type Store } from '../../src/store/store.ts';
 import { verifyLog } from '../../src/store/verify-log.ts';
 import { fixedClock, tempDir } from '../fixtures/test-app.ts';
@@ -185,12 +186,14 @@ t.test('the index catches up, and a deleted or corrupt index is rebuilt with ide
   }
   const db = (await import('better-sqlite3')).default;
   const handle = new db(indexPathOf(dir));
+  // The full-text row first: FTS5 reads the text it removes through the view over the event row.
+  registerSearchFunctions(handle);
+  handle.prepare('DELETE FROM search WHERE rowid = 5').run();
   handle.prepare('DELETE FROM events WHERE seq = 5').run();
   handle.prepare("UPDATE meta SET value = '4' WHERE key = 'last_seq'").run();
   handle.prepare('UPDATE meta SET value = ? WHERE key = ?').run(extra.event_hash, 'last_hash');
   const offset = statSync(logPathOf(dir)).size - readFileSync(logPathOf(dir), 'utf8').split('\n').filter(Boolean)[4]!.length - 1;
   handle.prepare("UPDATE meta SET value = ? WHERE key = 'log_offset'").run(String(offset));
-  handle.prepare('DELETE FROM search WHERE rowid = 5').run();
   handle.close();
   {
     const { store, warnings } = await open(t, dir);

@@ -21,7 +21,24 @@ export function scopeKey(scope: Scope): string {
 
 /** A single FTS token standing for the scope, so the scope filter runs inside the FTS index. */
 export function scopeToken(scope: Scope): string {
-  return `s${createHash('sha256').update(scopeKey(scope)).digest('hex').slice(0, 24)}`;
+  return scopeTokenOfKey(scopeKey(scope));
+}
+
+function scopeTokenOfKey(key: string): string {
+  return `s${createHash('sha256').update(key).digest('hex').slice(0, 24)}`;
+}
+
+/**
+ * The full-text index keeps no copy of the text it indexes (index migration 11): its content is the
+ * view `search_source`, which derives each event's scope token and text from the event table's line
+ * with these two functions, so FTS5 reads them back only for what a query shows (snippets, bodies).
+ * Every connection to the index registers them before it reads or migrates anything. The text must
+ * stay what `searchText` gave when the row was indexed: a change to it needs a migration that
+ * rebuilds the full-text index.
+ */
+export function registerSearchFunctions(db: Database.Database): void {
+  db.function('gov_search_body', { deterministic: true }, (line: unknown) => searchText(JSON.parse(String(line)) as StoredEvent));
+  db.function('gov_scope_token', { deterministic: true }, (key: unknown) => scopeTokenOfKey(String(key)));
 }
 
 export function prepareCoreProjections(db: Database.Database): Apply {
