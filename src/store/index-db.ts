@@ -24,7 +24,12 @@ export type IndexDb = {
   close(): void;
 };
 
-export function openIndexDb(path: string, projections: ProjectionFactory[]): IndexDb {
+/**
+ * Opens the index, migrating it to the latest version; `onMigrate` is told first when there is
+ * anything to migrate in an index that holds events (a migration may take a while: 11 reindexes
+ * every event's text).
+ */
+export function openIndexDb(path: string, projections: ProjectionFactory[], onMigrate?: (from: number, to: number) => void): IndexDb {
   const db = new Database(path);
   try {
     registerSearchFunctions(db);
@@ -48,6 +53,7 @@ export function openIndexDb(path: string, projections: ProjectionFactory[]): Ind
     const version = db.pragma('user_version', { simple: true }) as number;
     if (version > MIGRATIONS.length) throw new AppError('index_version_unknown', `Index version ${version} is newer than this program.`);
     if (version > 0 && version < REPROJECT_BELOW_VERSION) throw new AppError('index_outdated', `Index version ${version} lacks projections that only a rebuild can fill.`);
+    if (version > 0 && version < MIGRATIONS.length) onMigrate?.(version, MIGRATIONS.length);
     for (let v = version; v < MIGRATIONS.length; v++) {
       db.transaction(() => {
         db.exec(MIGRATIONS[v]!);

@@ -370,7 +370,7 @@ function openCaughtUpIndex(dataDir: string, tail: LogTail, projections: Projecti
   } else {
     if (tail.seq > 0 && !existsSync(indexPath)) warn(`The index at ${indexPath} is missing; rebuilding it from the log.`);
     try {
-      index = openIndexDb(indexPath, projections);
+      index = openIndexDb(indexPath, projections, (from, to) => warn(`The index at ${indexPath} is version ${from}; migrating it to version ${to} (this start takes longer: it may reindex every event).`));
       const damage = indexDamage(index, indexPath, logPathOf(dataDir), tail);
       if (damage !== null) {
         warn(`The index at ${indexPath} is damaged (${damage}); rebuilding it from the log.`);

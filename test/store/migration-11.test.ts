@@ -58,7 +58,9 @@ t.test('an index of version 10 is migrated: the text is not stored twice, search
   db.close();
 
   let n = 0;
-  const { call, service } = await testApp(t, { dataDir, newId: (p) => `${p}_again${String(++n).padStart(4, '0')}` });
+  const warnings: string[] = [];
+  const { call, service } = await testApp(t, { dataDir, newId: (p) => `${p}_again${String(++n).padStart(4, '0')}`, warn: (m) => warnings.push(m) });
+  t.same(warnings, [`The index at ${indexPathOf(dataDir)} is version 10; migrating it to version ${MIGRATIONS.length} (this start takes longer: it may reindex every event).`], 'the start says it migrates, and nothing is rebuilt from the log');
   const migrated = service.store.index.db;
   t.equal(migrated.pragma('user_version', { simple: true }), MIGRATIONS.length);
   t.notOk(tables(migrated).includes('search_content'), 'the text is no longer stored in the index');
