@@ -18,7 +18,10 @@ export type Receipt = {
 };
 export type PacketVerifyInput = {
   packet: unknown;
-  /** Timeline events of the packet's tasks, any order; absent or empty → hash_chain is skipped. */
+  /**
+   * Timeline events of the packet's tasks, any order; absent → hash_chain is skipped. Given, they
+   * are all there is: a packet naming events they do not hold fails (an empty list included).
+   */
   events?: readonly StoredEvent[];
   keys: readonly VerifyKey[];
   /** The preview's HMAC secret; never served, so only the server itself can check hmac-sha256. */
@@ -82,9 +85,14 @@ function checkPacketHash(packet: Packet): CheckResult {
   } catch {
     return fail('not_plain_json', 'the packet is not plain JSON');
   }
-  return actual === packet.integrity.packet_sha256
-    ? pass('the canonical packet (without integrity and receipt_id) hashes to integrity.packet_sha256')
-    : fail('packet_hash_mismatch', `the canonical packet hashes to ${actual}`);
+  if (actual !== packet.integrity.packet_sha256) return fail('packet_hash_mismatch', `the canonical packet hashes to ${actual}`);
+  // integrity lies outside the hash: what it repeats from the hashed packet must agree with it.
+  const manifest = (packet.redaction_manifest as { manifest_sha256?: unknown } | undefined)?.manifest_sha256;
+  const repeated = (packet.integrity as { manifest_sha256?: unknown }).manifest_sha256;
+  if (repeated !== undefined && repeated !== manifest) {
+    return fail('manifest_hash_mismatch', `integrity.manifest_sha256 is ${String(repeated)}, the hashed redaction_manifest says ${String(manifest)}`);
+  }
+  return pass('the canonical packet (without integrity and receipt_id) hashes to integrity.packet_sha256');
 }
 
 function checkSignature(packet: Packet, input: PacketVerifyInput): CheckResult {
@@ -124,7 +132,7 @@ function checkSignature(packet: Packet, input: PacketVerifyInput): CheckResult {
  * and the Merkle root over their hashes must be the packet's hash_chain_root.
  */
 function checkHashChain(packet: Packet, events: readonly StoredEvent[] | undefined): CheckResult {
-  if (!events || events.length === 0) return skipped('no timeline events were given');
+  if (events === undefined) return skipped('no timeline events were given');
   const range = packet.event_range as { first_event_id?: unknown; last_event_id?: unknown; event_count?: unknown } | undefined;
   const taskIds = new Set(Array.isArray(packet.task_ids) ? packet.task_ids : []);
   const inScope = events
@@ -134,7 +142,11 @@ function checkHashChain(packet: Packet, events: readonly StoredEvent[] | undefin
   if (inScope.some((e, i) => i > 0 && e.seq === inScope[i - 1]!.seq)) return fail('duplicate_seq', 'two events share a seq');
   const first = inScope.findIndex((e) => e.event_id === range?.first_event_id);
   const last = inScope.findIndex((e) => e.event_id === range?.last_event_id);
-  if (first < 0 || last < first) return fail('event_range_mismatch', 'event_range does not name events of these tasks in order');
+  if (first < 0 || last < first) {
+    return fail('event_range_mismatch', inScope.length === 0
+      ? 'the timeline holds no event of these tasks in this scope: the packet names events that are not there'
+      : 'event_range does not name events of these tasks in order');
+  }
   const covered = inScope.slice(first, last + 1);
   if (covered.length !== range?.event_count) {
     return fail('event_count_mismatch', `${covered.length} events lie in the range, the packet says ${String(range?.event_count)}`);

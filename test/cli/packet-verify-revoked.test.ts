@@ -6,6 +6,7 @@ import t from 'tap';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { exitCodeOf } from '../../src/cli/exit-codes.ts';
+import { packetSha256 } from '../../src/domain/packet-hash.ts';
 import type { CliIo } from '../../src/cli/io.ts';
 import { createProgram, type ProgramState } from '../../src/cli/program.ts';
 import { inProcessPreview } from '../fixtures/served-app.ts';
@@ -76,6 +77,31 @@ t.test('a revoked packet is refused offline and online; a current one passes wit
   const fine = await gov(['packet', 'verify', join(dir, 'other.json'), '--token-file', join(dir, 'run.json'), '--json'], dir);
   t.equal(fine.code, 0, fine.stderr);
   t.match(JSON.parse(fine.stdout), { mode: 'online', ok: true, status: 'final', latest_status: 'final', current: true });
+
+  // Online, only the preview's latest issue is current: an earlier issue of the packet_id, or a body
+  // it never issued (here re-hashed after an edit, which a hash_bound packet cannot prevent), is not.
+  const draftFile = join(dir, 'draft.json');
+  writeFileSync(draftFile, JSON.stringify(draft));
+  const earlier = await gov(['packet', 'verify', draftFile, '--token-file', join(dir, 'run.json'), '--json'], dir);
+  t.equal(earlier.code, 1, 'an earlier issue is not current');
+  t.match(JSON.parse(earlier.stdout), { mode: 'online', status: 'draft', latest_status: 'revoked', current: false });
+  const plain = (await api('POST', '/v1/proof-packets', { task_ids: ['task-1'], non_claims: ['A hash-bound packet.'] })).json;
+  const edited = { ...plain, claim_boundary: { ...plain.claim_boundary, summary: { ...plain.claim_boundary.summary, verified: 7 } } };
+  edited.integrity = { ...plain.integrity, packet_sha256: packetSha256(edited) };
+  writeFileSync(join(dir, 'edited.json'), JSON.stringify(edited));
+  const forged = await gov(['packet', 'verify', join(dir, 'edited.json'), '--token-file', join(dir, 'run.json')], dir);
+  t.equal(forged.code, 1, 'a body the preview did not issue is refused');
+  t.match(forged.stdout, /REFUSED: packet pkt_[0-9a-f]+ is not the preview's latest issue of it/);
+  const plainFile = join(dir, 'plain.json');
+  writeFileSync(plainFile, JSON.stringify(plain));
+  t.equal((await gov(['packet', 'verify', plainFile, '--token-file', join(dir, 'run.json')], dir)).code, 0, 'the issued body passes');
+  // Offline without --timeline the hash chain is not checked; a timeline given is all there is.
+  const skippedChain = await gov(['packet', 'verify', plainFile, '--keys', files.keys, '--json'], dir);
+  t.match(JSON.parse(skippedChain.stdout), { ok: true, checks: { hash_chain: { status: 'skipped' } } });
+  writeFileSync(join(dir, 'empty-timeline.json'), JSON.stringify({ events: [] }));
+  const emptyTimeline = await gov(['packet', 'verify', plainFile, '--keys', files.keys, '--timeline', join(dir, 'empty-timeline.json'), '--json'], dir);
+  t.equal(emptyTimeline.code, 1);
+  t.match(JSON.parse(emptyTimeline.stdout), { ok: false, checks: { hash_chain: { status: 'fail', code: 'event_range_mismatch' } } });
 
   // A file that is no Proof Packet v1 is refused offline as online does (bad input, exit 2), never
   // reported verified for the members it happens to hold.

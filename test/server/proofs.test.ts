@@ -5,7 +5,7 @@ import { createPublicKey } from 'node:crypto';
 import { canonicalJson } from '../../src/domain/canonical-json.ts';
 import { verifyEnvelope } from '../../src/domain/dsse.ts';
 import { leafHash, verifyInclusion } from '../../src/domain/merkle.ts';
-import { hashBytes } from '../../src/domain/packet-hash.ts';
+import { hashBytes, packetSha256 } from '../../src/domain/packet-hash.ts';
 import { verifyPacket } from '../../src/domain/packet-verify.ts';
 import { parseCheckpoint, verifyNote } from '../../src/domain/signed-note.ts';
 import { expectNewEvents, expectNoEvents, expectResponse, spec } from '../fixtures/api-spec.ts';
@@ -131,6 +131,24 @@ t.test('tampering fails exactly the right check', async (t) => {
   // The timeline grows after the packet: the hash chain is still the packet's own range.
   await call('/v1/tasks/task-1/checkpoints', { body: { progress: 'later work' } });
   t.match(statuses(await verify(packet)), { hash_chain: 'pass' });
+});
+
+t.test('a re-hashed packet naming events the log does not hold fails its hash chain; integrity repeats what it hashes', async (t) => {
+  const { call } = await seeded(t);
+  const packet = (await call('/v1/proof-packets', { body: { task_ids: ['task-1'], as_of: AS_OF } })).json;
+  const rehashed = (p: Record<string, any>) => ({ ...p, integrity: { ...p.integrity, packet_sha256: packetSha256(p) } });
+  const verify = async (p: unknown) => (await call('/v1/signatures/verify', { body: { packet: p } })).json;
+  // hash_bound proves only that the body is what its hash says: the log decides the rest.
+  const ghost = rehashed({ ...packet, task_ids: ['ghost-task'], hash_chain_root: `sha256:${'ab'.repeat(32)}`, event_range: { first_event_id: 'evt_ghost_1', last_event_id: 'evt_ghost_9', event_count: 9 } });
+  const ghostVerdict = await verify(ghost);
+  t.match(ghostVerdict, { ok: false, checks: { packet_hash: { status: 'pass' }, hash_chain: { status: 'fail', code: 'event_range_mismatch' } } });
+  t.match(ghostVerdict.checks.hash_chain.detail, /no event of these tasks/);
+  const forgedSummary = rehashed({ ...packet, hash_chain_root: `sha256:${'11'.repeat(32)}` });
+  t.match(await verify(forgedSummary), { ok: false, checks: { packet_hash: { status: 'pass' }, hash_chain: { status: 'fail', code: 'hash_chain_root_mismatch' } } });
+  // integrity lies outside the hash; what it repeats from the hashed body must agree with it.
+  const otherManifest = { ...packet, integrity: { ...packet.integrity, manifest_sha256: `sha256:${'0'.repeat(64)}` } };
+  t.match(await verify(otherManifest), { ok: false, checks: { packet_hash: { status: 'fail', code: 'manifest_hash_mismatch' } } });
+  t.match(await verify(packet), { ok: true });
 });
 
 t.test('a receipt verifies against its signed checkpoint and fails against a changed log', async (t) => {

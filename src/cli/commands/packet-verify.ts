@@ -22,7 +22,7 @@ export type PacketVerifyOptions = {
   dataDir?: string;
 };
 
-type Packet = Record<string, unknown> & { tenant_id: string; workspace_id: string; project_id: string; task_ids: string[]; integrity?: { receipt_id?: string } };
+type Packet = Record<string, unknown> & { tenant_id: string; workspace_id: string; project_id: string; task_ids: string[]; integrity?: { receipt_id?: string; packet_sha256?: string } };
 
 export async function packetVerify(file: string, options: PacketVerifyOptions, io: CliIo): Promise<CommandResult> {
   const packet = readJson(file, 'packet') as Packet;
@@ -45,11 +45,18 @@ type LatestIssue = { packet_status: string | null; packet_sha256: string | null 
 /**
  * A revoked packet is never current (docs/contract.md §9): its file says revoked, or (online) the
  * preview's latest issue of its packet_id does. Its integrity may still verify: it was issued.
+ * Online, a file is current only as the preview's latest issue of its packet_id: an earlier issue
+ * (a status move re-issues it) or a body the preview never issued is not.
  */
 function revokedRefusal(packet: Packet, status: string | null, latest: LatestIssue | undefined): string | null {
   const id = String(packet.packet_id);
   if (status === 'revoked') return `packet ${id} is revoked; its integrity may verify, but it is not a current packet and must not be relied on.`;
   if (latest?.packet_status === 'revoked') return `packet ${id} has been revoked at the preview (its latest issue, ${latest.packet_sha256 ?? 'unknown hash'}, is revoked); this file is not a current packet and must not be relied on.`;
+  if (latest === null) return `the preview has no packet ${id} in this scope; this file was not issued there, so it cannot be current.`;
+  const own = packet.integrity?.packet_sha256;
+  if (latest !== undefined && latest.packet_sha256 !== own) {
+    return `packet ${id} is not the preview's latest issue of it (this file: ${String(own)}; latest: ${latest.packet_sha256 ?? 'unknown hash'}, ${latest.packet_status ?? 'unknown status'}): an earlier issue or a body the preview did not issue; fetch GET /v1/proof-packets/${id} for the current one.`;
+  }
   return null;
 }
 
@@ -67,7 +74,8 @@ function verifyOffline(file: string, packet: Packet, options: PacketVerifyOption
   }
   const keysFile = readJson(options.keys!, 'keys') as { keys?: VerifyKey[] };
   if (!Array.isArray(keysFile?.keys)) throw new AppError('bad_input_file', `${options.keys} is not a keys document ({"keys": [...]}, as GET /v1/keys answers).`);
-  const events: StoredEvent[] = (options.timeline ?? []).flatMap((path) => {
+  // No --timeline: the hash chain is not checked (skipped). Timelines given are all there is.
+  const events: StoredEvent[] | undefined = options.timeline?.flatMap((path) => {
     const doc = readJson(path, 'timeline') as { events?: StoredEvent[] } | StoredEvent[];
     const list = Array.isArray(doc) ? doc : doc?.events;
     if (!Array.isArray(list)) throw new AppError('bad_input_file', `${path} is not a timeline (GET /v1/tasks/{id}/timeline answer, or an array of events).`);
@@ -77,7 +85,7 @@ function verifyOffline(file: string, packet: Packet, options: PacketVerifyOption
   const logKey = keysFile.keys.find((k) => k.alg === 'ed25519');
   return verifyPacket({
     packet,
-    events,
+    ...(events ? { events } : {}),
     keys: keysFile.keys,
     ...(receipt ? { receipt } : {}),
     ...(logKey ? { log: { publicKey: logKey.public_key_pem } } : {}),
@@ -140,5 +148,7 @@ function readJson(path: string, what: string): unknown {
 
 function renderChecks(mode: string, result: PacketVerification): string {
   const lines = Object.entries(result.checks).map(([name, check]) => `  ${name.padEnd(12)} ${check.status.padEnd(8)} ${check.code ? `${check.code}: ` : ''}${check.detail}`);
-  return `${result.ok ? 'packet verified' : 'packet verification FAILED'} (${mode})\n${lines.join('\n')}\nIntegrity proofs show the events were not changed; they do not show the work was semantically correct.\n`;
+  // Verified says what was checked: without a timeline the events behind hash_chain_root were not.
+  const unchecked = result.ok && result.checks.hash_chain.status === 'skipped' ? ', but not its hash chain: no timeline was given (--timeline FILE, per task)' : '';
+  return `${result.ok ? 'packet verified' : 'packet verification FAILED'} (${mode})${unchecked}\n${lines.join('\n')}\nIntegrity proofs show the events were not changed; they do not show the work was semantically correct.\n`;
 }
