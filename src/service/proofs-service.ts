@@ -20,7 +20,7 @@ import { retryOnConflict, writeConflict } from './optimistic.ts';
 import { gateRouteBody, type Gated } from './templates-service.ts';
 import { pendingEvent, type WriteContext } from './write-context.ts';
 import { requestedAsOf } from './as-of.ts';
-import { accessEvent } from './governance/refusals.ts';
+import { accessEvent, deny } from './governance/refusals.ts';
 
 export async function evaluateClaims(deps: ServiceDeps, ctx: WriteContext, body: unknown): Promise<{ replayed: boolean; decision: ClaimDecision }> {
   deps.registry.assert('api/claim-evaluate-request.json', body, 'claim evaluation request');
@@ -85,8 +85,9 @@ const STATUS_EVENT_SCHEMA: string = 'events/proof-packet-status-changed.json';
  * POST /v1/proof-packets/{packet_id}/status: moves the packet's latest issue along the status table
  * (domain/proof-packet.ts PACKET_STATUS_MOVES) and re-issues it at the new status, sealed as its
  * integrity class says (a new packet_sha256, signature and receipt; the same packet_id). One unit:
- * the receipt (when receipted), `proof_packet.status_changed` and the re-issue's
- * `proof_packet.assembled`, which the packets projection makes the packet's latest issue.
+ * the receipt (when receipted), `proof_packet.status_changed`, the re-issue's
+ * `proof_packet.assembled` (which the packets projection makes the packet's latest issue) and
+ * `access.logged` (action `changed`). A packet_id the scope lacks is a 404 logged as denied.
  *
  * Concurrency without a packet stream: the status event's id derives from the packet id and the seq
  * of the issue the move was decided on, and the append expects that id unused. Two moves decided on
@@ -98,7 +99,9 @@ export async function changePacketStatus(deps: ServiceDeps, ctx: WriteContext, p
   await deps.store.settled();
   const result = committedReplay(deps, ctx) ?? await retryOnConflict(async () => {
     await deps.store.settled();
-    const current = findPacketEvent(deps, ctx.scope, packetId);
+    const resource = { type: 'proof_packet', id: packetId };
+    const current = deps.queries.packetEvent(ctx.scope, packetId)
+      ?? await deny(deps, ctx, ctx.principal, resource, { code: 'not_found', message: `No proof packet ${packetId} in this tenant, workspace and project; assemble one with POST /v1/proof-packets.` });
     const issued = current.payload.packet as unknown as ProofPacket;
     const from = issued.packet_status;
     if (!canMovePacket(from, req.status)) {
@@ -115,6 +118,7 @@ export async function changePacketStatus(deps: ServiceDeps, ctx: WriteContext, p
     deps.registry.assert(STATUS_EVENT_SCHEMA, payload, 'proof_packet.status_changed payload');
     unit.push({ ...pending(deps, ctx, 'proof_packet.status_changed', payload), event_id: eventId });
     unit.push(pending(deps, ctx, 'proof_packet.assembled', { packet, redaction_actions: current.payload.redaction_actions! }));
+    unit.push(accessEvent(deps, ctx, ctx.principal, { action: 'changed', outcome: 'allowed', resource }));
     const expect: Expectation[] = [{ type: 'event_id_unused', eventId, orElse: () => writeConflict(`Proof packet ${packetId}`) }, ...receiptGuard];
     return deps.store.append(unit, expect);
   });
@@ -179,12 +183,6 @@ function issuePacket(deps: ServiceDeps, ctx: WriteContext, packetBody: PacketBod
 /** A receipt's id: one per scope and packet body. */
 function receiptIdFor(scope: Scope, packetSha256: string): string {
   return derivedId('rcpt', { scope: { tenant_id: scope.tenant_id, workspace_id: scope.workspace_id, project_id: scope.project_id }, packet_sha256: packetSha256 });
-}
-
-export function findPacketEvent(deps: ServiceDeps, scope: Scope, packetId: string): StoredEvent {
-  const event = deps.queries.packetEvent(scope, packetId);
-  if (!event) throw new AppError('not_found', `No proof packet ${packetId} in this tenant, workspace and project; assemble one with POST /v1/proof-packets.`);
-  return event;
 }
 
 function signer(keys: KeyRing, alg: 'ed25519' | 'ecdsa-p256-sha256' | 'hmac-sha256') {

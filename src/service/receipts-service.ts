@@ -10,7 +10,8 @@ import { formatCheckpoint, signNote } from '../domain/signed-note.ts';
 import { AppError } from '../errors.ts';
 import type { KeyRing } from '../store/keys.ts';
 import type { ServiceDeps } from './deps.ts';
-import { findPacketEvent } from './proofs-service.ts';
+import { accessEvent, deny } from './governance/refusals.ts';
+import type { WriteContext } from './write-context.ts';
 
 export function publicKeys(keys: KeyRing) {
   return {
@@ -44,11 +45,13 @@ export function getReceipt(deps: ServiceDeps, scope: Scope, receiptId: string): 
 }
 
 /** POST /v1/signatures/verify: hash, signature, hash chain (recomputed from the timeline) and receipt. */
-export function verifySignatures(deps: ServiceDeps, scope: Scope, body: unknown): PacketVerification & { non_claims: string[] } {
+export async function verifySignatures(deps: ServiceDeps, ctx: WriteContext, body: unknown): Promise<PacketVerification & { non_claims: string[] }> {
   deps.registry.assert('api/signature-verify-request.json', body, 'signature verification request');
   const { packet } = body;
+  const scope = ctx.scope;
   if (!sameScope(packet, scope)) {
-    throw new AppError('not_found_in_scope', 'The packet belongs to another tenant, workspace or project; verify it with the scope headers of its own scope.');
+    // A packet of another scope is not verified against this one: a denial, logged as every 404 across scopes is.
+    await deny(deps, ctx, ctx.principal, { type: 'proof_packet', id: packet.packet_id }, { code: 'not_found_in_scope', message: 'The packet belongs to another tenant, workspace or project; verify it with the scope headers of its own scope.' });
   }
   const events: StoredEvent[] = packet.task_ids.flatMap((id) => deps.queries.taskEventsUpTo(scope, id, Number.MAX_SAFE_INTEGER));
   let receipt: Receipt | undefined;
@@ -71,13 +74,40 @@ export function verifySignatures(deps: ServiceDeps, scope: Scope, body: unknown)
   return { ...result, non_claims: [...CLAIM_BOUNDARY_NON_CLAIMS] };
 }
 
-export function packetAttestation(deps: ServiceDeps, scope: Scope, packetId: string): DsseEnvelope {
-  const packet = findPacketEvent(deps, scope, packetId).payload.packet as Record<string, unknown>;
-  return attestPacket(packet, { keyid: deps.keys.ed25519.keyId, privateKey: deps.keys.ed25519.privateKey });
+/**
+ * A read of one of a packet's views (the packet, its redaction manifest, its attestation), which the
+ * access log records (docs/governance/exports.md): `viewed` when answered, `attempted`/denied with
+ * the 404 when the scope holds no such packet.
+ */
+export async function viewPacket<T>(deps: ServiceDeps, ctx: WriteContext, packetId: string, view: (event: StoredEvent) => T): Promise<T> {
+  const resource = { type: 'proof_packet', id: packetId };
+  const event = deps.queries.packetEvent(ctx.scope, packetId)
+    ?? await deny(deps, ctx, ctx.principal, resource, { code: 'not_found', message: `No proof packet ${packetId} in this tenant, workspace and project; assemble one with POST /v1/proof-packets.` });
+  const answer = view(event);
+  await deps.store.append([accessEvent(deps, ctx, ctx.principal, { action: 'viewed', outcome: 'allowed', resource })]);
+  return answer;
 }
 
-export function packetManifest(deps: ServiceDeps, scope: Scope, packetId: string) {
-  const event = findPacketEvent(deps, scope, packetId);
-  const packet = event.payload.packet as { redaction_manifest: unknown };
-  return { redaction_manifest: packet.redaction_manifest, actions: event.payload.redaction_actions };
+/** GET /v1/receipts/{receipt_id}: the receipt, its read access-logged as a packet's are. */
+export async function viewReceipt(deps: ServiceDeps, ctx: WriteContext, receiptId: string): Promise<Receipt> {
+  const resource = { type: 'receipt', id: receiptId };
+  let receipt: Receipt;
+  try {
+    receipt = getReceipt(deps, ctx.scope, receiptId);
+  } catch (err) {
+    if (!(err instanceof AppError) || err.code !== 'not_found') throw err;
+    return deny(deps, ctx, ctx.principal, resource, { code: 'not_found', message: err.message });
+  }
+  await deps.store.append([accessEvent(deps, ctx, ctx.principal, { action: 'viewed', outcome: 'allowed', resource })]);
+  return receipt;
+}
+
+export function packetAttestation(packetEvent: StoredEvent, keys: KeyRing): DsseEnvelope {
+  const packet = packetEvent.payload.packet as Record<string, unknown>;
+  return attestPacket(packet, { keyid: keys.ed25519.keyId, privateKey: keys.ed25519.privateKey });
+}
+
+export function packetManifest(packetEvent: StoredEvent) {
+  const packet = packetEvent.payload.packet as { redaction_manifest: unknown };
+  return { redaction_manifest: packet.redaction_manifest, actions: packetEvent.payload.redaction_actions };
 }

@@ -194,6 +194,42 @@ t.test('the DSSE attestation verifies with the public key from /v1/keys', async 
   t.notOk(verifyEnvelope({ ...env.json, payload: Buffer.from(JSON.stringify({ ...statement, predicate: {} })).toString('base64') }, key), 'a changed payload fails');
 });
 
+t.test('reads of a packet, its manifest, attestation and receipt are access-logged; 404s as denied', async (t) => {
+  const app = await seeded(t);
+  const packet = (await app.call('/v1/proof-packets', { body: { task_ids: ['task-1'], integrity_class: 'signed_and_receipted', as_of: AS_OF } })).json;
+  const viewed = (type: string, id: string) => ({ kind: 'access.logged', tenant_id: SCOPE_A.tenant_id, actor: { type: 'service_account', id: 'preview-customer' }, payload: { action: 'viewed', outcome: 'allowed', resource: { type, id }, route: { method: 'GET', path_template: '' }, status: 200, ip_class: 'unknown' } });
+  const views: Array<[string, string, string, string]> = [
+    [`/v1/proof-packets/${packet.packet_id}`, '/v1/proof-packets/{packet_id}', 'proof_packet', packet.packet_id],
+    [`/v1/proof-packets/${packet.packet_id}/redaction-manifest`, '/v1/proof-packets/{packet_id}/redaction-manifest', 'proof_packet', packet.packet_id],
+    [`/v1/proof-packets/${packet.packet_id}/attestation`, '/v1/proof-packets/{packet_id}/attestation', 'proof_packet', packet.packet_id],
+    [`/v1/receipts/${packet.receipt_id}`, '/v1/receipts/{receipt_id}', 'receipt', packet.receipt_id],
+  ];
+  for (const [path, template, type, id] of views) {
+    const entry = viewed(type, id);
+    entry.payload.route.path_template = template;
+    await spec(t, app).when(path).then(expectResponse(200), expectNewEvents([entry]));
+    // From another scope: 404, logged as denied in the caller's scope.
+    await spec(t, app, `${path} from tenant B`).when(path, { scope: SCOPE_B }).then(
+      expectResponse(404, { code: 'not_found' }),
+      expectNewEvents([{ kind: 'access.logged', tenant_id: SCOPE_B.tenant_id, payload: { action: 'attempted', outcome: 'denied', resource: { type, id }, reason_code: 'not_found', reason: type === 'receipt' ? `No receipt ${id} in this tenant, workspace and project.` : `No proof packet ${id} in this tenant, workspace and project; assemble one with POST /v1/proof-packets.`, route: { method: 'GET', path_template: template }, status: 404, ip_class: 'unknown' } }]),
+    );
+  }
+  // A packet of scope A sent to scope B's verifier: 404, logged as denied; verifying in its own scope computes only.
+  await spec(t, app, 'verify from tenant B').when('/v1/signatures/verify', { scope: SCOPE_B, body: { packet } })
+    .then(expectResponse(404, { code: 'not_found_in_scope' }), expectNewEvents([{ kind: 'access.logged', tenant_id: SCOPE_B.tenant_id }]));
+  await spec(t, app, 'verify in its scope').when('/v1/signatures/verify', { body: { packet } }).then(expectResponse(200, { ok: true }), expectNoEvents());
+  // A status move is logged as changed, in the move's unit; a packet the scope lacks is a denial.
+  await spec(t, app, 'status move').when(`/v1/proof-packets/${packet.packet_id}/status`, { body: { status: 'final' } }).then(
+    expectResponse(201, { packet_status: 'final' }),
+    expectNewEvents([
+      { kind: 'proof_packet.receipted' }, { kind: 'proof_packet.status_changed' }, { kind: 'proof_packet.assembled' },
+      { kind: 'access.logged', payload: { action: 'changed', outcome: 'allowed', resource: { type: 'proof_packet', id: packet.packet_id }, route: { method: 'POST', path_template: '/v1/proof-packets/{packet_id}/status' }, status: 201, ip_class: 'unknown' } },
+    ]),
+  );
+  await spec(t, app, 'status move from tenant B').when(`/v1/proof-packets/${packet.packet_id}/status`, { scope: SCOPE_B, body: { status: 'revoked', reason: 'Not ours.' } })
+    .then(expectResponse(404, { code: 'not_found' }), expectNewEvents([{ kind: 'access.logged', tenant_id: SCOPE_B.tenant_id }]));
+});
+
 t.test('confusion guard: another tenant or workspace is blocked, nothing assembled, access logged', async (t) => {
   const app = await seeded(t);
   const { call, service } = app;

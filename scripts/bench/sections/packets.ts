@@ -34,7 +34,7 @@ export const packetsSection: Section = {
             const { packet } = assembled.write;
             assembleMs.push(performance.now() - started);
             started = performance.now();
-            const result = verifySignatures(deps, scope, { packet });
+            const result = await verifySignatures(deps, ctxWrite, { packet });
             verifyMs.push(performance.now() - started);
             if (!result.ok) throw new Error(`a ${integrityClass} packet of ${size} events did not verify: ${JSON.stringify(result.checks)}`);
           }

@@ -1,10 +1,10 @@
 // Claim boundaries, Proof Packets, receipts, keys, signature verification and attestations.
-import { assemblePacket, changePacketStatus, evaluateClaims, findPacketEvent } from '../../service/proofs-service.ts';
-import { getReceipt, packetAttestation, packetManifest, publicKeys, verifySignatures } from '../../service/receipts-service.ts';
+import { assemblePacket, changePacketStatus, evaluateClaims } from '../../service/proofs-service.ts';
+import { packetAttestation, packetManifest, publicKeys, verifySignatures, viewPacket, viewReceipt } from '../../service/receipts-service.ts';
 import { requirePathId } from '../request-input.ts';
 import { P, U } from '../responses.ts';
 import type { Route } from '../route-spec.ts';
-import { writeContextOf, writeResponse } from '../write-context.ts';
+import { readContextOf, writeContextOf, writeResponse } from '../write-context.ts';
 
 const packetId = (value: string | undefined) => requirePathId(value ?? '', 'proof packet');
 
@@ -35,8 +35,8 @@ export const PROOF_ROUTES: Route[] = [
   },
   {
     method: 'GET', path: '/v1/proof-packets/{packet_id}', status: 'preview', access: 'read', scoped: true,
-    summary: 'A packet as assembled.', readme: 'the packet as assembled', responses: { 200: 'api/proof-packet.json', 404: P },
-    handler: (c, deps) => c.json(findPacketEvent(deps, c.get('scope'), packetId(c.req.param('packet_id'))).payload.packet as object),
+    summary: 'A packet as assembled (its latest issue). Access-logged.', readme: 'the packet as assembled; `access.logged` viewed; another scope → 404 logged as denied', responses: { 200: 'api/proof-packet.json', 404: P },
+    handler: async (c, deps) => c.json(await viewPacket(deps, readContextOf(c), packetId(c.req.param('packet_id')), (e) => e.payload.packet as object)),
   },
   {
     method: 'POST', path: '/v1/proof-packets/{packet_id}/status', status: 'preview', access: 'write', scoped: true,
@@ -50,27 +50,27 @@ export const PROOF_ROUTES: Route[] = [
   },
   {
     method: 'GET', path: '/v1/proof-packets/{packet_id}/redaction-manifest', status: 'preview', access: 'read', scoped: true,
-    summary: "The packet's redaction manifest and the actions its manifest_sha256 hashes.", readme: 'manifest + the actions it hashes',
+    summary: "The packet's redaction manifest and the actions its manifest_sha256 hashes. Access-logged.", readme: 'manifest + the actions it hashes; `access.logged` viewed',
     responses: { 200: 'api/redaction-manifest-response.json', 404: P },
-    handler: (c, deps) => c.json(packetManifest(deps, c.get('scope'), packetId(c.req.param('packet_id')))),
+    handler: async (c, deps) => c.json(await viewPacket(deps, readContextOf(c), packetId(c.req.param('packet_id')), packetManifest)),
   },
   {
     method: 'GET', path: '/v1/proof-packets/{packet_id}/attestation', status: 'preview', access: 'read', scoped: true,
-    summary: 'DSSE envelope of an in-toto Statement v1 about the packet (ed25519).', readme: 'DSSE / in-toto Statement v1',
+    summary: 'DSSE envelope of an in-toto Statement v1 about the packet (ed25519). Access-logged.', readme: 'DSSE / in-toto Statement v1; `access.logged` viewed',
     responses: { 200: 'api/attestation.json', 404: P },
-    handler: (c, deps) => c.json(packetAttestation(deps, c.get('scope'), packetId(c.req.param('packet_id')))),
+    handler: async (c, deps) => c.json(await viewPacket(deps, readContextOf(c), packetId(c.req.param('packet_id')), (e) => packetAttestation(e, deps.keys))),
   },
   {
     method: 'GET', path: '/v1/receipts/{receipt_id}', status: 'preview', access: 'read', scoped: true,
-    summary: 'Receipt: the receipted event, its RFC 9162 inclusion proof and a signed C2SP checkpoint.', readme: 'event, inclusion proof, signed checkpoint',
+    summary: 'Receipt: the receipted event, its RFC 9162 inclusion proof and a signed C2SP checkpoint. Access-logged.', readme: 'event, inclusion proof, signed checkpoint; `access.logged` viewed',
     responses: { 200: 'api/receipt.json', 404: P },
-    handler: (c, deps) => c.json(getReceipt(deps, c.get('scope'), requirePathId(c.req.param('receipt_id') ?? '', 'receipt'))),
+    handler: async (c, deps) => c.json(await viewReceipt(deps, readContextOf(c), requirePathId(c.req.param('receipt_id') ?? '', 'receipt'))),
   },
   {
     method: 'POST', path: '/v1/signatures/verify', status: 'preview', access: 'read', scoped: true,
     summary: 'Verify packet hash, signature, hash chain and receipt binding.', readme: 'hash, signature, hash chain, receipt; computes only',
     request: 'api/signature-verify-request.json', responses: { 200: 'api/signature-verify-response.json', 404: P, 422: P },
-    handler: (c, deps) => c.json(verifySignatures(deps, c.get('scope'), c.get('body'))),
+    handler: async (c, deps) => c.json(await verifySignatures(deps, readContextOf(c), c.get('body'))),
   },
   {
     method: 'GET', path: '/v1/keys', status: 'preview', access: 'read', scoped: false,
