@@ -869,21 +869,21 @@ export type Operations = {
     body: ProofPacketRequest;
     responses: { 200: ProofPacket; 201: ProofPacket; 404: Problem; 409: Problem; 422: ValidationResult | Problem };
   };
-  /** A packet as assembled. */
+  /** A packet as assembled (its latest issue). Access-logged. */
   'GET /v1/proof-packets/{packet_id}': {
     params: { packet_id: string };
     query: undefined;
     body: undefined;
     responses: { 200: ProofPacket; 404: Problem };
   };
-  /** DSSE envelope of an in-toto Statement v1 about the packet (ed25519). */
+  /** DSSE envelope of an in-toto Statement v1 about the packet (ed25519). Access-logged. */
   'GET /v1/proof-packets/{packet_id}/attestation': {
     params: { packet_id: string };
     query: undefined;
     body: undefined;
     responses: { 200: Attestation; 404: Problem };
   };
-  /** The packet's redaction manifest and the actions its manifest_sha256 hashes. */
+  /** The packet's redaction manifest and the actions its manifest_sha256 hashes. Access-logged. */
   'GET /v1/proof-packets/{packet_id}/redaction-manifest': {
     params: { packet_id: string };
     query: undefined;
@@ -897,7 +897,7 @@ export type Operations = {
     body: PacketStatusRequest;
     responses: { 200: ProofPacket; 201: ProofPacket; 404: Problem; 409: Problem; 422: Problem };
   };
-  /** Receipt: the receipted event, its RFC 9162 inclusion proof and a signed C2SP checkpoint. */
+  /** Receipt: the receipted event, its RFC 9162 inclusion proof and a signed C2SP checkpoint. Access-logged. */
   'GET /v1/receipts/{receipt_id}': {
     params: { receipt_id: string };
     query: undefined;

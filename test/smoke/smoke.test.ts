@@ -14,7 +14,7 @@ import { buildOpenApi } from '../../src/server/openapi.ts';
 import { createResponseValidator } from '../../src/smoke/response-validator.ts';
 import type { SmokeReport, WriteReach } from '../../src/smoke/check.ts';
 import { createSmokeCtx, isRunTenant } from '../../src/smoke/context.ts';
-import { coverageOutcome, FORGE_SKIP, READ_ONLY_SKIP, selectChecks, smokeSuite } from '../../src/smoke/runner.ts';
+import { COVERAGE_CHECK, coverageOutcome, FORGE_SKIP, READ_ONLY_SKIP, selectChecks, smokeSuite } from '../../src/smoke/runner.ts';
 import { readSmokeTokenFile } from '../../src/smoke/target.ts';
 import { serveApp } from '../fixtures/served-app.ts';
 import { SCOPE_A, tempDir, TOKENS } from '../fixtures/test-app.ts';
@@ -133,6 +133,10 @@ t.test('--read-only against a served app sends no write: not one event is append
   const skippedForWrites = run.report.checks.filter((c) => c.detail === READ_ONLY_SKIP);
   t.ok(skippedForWrites.length > 50, `${skippedForWrites.length} writing checks skipped, with the reason`);
   t.ok(run.report.checks.some((c) => c.name === 'reads: GET /admin/forge/data answers the data set' && c.status === 'passed'), 'shape checks run');
+  // A partial run never reads as full coverage: the routes only writes reach are named.
+  const coverage = run.report.checks.find((c) => c.name === COVERAGE_CHECK)!;
+  t.equal(coverage.status, 'skipped');
+  t.match(coverage.detail, /^\d+ of \d+ listed routes got no happy-path call in this run \(--read-only: the check sends a write\): .*POST \/v1\/events/);
 });
 
 t.test('by default against a served app: writes only in the run\'s smoke tenants, never forge state', async (t) => {
@@ -148,6 +152,10 @@ t.test('by default against a served app: writes only in the run\'s smoke tenants
   t.same(run.events.filter((e) => /^(forge|quota)\./.test(e.kind)).map((e) => e.kind), [], 'no forge data replacement, no quota policy write');
   t.same(run.dataAfter, run.dataBefore);
   t.ok(run.report.checks.filter((c) => c.detail === FORGE_SKIP).length > 50, 'the forge writing checks are skipped with the reason');
+  const coverage = run.report.checks.find((c) => c.name === COVERAGE_CHECK)!;
+  t.equal(coverage.status, 'skipped', 'the forge write routes got no happy-path call');
+  t.match(coverage.detail, /PATCH \/admin\/quota\/rules\/\{quotarule\}/);
+  t.notMatch(coverage.detail, /POST \/v1\/events/, 'the routes the run called are not named');
 });
 
 t.test('--allow-forge-writes: the forge checks run too, and the forge data set is restored', async (t) => {
@@ -155,6 +163,7 @@ t.test('--allow-forge-writes: the forge checks run too, and the forge data set i
   t.same(run.failed, [], 'every check passes');
   t.equal(run.report.writes, 'forge');
   t.equal(run.report.skipped, 0, 'nothing is skipped');
+  t.match(run.report.checks.find((c) => c.name === COVERAGE_CHECK), { status: 'passed', detail: '' }, 'every listed route got a happy-path call');
   const kinds = new Set(run.events.map((e) => e.kind));
   t.ok(kinds.has('forge.data.replaced'), 'the forge data set was replaced');
   t.ok(kinds.has('quota.group.created'), 'quota groups were written');

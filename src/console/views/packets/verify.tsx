@@ -13,6 +13,8 @@ export type Verification = {
   status: string | null;
   /** The preview's latest issue of the packet_id: undefined when not asked, null when it has none. */
   latest: { packet_status: string | null; packet_sha256: string | null } | null;
+  /** The copy's own integrity.packet_sha256: current only when it is the latest issue's. */
+  packet_sha256: string | null;
 };
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -33,16 +35,21 @@ export async function verifyPacket(client: GovClient, packet: unknown): Promise<
     if (issue.status === 200) latest = { packet_status: issue.body.packet_status, packet_sha256: issue.body.integrity.packet_sha256 };
     else if (issue.status !== 404) return failureOf(issue);
   }
-  return { ...(res.body as Omit<Verification, 'status' | 'latest'>), status: str('packet_status') ?? null, latest };
+  const own = isRecord(packet.integrity) && typeof packet.integrity.packet_sha256 === 'string' ? packet.integrity.packet_sha256 : null;
+  return { ...(res.body as Omit<Verification, 'status' | 'latest' | 'packet_sha256'>), status: str('packet_status') ?? null, latest, packet_sha256: own };
 }
 
 /** Every check with its name, pass / fail / skipped and detail, then the status and the non-claims. */
 export function VerificationView({ result, titleId }: { result: Verification; titleId: string }) {
   const revoked = result.status === 'revoked' || result.latest?.packet_status === 'revoked';
+  // As gov packet verify online: only the preview's latest issue of the packet_id is current.
+  const notCurrent = revoked ? 'the packet is revoked'
+    : result.latest === null ? 'the preview has no issue of this packet'
+      : result.latest.packet_sha256 !== result.packet_sha256 ? "this copy is not the preview's latest issue of the packet" : null;
   return (
     <div class="verification">
-      <p role="status" class={result.ok && !revoked ? 'pass' : 'fail'}>
-        {result.ok ? (revoked ? 'Integrity verified, but the packet is revoked: not current' : 'Packet verified: every check passed') : 'Packet verification FAILED'}
+      <p role="status" class={result.ok && notCurrent === null ? 'pass' : 'fail'}>
+        {result.ok ? (notCurrent !== null ? `Integrity verified, but ${notCurrent}: not current` : 'Packet verified: every check passed') : 'Packet verification FAILED'}
       </p>
       <ul class="checks" aria-labelledby={titleId}>
         {Object.entries(result.checks).map(([name, check]) => (
