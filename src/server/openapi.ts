@@ -54,7 +54,7 @@ export function buildOpenApi(routes: readonly RouteSpec[], registry: SchemaRegis
           name: 'If-Match',
           in: 'header',
           required: false,
-          description: 'Optional: the task version the write was decided on, as an ETag answered it ("42"; * for any). A task that moved on answers 412 precondition_failed and nothing is written; anything but one strong ETag or * is 400 invalid_if_match.',
+          description: 'Optional: the task version the write was decided on, as an ETag answered it ("42"; * for any). A task that moved on, or an entity-tag that is none of its versions (a weak one included), answers 412 precondition_failed and nothing is written; a header that is no list of entity-tags, or names two versions, is 400 invalid_if_match.',
           schema: { type: 'string', pattern: '^(\\*|"[0-9]{1,15}")$' },
         },
       },

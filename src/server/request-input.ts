@@ -7,6 +7,7 @@ import { isId, type Scope } from '../domain/event.ts';
 import { assertNesting, MAX_BODY_NESTING } from '../domain/json-depth.ts';
 import { QUOTA_SCOPE } from '../domain/quota/quota-events.ts';
 import { AppError } from '../errors.ts';
+import { NO_VERSION } from '../service/write-context.ts';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -107,17 +108,27 @@ export function requirePathId(value: string, name: string): string {
 }
 
 /**
- * The version a conditional write names: one strong ETag as a read answered it (`"42"`), or null
+ * The version a conditional write names: a strong ETag as a read answered it (`"42"`), or null
  * without the header or with `*` (the routes that take If-Match already require the aggregate).
+ * Any other well-formed entity-tag never matches ours (RFC 9110 §13.1.1: weak tags never match
+ * under If-Match's strong comparison, and our ETags are versions): NO_VERSION, so the write answers
+ * 412 and writes nothing. A header that is no entity-tag list is 400, as is a list naming two
+ * versions (a write is decided on one).
  */
 export function readIfMatch(c: Context): number | null {
   const raw = c.req.header('if-match');
   if (raw === undefined) return null;
   const value = raw.trim();
   if (value === '*') return null;
-  const match = /^"(\d{1,15})"$/.exec(value);
-  if (!match) {
-    throw new AppError('invalid_if_match', 'If-Match takes one ETag exactly as a read answered it, e.g. If-Match: "42" (or *); weak ETags and lists are not accepted.', { details: [{ pointer: '/headers/If-Match', detail: 'one strong ETag' }] });
+  const tags = value.split(',').map((t) => t.trim());
+  const malformed = () => new AppError('invalid_if_match', 'If-Match takes the ETag a read answered, e.g. If-Match: "42" (or *); this header is no list of entity-tags.', { details: [{ pointer: '/headers/If-Match', detail: 'entity-tags: "…" or W/"…", comma-separated' }] });
+  if (tags.some((t) => !ENTITY_TAG.test(t))) throw malformed();
+  const versions = [...new Set(tags.map((t) => /^"(\d{1,15})"$/.exec(t)?.[1]).filter((v): v is string => v !== undefined).map(Number))];
+  if (versions.length > 1) {
+    throw new AppError('invalid_if_match', `If-Match names ${versions.length} versions (${versions.join(', ')}); a write is decided on one: send the ETag of the version you read.`, { details: [{ pointer: '/headers/If-Match', detail: 'one version' }] });
   }
-  return Number(match[1]);
+  return versions[0] ?? NO_VERSION;
 }
+
+/** An entity-tag (RFC 9110 §8.8.3): optional W/, then a quoted string of etagc characters. */
+const ENTITY_TAG = /^(?:W\/)?"[\x21\x23-\x7e\x80-\xff]*"$/;

@@ -21,7 +21,10 @@ export type WriteContext = {
    * same Idempotency-Key is compared against; null when the request carries no key.
    */
   requestSha256: string | null;
-  /** The aggregate version the write is conditional on (If-Match: "<version>"); null without one. */
+  /**
+   * The aggregate version the write is conditional on (If-Match: "<version>"; NO_VERSION for an
+   * ETag that is none of ours); null without one.
+   */
   ifMatch: number | null;
   /**
    * The caller a verified token names (the hosted service): `principal` is its actor, and decisions
@@ -87,3 +90,6 @@ export function actingAs(ctx: WriteContext, named: Actor | undefined): Actor {
 export function operatorContext(scope: Scope): WriteContext {
   return { scope, transport: 'operator', principal: transportPrincipal('operator'), idempotencyKey: null, requestSha256: null, ifMatch: null };
 }
+
+/** If-Match named an entity-tag that is no version of ours: it matches nothing (412). */
+export const NO_VERSION = -1;

@@ -158,7 +158,8 @@ t.test('If-Match names the item\'s version: stale is 412 and writes nothing; the
   t.equal(g.events().length, before, 'nothing written');
   const second = await g.patch('nyc-ll144', 'candidate-notice', { note: 'Notice text approved' }, { headers: { 'If-Match': first.headers.get('etag')! } });
   t.same([second.status, second.json.item.item_version, second.json.item.note], [200, 2, 'Notice text approved']);
-  t.equal((await g.patch('nyc-ll144', 'candidate-notice', { note: 'x' }, { headers: { 'If-Match': 'W/"1"' } })).json.code, 'invalid_if_match');
+  t.same((await g.patch('nyc-ll144', 'candidate-notice', { note: 'x' }, { headers: { 'If-Match': 'W/"1"' } })).json.code, 'precondition_failed', 'a weak ETag never matches');
+  t.equal((await g.patch('nyc-ll144', 'candidate-notice', { note: 'x' }, { headers: { 'If-Match': 'not-an-etag' } })).json.code, 'invalid_if_match');
   // An Idempotency-Key replays the first answer, ETag included.
   const keyed = { idempotencyKey: 'posture-1' };
   const a = await g.patch('nyc-ll144', 'qualifications-notice', { status: 'in_progress' }, keyed);

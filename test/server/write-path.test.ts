@@ -126,13 +126,22 @@ t.test('If-Match: stale → 412 and nothing written; current → 201 with the ne
   t.equal((await call('/v1/tasks/task-star/checkpoints', { body: { progress: 'Any version will do' }, headers: { 'If-Match': '*' } })).status, 201);
 });
 
-t.test('If-Match that is not one strong ETag, or names no task, is a 400', async (t) => {
+t.test('If-Match: a malformed header, two versions, or no task is a 400; an ETag that is none of ours a 412', async (t) => {
   const app = await testApp(t);
   t.equal((await app.call('/v1/tasks', { body: { task_id: 'task-bad', title: 'Malformed preconditions', session_id: 'sess-1' } })).status, 201);
   const refused = [expectResponse(400, { code: 'invalid_if_match' }), expectNoEvents()];
-  for (const value of ['W/"1"', '1', '"1", "2"', '"abc"', '""']) {
+  for (const value of ['1', '"1", "2"', 'garbage', '"unterminated', '"a b"', 'W/1']) {
     await spec(t, app, `If-Match: ${value}`).when('/v1/tasks/task-bad/checkpoints', { body: { progress: 'A malformed If-Match' }, headers: { 'If-Match': value } }).then(...refused);
   }
+  // Well-formed entity-tags that are no version of the task never match (RFC 9110 §13.1.1: weak
+  // tags never match under If-Match's strong comparison): 412 and nothing written.
+  for (const value of ['W/"1"', '"abc"', '""', 'W/"1", "xyz"']) {
+    await spec(t, app, `If-Match: ${value}`).when('/v1/tasks/task-bad/checkpoints', { body: { progress: 'An ETag of nothing' }, headers: { 'If-Match': value } })
+      .then(expectResponse(412, { code: 'precondition_failed', detail: 'Task task-bad is at version 1, which If-Match does not name (an ETag that is none of its versions); read it again (its ETag is the current version) and decide again. Nothing was written.' }), expectNoEvents());
+  }
+  // A list that holds the current version among tags of nothing matches it.
+  await spec(t, app, 'If-Match: W/"9", "1"').when('/v1/tasks/task-bad/checkpoints', { body: { progress: 'The current version in a list' }, headers: { 'If-Match': 'W/"9", "1"' } })
+    .then(expectResponse(201), expectNewEvents([{ kind: 'task.checkpoint.written' }]));
   await spec(t, app, 'If-Match on an event without a task').when('/v1/events', { body: rawEvent(SCOPE_A), idempotencyKey: 'no-task', headers: { 'If-Match': '"1"' } }).then(...refused);
 });
 
