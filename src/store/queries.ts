@@ -149,7 +149,8 @@ export function createQueries(db: Database.Database) {
     search(scope: Scope, q: { match: string | null; kind: string | null; taskId: string | null; beforeSeq: number; limit: number }): SearchHit[] {
       if (q.match !== null) {
         const match = `scope_tok : ${scopeToken(scope)} AND body : (${q.match})`;
-        return statements().searchText.all(match, scopeKey(scope), q.kind, q.kind, q.taskId, q.taskId, q.beforeSeq, q.limit);
+        return statements().searchText.all(match, scopeKey(scope), q.kind, q.kind, q.taskId, q.taskId, q.beforeSeq, q.limit)
+          .map((r) => (r.snippet.length > MAX_SNIPPET ? { ...r, snippet: boundedSnippet(r.snippet) } : r));
       }
       return statements().searchKind.all(scopeKey(scope), q.kind ?? '', q.taskId, q.taskId, q.beforeSeq, q.limit).map((r) => ({
         seq: r.seq, task_id: r.task_id, event_id: r.event_id, kind: r.kind, snippet: r.body.slice(0, 160),
@@ -157,6 +158,22 @@ export function createQueries(db: Database.Database) {
     },
   };
 }
+
+/** FTS5 cuts a snippet to 16 tokens, but one token may be a megabyte of text without a break. */
+export const MAX_SNIPPET = 320;
+
+/** A snippet cut to MAX_SNIPPET characters around its first marked match, with … where it was cut. */
+export function boundedSnippet(snippet: string): string {
+  const at = Math.max(0, snippet.indexOf('['));
+  const start = Math.max(0, Math.min(at - 80, snippet.length - MAX_SNIPPET));
+  const end = Math.min(snippet.length, start + MAX_SNIPPET);
+  // Never between the halves of a surrogate pair.
+  const from = start > 0 && isLowSurrogate(snippet.charCodeAt(start)) ? start + 1 : start;
+  const to = end < snippet.length && isLowSurrogate(snippet.charCodeAt(end)) ? end - 1 : end;
+  return `${from > 0 ? '…' : ''}${snippet.slice(from, to)}${to < snippet.length ? '…' : ''}`;
+}
+
+const isLowSurrogate = (code: number) => code >= 0xdc00 && code <= 0xdfff;
 
 /** JSON the index holds; text that does not parse means the index file is damaged. */
 function indexed<T>(text: string): T {
