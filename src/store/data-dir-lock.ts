@@ -52,12 +52,27 @@ function readHolderPid(path: string): number | null {
   }
 }
 
-/** Whether a process with this pid exists (EPERM: it does, it is only not ours to signal). */
+/**
+ * Whether a process with this pid runs (EPERM: it does, it is only not ours to signal). A zombie —
+ * killed, not yet reaped by its parent — still answers signal 0 but holds nothing: on Linux its
+ * state in /proc/<pid>/stat is Z, and it counts as gone.
+ */
 export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (err) {
     return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
+  return !isZombie(pid);
+}
+
+function isZombie(pid: number): boolean {
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return false; // no /proc (not Linux), or the process just went: signal 0 said it was there
+  }
+  // "pid (comm) S …": comm may hold spaces and parentheses, so the state follows the last ')'.
+  return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) === 'Z';
 }

@@ -260,6 +260,23 @@ t.test('the data-dir lock: a live holder refuses, a dead holder is taken over', 
   await taken.close();
 });
 
+t.test('a lock whose holder is a zombie (killed, not yet reaped) is taken over at once', { skip: process.platform !== 'linux' && 'zombies are read from /proc/<pid>/stat, which only Linux has' }, async (t) => {
+  const dir = tempDir(t);
+  // sh starts a child that exits at once, then becomes sleep, which never reaps it: a zombie.
+  const parent = spawn('sh', ['-c', 'true & echo $!; exec sleep 30'], { stdio: ['ignore', 'pipe', 'ignore'] });
+  t.teardown(() => void parent.kill('SIGKILL'));
+  const zombie = Number(await new Promise<string>((resolve) => parent.stdout!.once('data', (d) => resolve(String(d).trim()))));
+  const isZombie = () => /\) Z /.test(readFileSync(`/proc/${zombie}/stat`, 'utf8'));
+  for (let i = 0; i < 100 && !isZombie(); i++) await new Promise((r) => setTimeout(r, 20));
+  t.ok(isZombie(), `process ${zombie} is a zombie`);
+  mkdirSync(join(dir, 'writer.lock'));
+  writeFileSync(join(dir, 'writer.pid'), `${zombie}\n`);
+  const warnings: string[] = [];
+  const taken = await openStore({ dataDir: dir, clock: fixedClock(), warn: (m) => warnings.push(m) });
+  t.match(warnings.join('\n'), new RegExp(`left by process ${zombie}, which is no longer running`));
+  await taken.close();
+});
+
 t.test('a torn unit never leaves a partial file behind after truncation', async (t) => {
   const dir = tempDir(t);
   const { store } = await open(t, dir);
