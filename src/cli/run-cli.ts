@@ -13,6 +13,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   const state: ProgramState = { exitCode: 0 };
   const program = createProgram(io, state);
   try {
+    refuseHelpOfUnknown(program, argv);
     await program.parseAsync(argv, { from: 'user' });
     return state.exitCode;
   } catch (err) {
@@ -43,4 +44,24 @@ function asksJson(program: Command, argv: string[]): boolean {
   }
   const end = argv.indexOf('--');
   return command.options.some((o) => o.long === '--json') && (end === -1 ? argv : argv.slice(0, end)).includes('--json');
+}
+
+/**
+ * `gov help x` (or `gov events help x`) where x names no command: commander would print the whole
+ * help; this says in one sentence, as for `gov x`, that there is no such command.
+ */
+function refuseHelpOfUnknown(program: Command, argv: string[]): void {
+  let command = program;
+  for (const [i, word] of argv.entries()) {
+    const next = argv[i + 1];
+    if (word === 'help') {
+      if (next !== undefined && !next.startsWith('-') && !command.commands.some((c) => c.name() === next || c.aliases().includes(next))) {
+        command.error(`error: unknown command '${next}'`, { code: 'commander.unknownCommand', exitCode: ERRORS.usage_error.exit });
+      }
+      return;
+    }
+    const sub = command.commands.find((c) => c.name() === word);
+    if (sub === undefined) return;
+    command = sub;
+  }
 }

@@ -52,6 +52,15 @@ t.test('a usage error commander finds is usage_error, with --json only', async (
   t.equal(plain.stderr, "gov: required option '--groups <file>' not specified; see --help for the usage and examples.\n", 'one sentence that says where to look');
   const unknown = await gov(dir, 'bogus');
   t.same([unknown.code, unknown.stderr], [2, "gov: unknown command 'bogus'; see --help for the usage and examples.\n"]);
+  // help of a command that does not exist says so in the same sentence, at any level.
+  for (const args of [['help', 'bogus'], ['events', 'help', 'bogus']]) {
+    const helpOfUnknown = await gov(dir, ...args);
+    t.same([helpOfUnknown.code, helpOfUnknown.stdout, helpOfUnknown.stderr], [2, '', "gov: unknown command 'bogus'; see --help for the usage and examples.\n"], `gov ${args.join(' ')}`);
+  }
+  let helpText = '';
+  const helpIo: CliIo = { stdout: (s) => (helpText += s), stderr: () => {}, env: {}, cwd: dir, isTty: false, onStopSignal: () => {} };
+  t.equal(await runCli(['help', 'events'], helpIo), 0, 'help of a command that exists is its help');
+  t.match(helpText, /^Usage: gov events/);
 
   const mcp = await gov(dir, 'mcp', '--json');
   t.equal(mcp.code, 2);
