@@ -20,9 +20,9 @@ export async function previewStart(options: StartOptions, io: CliIo): Promise<Co
   if (options.json) {
     io.stdout(`${JSON.stringify({ base_url: baseUrl, data_dir: dataDir, run_file: runFile, pid: process.pid })}\n`);
   } else {
-    // A sign-in link for the console, made here rather than over HTTP: a one-time code, never the token.
-    const login = preview.deps.consoleSessions.mintCode();
-    const consoleLine = `  console:     ${baseUrl}/console/login?code=${login.code} (one use, 60 s; npx gov console opens a fresh one)\n`;
+    // No sign-in code here: whatever holds the terminal's output (a CI log) would hold a credential.
+    // gov console mints one with the operator token and opens it.
+    const consoleLine = `  console:     ${baseUrl}/console (sign in: npx gov console, in another terminal)\n`;
     io.stdout(`gov preview listening on ${baseUrl}\n  data dir:    ${dataDir}\n  events:      ${preview.deps.store.tail().seq}\n  credentials: ${runFile} (customer and operator tokens)\n${consoleLine}Press Ctrl-C to stop.\n`);
   }
   await new Promise<void>((resolve) => io.onStopSignal(resolve));
