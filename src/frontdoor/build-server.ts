@@ -4,7 +4,9 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { CallOptions, ClientScope, GovClient } from '../client/client.ts';
-import { AppError } from '../errors.ts';
+import { isId } from '../domain/event.ts';
+import { findTooDeep, MAX_BODY_NESTING } from '../domain/json-depth.ts';
+import { AppError, type ErrorDetail } from '../errors.ts';
 import { VERSION } from '../version.ts';
 import { SCHEMA_BASE } from '../schema-registry.ts';
 import { derefSchema } from './deref-schema.ts';
@@ -15,6 +17,12 @@ export type FrontDoorDeps = {
   client: GovClient;
   /** The schema registry's `schemas` map ($id → schema): tool input schemas are inlined from it. */
   schemas: ReadonlyMap<string, Record<string, unknown>>;
+  /**
+   * The schema registry's `validate`: a tool that reads (its arguments a query, not a body) has
+   * them checked against its input schema here, so a bad one is named as an argument error rather
+   * than met as whatever the HTTP layer makes of it. A body goes to the API, whose 422 names it.
+   */
+  validate: (ref: string, value: unknown) => ErrorDetail[];
   /** Scope members used when a call leaves them out (from GOV_TENANT_ID / GOV_WORKSPACE_ID / GOV_PROJECT_ID). */
   scope?: Partial<ClientScope>;
   /** Diagnostics (stderr in gov mcp; never stdout, which is the protocol channel). */
@@ -66,15 +74,22 @@ export function buildMcpServer(deps: FrontDoorDeps): Server {
 }
 
 async function callTool(deps: FrontDoorDeps, spec: ToolSpec, known: Set<string>, given: ToolArgs): Promise<CallToolResult> {
-  const { options, rest } = splitScope(deps.scope ?? {}, given);
-  for (const name of spec.path) {
-    if (typeof rest[name] !== 'string' || rest[name] === '') {
-      throw new AppError('invalid_argument', `The argument ${name} is required and must be a string (the {${name}} of the route path).`);
+  // As the API refuses a body nested deeper (json_too_deep), before anything recursive sees it.
+  const deep = findTooDeep(given, MAX_BODY_NESTING);
+  if (deep !== null) throw new AppError('invalid_argument', `The arguments nest more than ${MAX_BODY_NESTING} levels (at ${deep}); send flatter JSON.`);
+  if (!spec.body) {
+    const unknown = Object.keys(given).filter((name) => !known.has(name));
+    if (unknown.length > 0) throw new AppError('unknown_argument', `${spec.name} takes no argument ${unknown.join(', ')}.`);
+    const problems = deps.validate(spec.schema, given);
+    if (problems.length > 0) {
+      throw new AppError('invalid_argument', `${spec.name}: ${problems.slice(0, 3).map((p) => `${p.pointer ? `the argument ${p.pointer.slice(1).split('/')[0]}` : 'the arguments'}: ${p.detail}`).join('; ')} (its input schema, tools/list).`, { details: problems });
     }
   }
-  if (!spec.body) {
-    const unknown = Object.keys(rest).filter((name) => !known.has(name));
-    if (unknown.length > 0) throw new AppError('unknown_argument', `${spec.name} takes no argument ${unknown.join(', ')}.`);
+  const { options, rest } = splitScope(deps.scope ?? {}, given);
+  for (const name of spec.path) {
+    if (typeof rest[name] !== 'string' || !isId(rest[name])) {
+      throw new AppError('invalid_argument', `The argument ${name} is required and must be an id, 2–128 characters of letters, digits, _ . : - (the {${name}} of the route path).`);
+    }
   }
   const res = await spec.call(deps.client, rest, options);
   if (res.status >= 400) return httpErrorResult(spec.name, res);
@@ -91,7 +106,7 @@ function splitScope(defaults: Partial<ClientScope>, given: ToolArgs): { options:
   const rest: ToolArgs = {};
   for (const [name, value] of Object.entries(given)) {
     if ((SCOPE_ARGS as readonly string[]).includes(name)) {
-      if (typeof value !== 'string') throw new AppError('invalid_argument', `The argument ${name} must be a string id.`);
+      if (typeof value !== 'string' || !isId(value)) throw new AppError('invalid_argument', `The argument ${name} must be an id: 2–128 characters of letters, digits, _ . : -.`);
       scope[name as keyof ClientScope] = value;
     } else rest[name] = value;
   }

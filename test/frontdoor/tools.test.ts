@@ -140,9 +140,8 @@ t.test('problem bodies and argument errors are isError results with the code and
   const { call } = await connect(t, { baseUrl, fetch: counting });
   const cases: [string, Record<string, unknown>, string, RegExp][] = [
     ['task_checkpoint', { task_id: 'nope-1', progress: 'x' }, 'task_not_found', /task_create opens a new one/],
-    ['task_timeline', { task_id: 'task-1', limit: 0 }, 'invalid_query', /limit/],
+    ['task_timeline', { task_id: 'nope-1' }, 'task_not_found', /task_create opens a new one|No task nope-1/],
     ['task_template', { template_id: 'no-such-template' }, 'template_not_found', /GET \/v1\/templates/],
-    ['task_create', { title: 'Bad scope', session_id: 'sess-1', tenant_id: '!' }, 'invalid_scope', /GOV_TENANT_ID/],
   ];
   for (const [tool, args, code, hint] of cases) {
     const res = await call(tool, args);
@@ -171,6 +170,24 @@ t.test('problem bodies and argument errors are isError results with the code and
     const res = await call(tool, args);
     t.equal(res.isError, true, `${tool} ${code}`);
     t.same(res.structured, { status: null, body: null, error: { code, message: res.structured.error.message } });
+  }
+  // Arguments that break the tool's input schema are named as argument errors, never sent.
+  let deep: unknown = 'leaf';
+  for (let i = 0; i < 5_000; i++) deep = [deep];
+  const refusals: Array<[string, Record<string, unknown>, RegExp]> = [
+    ['search_tasks', { q: 'x'.repeat(2_000) }, /search_tasks: the argument q: .*256/],
+    ['search_tasks', { q: 'x', limit: '5' }, /the argument limit: must be integer/],
+    ['task_template', { template_id: '!' }, /the argument template_id: must match pattern/],
+    ['task_timeline', { task_id: 'task-1', tenant_id: 'acme\r\nX-Evil: 1' }, /the argument tenant_id: must match pattern/],
+    ['task_create', { title: 'Bad scope', session_id: 'sess-1', tenant_id: '!' }, /The argument tenant_id must be an id/],
+    ['task_timeline', { task_id: 'task-1', limit: 0 }, /the argument limit: must be >= 1/],
+    ['task_create', { title: 'Deep', session_id: 'sess-1', labels: deep }, /The arguments nest more than 64 levels \(at \/labels(\/0)+\)/],
+  ];
+  for (const [tool, args, message] of refusals) {
+    const res = await call(tool, args);
+    t.equal(res.isError, true, `${tool} refused`);
+    t.equal(res.structured.error.code, 'invalid_argument');
+    t.match(res.structured.error.message, message);
   }
   t.equal(fetches, before, 'arguments that cannot make a request are refused before any call');
   await t.rejects(call('no_such_tool'), /Unknown tool/, 'an unknown tool is a protocol error');

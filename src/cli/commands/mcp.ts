@@ -17,9 +17,11 @@ export async function mcpServe(options: McpOptions, io: CliIo, streams?: StdioSt
   const dataDir = resolveDataDir(options.dataDir, io.env, io.cwd);
   const conn = resolveConnection({ baseUrl: options.baseUrl, tokenFile: options.tokenFile, dataDir }, io.env, (path) => readFileSync(path, 'utf8'));
   const client = createClient({ baseUrl: conn.baseUrl, token: conn.token });
+  const registry = loadSchemas();
   const server = buildMcpServer({
     client,
-    schemas: loadSchemas().schemas,
+    schemas: registry.schemas,
+    validate: registry.validate,
     scope: scopeFromEnv(io.env),
     log: (line) => io.stderr(`${line}\n`),
   });
