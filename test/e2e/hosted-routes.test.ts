@@ -239,6 +239,20 @@ t.test('a valid token: /health by role, the token subject is the actor, a body n
   // The operator transport reads, and is refused customer writes as in the preview.
   const opWrite = await h.wrote(t, 'POST /v1/tasks with an operator token', [], () => h.call('/v1/tasks', { token: operator, body: task('t-3') }));
   problem(t, opWrite.answer, 403, 'operator_transport_rejected', 'a write with the operator role');
+  // An auditor reads and exports, and writes nothing (docs/governance/approvals.md §5.1).
+  const auditor = await h.idp.mint({ sub: 'user_audrey', gov_roles: ['auditor', 'superuser'] });
+  for (const [label, path, body, headers] of [
+    ['POST /v1/tasks', '/v1/tasks', task('t-4'), {}],
+    ['POST /v1/events', '/v1/events', { kind: 'ext.acme.note', ...ACME, payload: { text: 'an auditor note' } }, { 'Idempotency-Key': 'audit-1' }],
+    ['POST /v1/tasks/{id}/checkpoints', '/v1/tasks/t-1/checkpoints', { progress: 'An auditor checkpoint' }, {}],
+  ] as const) {
+    const { answer } = await h.wrote(t, `${label} by an auditor`, [], () => h.call(path, { token: auditor, body, headers }));
+    problem(t, answer, 403, 'role_required', `${label} by an auditor`);
+  }
+  status(t, await h.call('/v1/tasks/t-1/timeline', { token: auditor }), 200, 'an auditor reads the timeline');
+  const both = await h.idp.mint({ sub: 'user_carl', gov_roles: ['auditor', 'contributor'] });
+  const carl = await h.wrote(t, 'POST /v1/tasks by an auditor who is also a contributor', ['task.created'], () => h.call('/v1/tasks', { token: both, body: task('t-5') }));
+  status(t, carl.answer, 201, 'auditor and contributor writes');
   const after = await h.call('/health', { scope: null, token: operator });
   t.equal(after.json.detail.event_count, h.seen(), 'the operator detail counts the events written');
   t.match(await verifyDatabaseLog(h.url), { ok: true, event_count: h.seen() });

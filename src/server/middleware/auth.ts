@@ -88,11 +88,19 @@ export function requireAuth(transportOf: TransportOf, cookies?: CookieAuth): Mid
   };
 }
 
-/** A route declared as a write is a customer write: the operator token gets 403 and nothing is written. */
+/**
+ * A route declared as a write is a customer write: the operator token gets 403 and nothing is
+ * written. In the hosted service a token whose only team role is `auditor` gets 403 too: an
+ * auditor reads and exports (docs/governance/approvals.md §5.1), and writes nothing.
+ */
 export function requireCustomerWrite(): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     if (c.get('transport') === 'operator') {
       throw new AppError('operator_transport_rejected', 'Customer writes are not accepted over the operator transport; send this request with the customer token.');
+    }
+    const roles = c.get('identity')?.roles;
+    if (roles !== undefined && roles.length > 0 && roles.every((r) => r === 'auditor')) {
+      throw new AppError('role_required', 'An auditor reads and exports but writes nothing; this write needs a token with another team role (contributor, agent, governance_reviewer, accountable_executive, admin or owner).');
     }
     await next();
   };
