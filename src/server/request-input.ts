@@ -120,9 +120,11 @@ export function readIfMatch(c: Context): number | null {
   if (raw === undefined) return null;
   const value = raw.trim();
   if (value === '*') return null;
-  const tags = value.split(',').map((t) => t.trim());
-  const malformed = () => new AppError('invalid_if_match', 'If-Match takes the ETag a read answered, e.g. If-Match: "42" (or *); this header is no list of entity-tags.', { details: [{ pointer: '/headers/If-Match', detail: 'entity-tags: "…" or W/"…", comma-separated' }] });
-  if (tags.some((t) => !ENTITY_TAG.test(t))) throw malformed();
+  // A tag's quoted text may itself hold commas, so the list is read tag by tag, not split.
+  const tags = ENTITY_TAG_LIST.test(value) ? value.match(ENTITY_TAG)! : null;
+  if (tags === null) {
+    throw new AppError('invalid_if_match', 'If-Match takes the ETag a read answered, e.g. If-Match: "42" (or *); this header is no list of entity-tags.', { details: [{ pointer: '/headers/If-Match', detail: 'entity-tags: "…" or W/"…", comma-separated' }] });
+  }
   const versions = [...new Set(tags.map((t) => /^"(\d{1,15})"$/.exec(t)?.[1]).filter((v): v is string => v !== undefined).map(Number))];
   if (versions.length > 1) {
     throw new AppError('invalid_if_match', `If-Match names ${versions.length} versions (${versions.join(', ')}); a write is decided on one: send the ETag of the version you read.`, { details: [{ pointer: '/headers/If-Match', detail: 'one version' }] });
@@ -131,4 +133,6 @@ export function readIfMatch(c: Context): number | null {
 }
 
 /** An entity-tag (RFC 9110 §8.8.3): optional W/, then a quoted string of etagc characters. */
-const ENTITY_TAG = /^(?:W\/)?"[\x21\x23-\x7e\x80-\xff]*"$/;
+const ENTITY_TAG = /(?:W\/)?"[\x21\x23-\x7e\x80-\xff]*"/g;
+/** A comma-separated list of them (RFC 9110 §5.6.1: empty elements and spaces around commas allowed). */
+const ENTITY_TAG_LIST = /^(?:,[ \t]*)*(?:W\/)?"[\x21\x23-\x7e\x80-\xff]*"(?:[ \t]*,(?:[ \t]*(?:W\/)?"[\x21\x23-\x7e\x80-\xff]*")?)*$/;

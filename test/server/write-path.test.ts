@@ -135,7 +135,7 @@ t.test('If-Match: a malformed header, two versions, or no task is a 400; an ETag
   }
   // Well-formed entity-tags that are no version of the task never match (RFC 9110 §13.1.1: weak
   // tags never match under If-Match's strong comparison): 412 and nothing written.
-  for (const value of ['W/"1"', '"abc"', '""', 'W/"1", "xyz"']) {
+  for (const value of ['W/"1"', '"abc"', '""', 'W/"1", "xyz"', '"a,b"']) {
     await spec(t, app, `If-Match: ${value}`).when('/v1/tasks/task-bad/checkpoints', { body: { progress: 'An ETag of nothing' }, headers: { 'If-Match': value } })
       .then(expectResponse(412, { code: 'precondition_failed', detail: 'Task task-bad is at version 1, which If-Match does not name (an ETag that is none of its versions); read it again (its ETag is the current version) and decide again. Nothing was written.' }), expectNoEvents());
   }
