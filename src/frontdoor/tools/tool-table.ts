@@ -1,6 +1,7 @@
 // The front door's tools (docs/contract.md §11): for each, its input schema in schemas/mcp/, which
 // arguments are path parameters, and the one client call it makes. No rule lives here: the API
-// decides; a tool only maps flat arguments onto a route, and forwards them unchecked (`forward`).
+// decides; a tool only maps flat arguments onto a route. build-server.ts checks the arguments
+// against the tool's own input schema (a write's body goes on as it is: the API's 422 names it).
 import type { ApiResponse, CallOptions, GovClient } from '../../client/client.ts';
 
 export type ToolArgs = Record<string, unknown>;
