@@ -35,3 +35,23 @@ export function reissueBody(packet: ProofPacket, status: PacketStatus): PacketBo
   const { integrity: _integrity, receipt_id: _receiptId, ...body } = packet;
   return { ...body, packet_status: status };
 }
+
+/** A packet_id's latest issue as a verifier reads it from the service; null when it has none. */
+export type LatestIssue = { packet_status: string | null; packet_sha256: string | null } | null;
+
+/** Why a packet file is not a current packet; each transport words it. */
+export type NotCurrent = 'revoked' | 'revoked_since' | 'not_issued' | 'not_latest';
+
+/**
+ * Whether a packet file is current (docs/contract.md §9), whatever its integrity says: a revoked
+ * packet never is (its own status says so, or the service's latest issue of its packet_id does),
+ * and, read against the service (`latest` given; undefined offline), only that latest issue is — an
+ * earlier issue (a status move re-issues the packet) or a body the service never issued is not.
+ */
+export function notCurrent(file: { packet_status: string | null; packet_sha256: string | null }, latest: LatestIssue | undefined): NotCurrent | null {
+  if (file.packet_status === 'revoked') return 'revoked';
+  if (latest === undefined) return null;
+  if (latest === null) return 'not_issued';
+  if (latest.packet_status === 'revoked') return 'revoked_since';
+  return latest.packet_sha256 === file.packet_sha256 ? null : 'not_latest';
+}

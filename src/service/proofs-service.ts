@@ -99,9 +99,7 @@ export async function changePacketStatus(deps: ServiceDeps, ctx: WriteContext, p
   await deps.store.settled();
   const result = committedReplay(deps, ctx) ?? await retryOnConflict(async () => {
     await deps.store.settled();
-    const resource = { type: 'proof_packet', id: packetId };
-    const current = deps.queries.packetEvent(ctx.scope, packetId)
-      ?? await deny(deps, ctx, ctx.principal, resource, { code: 'not_found', message: `No proof packet ${packetId} in this tenant, workspace and project; assemble one with POST /v1/proof-packets.` });
+    const current = await packetEventOrDeny(deps, ctx, packetId);
     const issued = current.payload.packet as unknown as ProofPacket;
     const from = issued.packet_status;
     if (!canMovePacket(from, req.status)) {
@@ -118,7 +116,7 @@ export async function changePacketStatus(deps: ServiceDeps, ctx: WriteContext, p
     deps.registry.assert(STATUS_EVENT_SCHEMA, payload, 'proof_packet.status_changed payload');
     unit.push({ ...pending(deps, ctx, 'proof_packet.status_changed', payload), event_id: eventId });
     unit.push(pending(deps, ctx, 'proof_packet.assembled', { packet, redaction_actions: current.payload.redaction_actions! }));
-    unit.push(accessEvent(deps, ctx, ctx.principal, { action: 'changed', outcome: 'allowed', resource }));
+    unit.push(accessEvent(deps, ctx, ctx.principal, { action: 'changed', outcome: 'allowed', resource: packetResource(packetId) }));
     const expect: Expectation[] = [{ type: 'event_id_unused', eventId, orElse: () => writeConflict(`Proof packet ${packetId}`) }, ...receiptGuard];
     return deps.store.append(unit, expect);
   });
@@ -178,6 +176,20 @@ function issuePacket(deps: ServiceDeps, ctx: WriteContext, packetBody: PacketBod
     : sealPacket(packetBody, { integrityClass, ...signer(deps.keys, alg), ...(receiptId ? { receiptId } : {}) });
   deps.registry.assert('api/proof-packet.json', packet, 'assembled proof packet', 'packet_schema_violation');
   return { packet, unit, expect };
+}
+
+/** A packet as the access log names it. */
+export function packetResource(packetId: string) {
+  return { type: 'proof_packet', id: packetId };
+}
+
+/**
+ * The latest issue of a packet in the caller's scope; a packet_id the scope lacks is a 404 that the
+ * access log records as denied (docs/governance/exports.md), as every read or write of a packet does.
+ */
+export async function packetEventOrDeny(deps: ServiceDeps, ctx: WriteContext, packetId: string): Promise<StoredEvent> {
+  return deps.queries.packetEvent(ctx.scope, packetId)
+    ?? deny(deps, ctx, ctx.principal, packetResource(packetId), { code: 'not_found', message: `No proof packet ${packetId} in this tenant, workspace and project; assemble one with POST /v1/proof-packets.` });
 }
 
 /** A receipt's id: one per scope and packet body. */

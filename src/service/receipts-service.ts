@@ -11,6 +11,7 @@ import { AppError } from '../errors.ts';
 import type { KeyRing } from '../store/keys.ts';
 import type { ServiceDeps } from './deps.ts';
 import { accessEvent, deny } from './governance/refusals.ts';
+import { packetEventOrDeny, packetResource } from './proofs-service.ts';
 import type { WriteContext } from './write-context.ts';
 
 export function publicKeys(keys: KeyRing) {
@@ -51,7 +52,7 @@ export async function verifySignatures(deps: ServiceDeps, ctx: WriteContext, bod
   const scope = ctx.scope;
   if (!sameScope(packet, scope)) {
     // A packet of another scope is not verified against this one: a denial, logged as every 404 across scopes is.
-    await deny(deps, ctx, ctx.principal, { type: 'proof_packet', id: packet.packet_id }, { code: 'not_found_in_scope', message: 'The packet belongs to another tenant, workspace or project; verify it with the scope headers of its own scope.' });
+    await deny(deps, ctx, ctx.principal, packetResource(packet.packet_id), { code: 'not_found_in_scope', message: 'The packet belongs to another tenant, workspace or project; verify it with the scope headers of its own scope.' });
   }
   const events: StoredEvent[] = packet.task_ids.flatMap((id) => deps.queries.taskEventsUpTo(scope, id, Number.MAX_SAFE_INTEGER));
   let receipt: Receipt | undefined;
@@ -80,11 +81,8 @@ export async function verifySignatures(deps: ServiceDeps, ctx: WriteContext, bod
  * the 404 when the scope holds no such packet.
  */
 export async function viewPacket<T>(deps: ServiceDeps, ctx: WriteContext, packetId: string, view: (event: StoredEvent) => T): Promise<T> {
-  const resource = { type: 'proof_packet', id: packetId };
-  const event = deps.queries.packetEvent(ctx.scope, packetId)
-    ?? await deny(deps, ctx, ctx.principal, resource, { code: 'not_found', message: `No proof packet ${packetId} in this tenant, workspace and project; assemble one with POST /v1/proof-packets.` });
-  const answer = view(event);
-  await deps.store.append([accessEvent(deps, ctx, ctx.principal, { action: 'viewed', outcome: 'allowed', resource })]);
+  const answer = view(await packetEventOrDeny(deps, ctx, packetId));
+  await deps.store.append([accessEvent(deps, ctx, ctx.principal, { action: 'viewed', outcome: 'allowed', resource: packetResource(packetId) })]);
   return answer;
 }
 

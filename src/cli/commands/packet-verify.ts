@@ -9,6 +9,7 @@ import type { StoredEvent } from '../../domain/event.ts';
 import { loadSchemas } from '../../deps.ts';
 import { isRecord } from '../../domain/gate-context.ts';
 import { verifyPacket, type PacketVerification, type Receipt, type VerifyKey } from '../../domain/packet-verify.ts';
+import { notCurrent, type LatestIssue } from '../../domain/proof-packet.ts';
 import { AppError } from '../../errors.ts';
 import type { CliIo, CommandResult } from '../io.ts';
 import { dataDirOf } from './store.ts';
@@ -33,31 +34,23 @@ export async function packetVerify(file: string, options: PacketVerifyOptions, i
   const mode = options.keys ? 'offline' : 'online';
   const { result, latest } = mode === 'offline' ? { result: verifyOffline(file, packet, options), latest: undefined } : await verifyOnline(packet, options, io);
   const status = typeof packet.packet_status === 'string' ? packet.packet_status : null;
-  const refusal = revokedRefusal(packet, status, latest);
+  const refusal = currentRefusal(packet, status, latest);
   const json = { mode, status, ...(latest !== undefined ? { latest_status: latest?.packet_status ?? null } : {}), current: refusal === null, ...result };
   const text = `${renderChecks(mode, result)}${renderStatus(status, latest)}${refusal ? `REFUSED: ${refusal}\n` : ''}`;
   return { exitCode: result.ok && refusal === null ? 0 : 1, json, text };
 }
 
-/** The latest issue of the packet's id as the preview answers it (online); null when it has none. */
-type LatestIssue = { packet_status: string | null; packet_sha256: string | null } | null;
-
-/**
- * A revoked packet is never current (docs/contract.md §9): its file says revoked, or (online) the
- * preview's latest issue of its packet_id does. Its integrity may still verify: it was issued.
- * Online, a file is current only as the preview's latest issue of its packet_id: an earlier issue
- * (a status move re-issues it) or a body the preview never issued is not.
- */
-function revokedRefusal(packet: Packet, status: string | null, latest: LatestIssue | undefined): string | null {
+/** The refusal that makes a verified file exit 1 when it is not a current packet (notCurrent). */
+function currentRefusal(packet: Packet, status: string | null, latest: LatestIssue | undefined): string | null {
   const id = String(packet.packet_id);
-  if (status === 'revoked') return `packet ${id} is revoked; its integrity may verify, but it is not a current packet and must not be relied on.`;
-  if (latest?.packet_status === 'revoked') return `packet ${id} has been revoked at the preview (its latest issue, ${latest.packet_sha256 ?? 'unknown hash'}, is revoked); this file is not a current packet and must not be relied on.`;
-  if (latest === null) return `the preview has no packet ${id} in this scope; this file was not issued there, so it cannot be current.`;
-  const own = packet.integrity?.packet_sha256;
-  if (latest !== undefined && latest.packet_sha256 !== own) {
-    return `packet ${id} is not the preview's latest issue of it (this file: ${String(own)}; latest: ${latest.packet_sha256 ?? 'unknown hash'}, ${latest.packet_status ?? 'unknown status'}): an earlier issue or a body the preview did not issue; fetch GET /v1/proof-packets/${id} for the current one.`;
+  const own = packet.integrity?.packet_sha256 ?? null;
+  switch (notCurrent({ packet_status: status, packet_sha256: own }, latest)) {
+    case null: return null;
+    case 'revoked': return `packet ${id} is revoked; its integrity may verify, but it is not a current packet and must not be relied on.`;
+    case 'revoked_since': return `packet ${id} has been revoked at the preview (its latest issue, ${latest?.packet_sha256 ?? 'unknown hash'}, is revoked); this file is not a current packet and must not be relied on.`;
+    case 'not_issued': return `the preview has no packet ${id} in this scope; this file was not issued there, so it cannot be current.`;
+    case 'not_latest': return `packet ${id} is not the preview's latest issue of it (this file: ${String(own)}; latest: ${latest?.packet_sha256 ?? 'unknown hash'}, ${latest?.packet_status ?? 'unknown status'}): an earlier issue or a body the preview did not issue; fetch GET /v1/proof-packets/${id} for the current one.`;
   }
-  return null;
 }
 
 function renderStatus(status: string | null, latest: LatestIssue | undefined): string {

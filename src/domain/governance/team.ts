@@ -106,6 +106,15 @@ export function rankOf(roles: readonly TeamRole[]): number {
   return roles.reduce((max, role) => Math.max(max, ROLE_RANK[role]), 0);
 }
 
+/**
+ * Whether a caller holding these roles may write: an auditor reads and exports and writes nothing
+ * (docs/governance/approvals.md §5.1), so roles that are auditor alone may not. No roles at all is
+ * the caller's team not saying (the preview, a token without the roles claim): not refused here.
+ */
+export function rolesMayWrite(roles: readonly TeamRole[]): boolean {
+  return roles.length === 0 || roles.some((role) => role !== 'auditor');
+}
+
 /** The normal order of a role list: rank order, no repeats. */
 export function sortRoles(roles: Iterable<TeamRole>): TeamRole[] {
   const set = new Set(roles);

@@ -4,6 +4,7 @@
 // unsafe requests checked against cross-site use (docs/console.md "Signing in").
 import type { Context, MiddlewareHandler } from 'hono';
 import { hash, timingSafeEqual } from 'node:crypto';
+import { rolesMayWrite } from '../../domain/governance/team.ts';
 import { AppError } from '../../errors.ts';
 import { CSRF_HEADER, type ConsoleSession, type ConsoleSessions } from '../console-sessions.ts';
 import type { AppEnv, Transport } from '../env.ts';
@@ -98,8 +99,8 @@ export function requireCustomerWrite(): MiddlewareHandler<AppEnv> {
     if (c.get('transport') === 'operator') {
       throw new AppError('operator_transport_rejected', 'Customer writes are not accepted over the operator transport; send this request with the customer token.');
     }
-    const roles = c.get('identity')?.roles;
-    if (roles !== undefined && roles.length > 0 && roles.every((r) => r === 'auditor')) {
+    const identity = c.get('identity');
+    if (identity !== undefined && !rolesMayWrite(identity.roles)) {
       throw new AppError('role_required', 'An auditor reads and exports but writes nothing; this write needs a token with another team role (contributor, agent, governance_reviewer, accountable_executive, admin or owner).');
     }
     await next();

@@ -2,6 +2,7 @@
 // the packet as it is to POST /v1/signatures/verify in the packet's own scope, then the packet_id's
 // latest issue, since a revoked packet is never current even when its integrity verifies.
 import { useState } from 'preact/hooks';
+import { notCurrent, type LatestIssue, type NotCurrent } from '../../../domain/proof-packet.ts';
 import type { GovClient } from '../../api.ts';
 import { ErrorBox, Failure, failureOf, thrownFailure, useConsole } from '../../ui.tsx';
 
@@ -11,8 +12,8 @@ export type Verification = {
   checks: Record<string, Check>;
   non_claims: string[];
   status: string | null;
-  /** The preview's latest issue of the packet_id: undefined when not asked, null when it has none. */
-  latest: { packet_status: string | null; packet_sha256: string | null } | null;
+  /** The preview's latest issue of the packet_id: null when it has none. */
+  latest: LatestIssue;
   /** The copy's own integrity.packet_sha256: current only when it is the latest issue's. */
   packet_sha256: string | null;
 };
@@ -39,17 +40,22 @@ export async function verifyPacket(client: GovClient, packet: unknown): Promise<
   return { ...(res.body as Omit<Verification, 'status' | 'latest' | 'packet_sha256'>), status: str('packet_status') ?? null, latest, packet_sha256: own };
 }
 
+const NOT_CURRENT: Record<NotCurrent, string> = {
+  revoked: 'the packet is revoked',
+  revoked_since: 'the packet has been revoked at the preview',
+  not_issued: 'the preview has no issue of this packet',
+  not_latest: "this copy is not the preview's latest issue of the packet",
+};
+
 /** Every check with its name, pass / fail / skipped and detail, then the status and the non-claims. */
 export function VerificationView({ result, titleId }: { result: Verification; titleId: string }) {
-  const revoked = result.status === 'revoked' || result.latest?.packet_status === 'revoked';
-  // As gov packet verify online: only the preview's latest issue of the packet_id is current.
-  const notCurrent = revoked ? 'the packet is revoked'
-    : result.latest === null ? 'the preview has no issue of this packet'
-      : result.latest.packet_sha256 !== result.packet_sha256 ? "this copy is not the preview's latest issue of the packet" : null;
+  // The rule gov packet verify applies online too (notCurrent in src/domain/proof-packet.ts).
+  const why = notCurrent({ packet_status: result.status, packet_sha256: result.packet_sha256 }, result.latest);
+  const notCurrentText = why === null ? null : NOT_CURRENT[why];
   return (
     <div class="verification">
-      <p role="status" class={result.ok && notCurrent === null ? 'pass' : 'fail'}>
-        {result.ok ? (notCurrent !== null ? `Integrity verified, but ${notCurrent}: not current` : 'Packet verified: every check passed') : 'Packet verification FAILED'}
+      <p role="status" class={result.ok && why === null ? 'pass' : 'fail'}>
+        {result.ok ? (notCurrentText !== null ? `Integrity verified, but ${notCurrentText}: not current` : 'Packet verified: every check passed') : 'Packet verification FAILED'}
       </p>
       <ul class="checks" aria-labelledby={titleId}>
         {Object.entries(result.checks).map(([name, check]) => (
@@ -67,7 +73,7 @@ export function VerificationView({ result, titleId }: { result: Verification; ti
         {result.latest === null ? '; the preview has no issue of this packet_id' : `; latest issue at the preview: ${result.latest.packet_status ?? 'unknown'}`}
         {result.latest && result.latest.packet_sha256 !== null ? ` (${result.latest.packet_sha256})` : ''}.
       </p>
-      {revoked && (
+      {(why === 'revoked' || why === 'revoked_since') && (
         <p class="fail" role="alert">
           This packet is revoked: its integrity may verify, but it is not a current packet and must not be relied on.
         </p>
