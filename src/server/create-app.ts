@@ -1,7 +1,8 @@
 // The root Hono app: request context and the loopback guard for everything, then every declared
 // route (route-table.ts) mounted with the checks its declaration calls for, always in this order:
 //   public routes: before authentication, nothing else;
-//   /v1 routes:    bearer token (for every /v1 path, served or not) → customer-write transport (write
+//   /v1 routes:    bearer token (for every /v1 path, served or not) → [a governance route: its denials
+//                  in the access log, middleware/denial-log.ts] → customer-write transport (write
 //                  routes) → the index holds every acknowledged write (unless readsIndex: false) →
 //                  scope headers (scoped routes) → JSON body (routes with a request) → handler;
 //   forge routes:  the forge's error bodies → the index caught up → forge authentication (token,
@@ -12,6 +13,7 @@ import { Hono, type MiddlewareHandler } from 'hono';
 import { AppError } from '../errors.ts';
 import type { AppEnv } from './env.ts';
 import { requireAuth, requireCustomerWrite } from './middleware/auth.ts';
+import { logDenials } from './middleware/denial-log.ts';
 import { requireOidc } from './middleware/oidc-auth.ts';
 import { forgeAuth, type ForgeAuth } from './middleware/forge-auth.ts';
 import { forgeErrors } from './middleware/forge-errors.ts';
@@ -66,6 +68,7 @@ export function createApp(deps: AppDeps, routes: readonly Route[] = ROUTES): Hon
 
   const mount = (route: Route) => {
     const chain: MiddlewareHandler<AppEnv>[] = [];
+    if (route.accessLog !== undefined) chain.push(logDenials(deps, route, route.accessLog));
     const waits = route.access !== 'public' && route.readsIndex !== false;
     if (route.forge !== undefined) {
       // The forge's checks read the forge data from the index (Sudo's user), so they wait first.

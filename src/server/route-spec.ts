@@ -68,6 +68,14 @@ export type RouteSpec = {
    * quota is switched on.
    */
   forge?: { access: 'admin' | 'user'; quota: boolean };
+  /**
+   * A governance write (docs/governance/exports.md "Access log"): every 403 it answers, and a 404
+   * across scopes, is in the access log as denied. Its service logs the refusals its rules decide;
+   * the app logs the others (the operator transport, an auditor's token, an actor that is not the
+   * token's subject) on this resource, whose id is the path parameter `idParam`, or `new` for a
+   * route that creates.
+   */
+  accessLog?: { resource: string; idParam?: string };
 };
 
 /** Everything a handler may use: the services, the quota engine, the run's token check, the table. */

@@ -106,3 +106,40 @@ t.test('another tenant sees nothing of this one', async (t) => {
   t.same(again.entries.map((e: Entry) => [e.action, e.resource.type, e.resource.id]), [['viewed', 'access_log', 'tenant-b']], 'only its own read');
   t.same((await call('/v1/access-log?resource_id=chat-1', { scope: SCOPE_B })).json.entries, []);
 });
+
+t.test('a governance write refused before its service (the operator token) is logged as denied, once', async (t) => {
+  const { call, events } = await logged(t);
+  const added = async (request: () => Promise<{ status: number; json: any }>) => {
+    const before = events().length;
+    const res = await request();
+    return { res, entries: events().slice(before).map((e) => [e.kind, e.actor.id, e.payload.action, e.payload.outcome, e.payload.resource, e.payload.reason_code, e.payload.route, e.payload.status]) };
+  };
+
+  const decision = await added(() => call('/v1/approvals/appr-1/decision', { token: 'operator', body: { step: 1, decision: 'approve', reason: 'Reviewed the evaluation', actor: owner } }));
+  t.equal(decision.res.status, 403);
+  t.equal(decision.res.json.code, 'operator_transport_rejected');
+  t.same(decision.entries, [['access.logged', 'preview-operator', 'attempted', 'denied', { type: 'approval', id: 'appr-1' }, 'operator_transport_rejected', { method: 'POST', path_template: '/v1/approvals/{approval_id}/decision' }, 403]], 'the path names the resource');
+
+  const created = await added(() => call('/v1/governance/assets', { token: 'operator', body: asset('chat-9') }));
+  t.equal(created.res.status, 403);
+  t.same(created.entries.map((e) => e.slice(2, 6)), [['attempted', 'denied', { type: 'asset', id: 'new' }, 'operator_transport_rejected']], 'a creation is logged on the new resource');
+
+  const unscoped = await added(() => call('/v1/governance/assets', { token: 'operator', scope: null, body: asset('chat-9') }));
+  t.equal(unscoped.res.status, 403, 'the transport is still refused first');
+  t.same(unscoped.entries, [], 'without scope headers there is no scope to log in');
+
+  const task = await added(() => call('/v1/tasks', { token: 'operator', body: { title: 'Ship it', template_id: 'task.generic.v1' } }));
+  t.equal(task.res.status, 403);
+  t.same(task.entries, [], 'a task write is no governance route: nothing logged');
+
+  const service = await added(() => call('/v1/approvals/nowhere/decision', { body: { step: 1, decision: 'approve', reason: 'Reviewed the evaluation', actor: owner } }));
+  t.equal(service.res.status, 404);
+  t.same(service.entries.map((e) => e.slice(2, 6)), [['attempted', 'denied', { type: 'approval', id: 'nowhere' }, 'not_found_in_scope']], "a refusal the service logged is not logged again");
+
+  const list = (await call('/v1/access-log?outcome=denied')).json;
+  t.same(list.entries.map((e: { actor: { id: string }; resource: Entry['resource']; reason_code: string }) => [e.actor.id, e.resource.type, e.resource.id, e.reason_code]), [
+    ['preview-operator', 'approval', 'appr-1', 'operator_transport_rejected'],
+    ['preview-operator', 'asset', 'new', 'operator_transport_rejected'],
+    ['olivia', 'approval', 'nowhere', 'not_found_in_scope'],
+  ]);
+});

@@ -3,6 +3,7 @@
 // before its handler runs.
 import type { MiddlewareHandler } from 'hono';
 import type { SchemaRegistry } from '../../schema-registry.ts';
+import type { Scope } from '../../domain/event.ts';
 import type { AppEnv } from '../env.ts';
 import { AppError } from '../../errors.ts';
 import { readJsonBody, readScope } from '../request-input.ts';
@@ -11,14 +12,19 @@ export function scopeHeaders(): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const scope = readScope(c);
     const identity = c.get('identity');
-    // The hosted service's token names the tenants (and maybe workspaces) it grants.
-    if (identity !== undefined && (!identity.tenants.includes(scope.tenant_id) || (identity.workspaces !== null && !identity.workspaces.includes(scope.workspace_id)))) {
+    if (identity !== undefined && !grantsScope(identity, scope)) {
       const grants = `tenant ${identity.tenants.join(', ')}${identity.workspaces === null ? '' : `, workspace ${identity.workspaces.join(', ')}`}`;
       throw new AppError('token_scope_mismatch', `The bearer token grants ${grants}, not tenant ${scope.tenant_id} workspace ${scope.workspace_id}; send the scope headers the token grants, or get a token for this scope.`);
     }
     c.set('scope', scope);
     await next();
   };
+}
+
+/** The hosted service's token names the tenants (and maybe workspaces) it grants; the preview's grant every scope. */
+export function grantsScope(identity: AppEnv['Variables']['identity'], scope: Scope): boolean {
+  if (identity === undefined) return true;
+  return identity.tenants.includes(scope.tenant_id) && (identity.workspaces === null || identity.workspaces.includes(scope.workspace_id));
 }
 
 /**

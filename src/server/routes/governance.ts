@@ -69,7 +69,7 @@ export const TEAM_ROUTES: Route[] = [
     },
   },
   {
-    method: 'POST', path: '/v1/team/owner', status: 'preview', access: 'write', scoped: true,
+    method: 'POST', path: '/v1/team/owner', status: 'preview', access: 'write', scoped: true, accessLog: { resource: 'team_member' },
     summary: "Make the tenant's first owner (team.member.added); 409 owner_exists once there is one.", readme: '→ `team.member.added`; once per tenant (409 `owner_exists`)',
     checkBody: true, request: 'api/team-owner-request.json', responses: { 201: 'api/team-member-response.json', 200: 'api/team-member-response.json', ...W },
     handler: async (c, deps) => {
@@ -78,7 +78,7 @@ export const TEAM_ROUTES: Route[] = [
     },
   },
   {
-    method: 'POST', path: '/v1/team/invites', status: 'preview', access: 'write', scoped: true,
+    method: 'POST', path: '/v1/team/invites', status: 'preview', access: 'write', scoped: true, accessLog: { resource: 'team_invite' },
     summary: 'Invite someone with a role (team.invite.created); the token is answered once, the event keeps its sha256.', readme: '→ `team.invite.created`; owner/admin only; the token is shown once',
     checkBody: true, request: 'api/team-invite-request.json', responses: { 201: 'api/team-invite-response.json', 200: 'api/team-invite-response.json', ...W },
     handler: async (c, deps) => {
@@ -87,7 +87,7 @@ export const TEAM_ROUTES: Route[] = [
     },
   },
   {
-    method: 'POST', path: '/v1/team/invites/{invite_id}/revoke', status: 'preview', access: 'write', scoped: true,
+    method: 'POST', path: '/v1/team/invites/{invite_id}/revoke', status: 'preview', access: 'write', scoped: true, accessLog: { resource: 'team_invite', idParam: 'invite_id' },
     summary: 'Revoke an open invite (team.invite.revoked).', readme: '→ `team.invite.revoked`',
     checkBody: true, request: 'api/team-invite-revoke-request.json', responses: { 201: 'api/team-invite-revoke-response.json', 200: 'api/team-invite-revoke-response.json', ...W },
     handler: async (c, deps) => {
@@ -96,7 +96,7 @@ export const TEAM_ROUTES: Route[] = [
     },
   },
   {
-    method: 'POST', path: '/v1/team/invites/{invite_id}/accept', status: 'preview', access: 'write', scoped: true,
+    method: 'POST', path: '/v1/team/invites/{invite_id}/accept', status: 'preview', access: 'write', scoped: true, accessLog: { resource: 'team_invite', idParam: 'invite_id' },
     summary: 'Accept an invite with its token (team.member.added); 401 invite_token_invalid for another token.', readme: '→ `team.member.added` with the invite\'s role',
     checkBody: true, request: 'api/team-invite-accept-request.json', responses: { 201: 'api/team-member-response.json', 200: 'api/team-member-response.json', 401: P, ...W },
     handler: async (c, deps) => {
@@ -105,7 +105,7 @@ export const TEAM_ROUTES: Route[] = [
     },
   },
   {
-    method: 'PATCH', path: '/v1/team/members/{member_id}', status: 'preview', access: 'write', scoped: true,
+    method: 'PATCH', path: '/v1/team/members/{member_id}', status: 'preview', access: 'write', scoped: true, accessLog: { resource: 'team_member', idParam: 'member_id' },
     summary: "Set a member's roles (team.member.roles_changed); If-Match the team's ETag.", readme: '→ `team.member.roles_changed`; `If-Match` (412 when stale); no granting above your own roles',
     checkBody: true, request: 'api/team-member-patch-request.json', responses: { 200: 'api/team-roles-response.json', ...W }, etag: 'write',
     handler: async (c, deps) => {
@@ -119,7 +119,7 @@ export const TEAM_ROUTES: Route[] = [
 
 export const REGISTRY_ROUTES: Route[] = [
   {
-    method: 'POST', path: '/v1/governance/assets', status: 'preview', access: 'write', scoped: true,
+    method: 'POST', path: '/v1/governance/assets', status: 'preview', access: 'write', scoped: true, accessLog: { resource: 'asset' },
     summary: 'Register an AI asset, or its next revision when asset_id exists (governance.asset.registered).', readme: '→ `governance.asset.registered`; re-posting an asset_id registers revision + 1; `If-Match` optional',
     checkBody: true, request: 'api/asset-register-request.json', responses: { 201: 'api/asset-write-response.json', 200: 'api/asset-write-response.json', ...W }, etag: 'write',
     handler: async (c, deps) => {
@@ -160,7 +160,7 @@ export const REGISTRY_ROUTES: Route[] = [
     handler: async (c, deps) => c.json(await assetEvidence(deps, readContextOf(c), id(c, 'asset_id', 'asset'))),
   },
   {
-    method: 'POST', path: '/v1/risk/evaluations', status: 'preview', access: 'write', scoped: true, readsIndex: false,
+    method: 'POST', path: '/v1/risk/evaluations', status: 'preview', access: 'write', scoped: true, accessLog: { resource: 'risk_evaluation' }, readsIndex: false,
     summary: 'Evaluate an asset under gov.risk.default (risk.evaluated, + approval.requested in the same unit when its tier needs approval).',
     readme: '→ `risk.evaluated` (+ `approval.requested` atomically); inputs 0–4, else 422 quoting the anchors',
     request: 'api/risk-evaluation-request.json', responses: { 201: 'api/risk-evaluation-response.json', 200: 'api/risk-evaluation-response.json', ...W },
@@ -191,7 +191,7 @@ export const REGISTRY_ROUTES: Route[] = [
     },
   },
   {
-    method: 'POST', path: '/v1/approvals/{approval_id}/decision', status: 'preview', access: 'write', scoped: true,
+    method: 'POST', path: '/v1/approvals/{approval_id}/decision', status: 'preview', access: 'write', scoped: true, accessLog: { resource: 'approval', idParam: 'approval_id' },
     summary: 'Approve or reject the current step, or withdraw (approval.decided), under the separation-of-duties rules.',
     readme: '→ `approval.decided`; SOD-1…5 in order, each refusal access-logged as denied; `If-Match` (412 when stale)',
     checkBody: true, request: 'api/approval-decision-request.json', responses: { 201: 'api/approval-decision-response.json', 200: 'api/approval-decision-response.json', ...W }, etag: 'write',
@@ -211,7 +211,7 @@ export const REGISTRY_ROUTES: Route[] = [
     },
   },
   {
-    method: 'POST', path: '/v1/reviews/{review_id}/complete', status: 'preview', access: 'write', scoped: true,
+    method: 'POST', path: '/v1/reviews/{review_id}/complete', status: 'preview', access: 'write', scoped: true, accessLog: { resource: 'review', idParam: 'review_id' },
     summary: "Complete the open review of an asset (review.completed); 409 review_cycle_stale for any other cycle; If-Match takes the asset's version (its ETag).",
     readme: '→ `review.completed`; a stale cycle → 409; `If-Match` with the asset\'s `ETag` (412 when stale)',
     checkBody: true, request: 'api/review-complete-request.json', responses: { 201: 'api/review-complete-response.json', 200: 'api/review-complete-response.json', ...W }, etag: 'write',
@@ -225,7 +225,7 @@ export const REGISTRY_ROUTES: Route[] = [
 
 export const EVIDENCE_ROUTES: Route[] = [
   {
-    method: 'POST', path: '/v1/evidence/sanitize', status: 'preview', access: 'write', scoped: true,
+    method: 'POST', path: '/v1/evidence/sanitize', status: 'preview', access: 'write', scoped: true, accessLog: { resource: 'evidence' },
     summary: "Sanitize an attached artifact's raw bytes with gov.sanitizer 1.0.0: quarantined raw bytes, a delimited projection, evidence.sanitized in each task whose ref is bound to those bytes.",
     readme: '→ `evidence.sanitized`; the bytes must hash to the ref\'s sha256 (else 422 `evidence_hash_mismatch`); raw bytes stay in quarantine',
     request: 'api/evidence-sanitize-request.json', checkBody: true,
@@ -236,7 +236,7 @@ export const EVIDENCE_ROUTES: Route[] = [
     },
   },
   {
-    method: 'POST', path: '/v1/evidence/{artifact_id}/review', status: 'preview', access: 'write', scoped: true,
+    method: 'POST', path: '/v1/evidence/{artifact_id}/review', status: 'preview', access: 'write', scoped: true, accessLog: { resource: 'evidence', idParam: 'artifact_id' },
     summary: "A governance reviewer accepts (with the trust granted) or rejects an artifact's evidence (evidence.reviewed in each task citing it).",
     readme: '→ `evidence.reviewed`; a `governance_reviewer` user only; raises (or keeps capped) the effective trust',
     request: 'api/evidence-review-request.json', checkBody: true,

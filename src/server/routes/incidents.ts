@@ -29,7 +29,7 @@ const incidentId = (c: Context<AppEnv>) => requirePathId(c.req.param('incident_i
 
 export const INCIDENT_ROUTES: Route[] = [
   {
-    method: 'POST', path: '/v1/incidents', status: 'preview', access: 'write', scoped: true,
+    method: 'POST', path: '/v1/incidents', status: 'preview', access: 'write', scoped: true, accessLog: { resource: 'incident' },
     summary: 'Log an AI incident or hazard (incident.logged, status open): assets of the scope, evidence from its pool, severity, the serious basis that sets the Art. 73 clock.',
     readme: '→ `incident.logged`; `asset_ids` of the scope (else 404), `evidence_refs` from its pool (else 422 `evidence_required`)',
     checkBody: true, request: INCIDENT_CREATE_SCHEMA,
@@ -65,7 +65,7 @@ export const INCIDENT_ROUTES: Route[] = [
     },
   },
   {
-    method: 'PATCH', path: '/v1/incidents/{incident_id}', status: 'preview', access: 'write', scoped: true,
+    method: 'PATCH', path: '/v1/incidents/{incident_id}', status: 'preview', access: 'write', scoped: true, accessLog: { resource: 'incident', idParam: 'incident_id' },
     summary: 'Change an incident by JSON merge-patch (incident.updated): status moves follow the lifecycle; a serious incident closes only with a regulatory_report decision; If-Match its version.',
     readme: '→ `incident.updated`; JSON or merge-patch; a move outside the lifecycle → 409 `invalid_transition`; serious closing → 422 `regulatory_report_required`; `If-Match` (412)',
     checkBody: true, request: INCIDENT_PATCH_SCHEMA,

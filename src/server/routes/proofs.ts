@@ -39,7 +39,7 @@ export const PROOF_ROUTES: Route[] = [
     handler: async (c, deps) => c.json(await viewPacket(deps, readContextOf(c), packetId(c.req.param('packet_id')), (e) => e.payload.packet as object)),
   },
   {
-    method: 'POST', path: '/v1/proof-packets/{packet_id}/status', status: 'preview', access: 'write', scoped: true,
+    method: 'POST', path: '/v1/proof-packets/{packet_id}/status', status: 'preview', access: 'write', scoped: true, accessLog: { resource: 'proof_packet', idParam: 'packet_id' },
     summary: 'Move a packet draft → final → exported, or any → revoked (reason required), re-issuing it with its new status and integrity.',
     readme: 'draft → final → exported, any → revoked (reason) → `proof_packet.status_changed` + re-issued `proof_packet.assembled`; other moves → 409 `invalid_transition`',
     request: 'api/packet-status-request.json', responses: { 201: 'api/proof-packet.json', 200: 'api/proof-packet.json', 404: P, 409: P, 422: P },

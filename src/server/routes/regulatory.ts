@@ -47,7 +47,7 @@ export const REGULATORY_ROUTES: Route[] = [
     },
   },
   {
-    method: 'PATCH', path: '/v1/regulatory/frameworks/{profile_id}/requirements/{requirement_id}', status: 'preview', access: 'write', scoped: true,
+    method: 'PATCH', path: '/v1/regulatory/frameworks/{profile_id}/requirements/{requirement_id}', status: 'preview', access: 'write', scoped: true, accessLog: { resource: 'posture_item', idParam: 'requirement_id' },
     summary: 'Update one posture item (regulatory.posture.updated): met needs evidence from the scope\'s pool, not_applicable a 20–500 character justification; If-Match the item\'s version.',
     readme: '→ `regulatory.posture.updated`; JSON or merge-patch; `met` without pooled evidence → 422 `evidence_required`, `not_applicable` → 422 `justification_required`; `If-Match` (412)',
     checkBody: true, request: POSTURE_PATCH_SCHEMA,

@@ -14,7 +14,7 @@ import { readContextOf, writeContextOf } from '../write-context.ts';
 /** The context of a read: its access-log entries name the transport's principal. */
 export const SESSION_ROUTES: Route[] = [
   {
-    method: 'POST', path: '/v1/sessions', status: 'preview', access: 'write', scoped: true,
+    method: 'POST', path: '/v1/sessions', status: 'preview', access: 'write', scoped: true, accessLog: { resource: 'session' },
     summary: "Bind a session's provenance (session.bound, the derived door): principal, agent, client app, transport, harness as asserted; the host stored only as a per-tenant salted hash, an IP only as its class.",
     readme: '→ `session.bound` + `access.logged`; `host` → `host_sha256`; `ip` classified and dropped; a raw IP in any other member → 422 `validation_failed`',
     checkBody: true, request: 'api/session-bind-request.json',

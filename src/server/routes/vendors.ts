@@ -16,7 +16,7 @@ export const VENDOR_ROUTES: Route[] = [
     handler: (c, deps) => c.json(vendorQuestions(deps)),
   },
   {
-    method: 'POST', path: '/v1/vendors', status: 'preview', access: 'write', scoped: true,
+    method: 'POST', path: '/v1/vendors', status: 'preview', access: 'write', scoped: true, accessLog: { resource: 'vendor' },
     summary: 'Assess a vendor from its answers (vendor.assessed): derived points, open findings, vendor_maturity and valid_until.',
     readme: '→ `vendor.assessed`; derived points (max 32), findings, `vendor_maturity` 0–4, `valid_until` (365 d, 180 d with findings)',
     request: 'api/vendor-assess-request.json',

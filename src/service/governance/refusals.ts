@@ -57,7 +57,7 @@ export function accessEvent(deps: ServiceDeps, ctx: WriteContext, actor: Actor, 
 export async function deny(deps: ServiceDeps, ctx: WriteContext, actor: Actor, resource: Resource, refusal: Pick<Refusal, 'code' | 'message'> & { rule?: string }): Promise<never> {
   if (isTentative()) throw new DecideOnSettledIndex(refusal.code);
   await deps.store.append([accessEvent(deps, ctx, actor, { action: 'attempted', outcome: 'denied', resource, reason_code: refusal.code, reason: `${refusal.rule ? `${refusal.rule}: ` : ''}${refusal.message}` })]);
-  throw new AppError(refusal.code, refusal.message);
+  throw new AppError(refusal.code, refusal.message, { accessLogged: true });
 }
 
 /** A read of something outside the caller's scope (or nowhere): logged as denied, answered 404. */
