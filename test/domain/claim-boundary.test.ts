@@ -97,7 +97,24 @@ t.test('semantic-correctness wording: every listed phrase blocks, ordinary wordi
   for (const [text, want] of [['It is bug free.', 'bug-free'], ['A bugfree build.', 'bug-free'], ['The sum is\n correct.', 'is correct']] as const) {
     t.equal(semanticCorrectnessPhrase(text), want, `variant: ${JSON.stringify(text)}`);
   }
-  for (const text of ['The result is incorrect in 2 cases.', 'Signed by the guarantor team.', 'Build 42 passed all 130 tests.', 'debug-free logging was added']) {
+  // What a reader sees: full-width and math letters, invisible code points, accents, look-alike letters.
+  for (const [text, want] of [
+    ['The parser ｉｓ ｃｏｒｒｅｃｔ.', 'is correct'],
+    ['The parser is\u200b correct.', 'is correct'],
+    ['The parser is\u200bcorrect.', 'is correct'],
+    ['The parser is ｂｕｇ-ｆｒｅｅ.', 'bug-free'],
+    ['The parser is bug\u00adfree.', 'bug-free'],
+    ['The parser i\u0455 correct.', 'is correct'],
+    ['The parser is соrrесt.', 'is correct'],
+    ['The parser is corre\u0301ct.', 'is correct'],
+    ['The parser is 𝐜𝐨𝐫𝐫𝐞𝐜𝐭.', 'is correct'],
+    ['Ιt is ｆｌａｗｌｅｓｓ.', 'flawless'],
+    ['The rollout is gu\u200daranteed.', 'guaranteed'],
+  ] as const) {
+    t.equal(semanticCorrectnessPhrase(text), want, `as read: ${JSON.stringify(text)}`);
+    t.equal(run([{ claim: text, evidence: ['art-good'] }]).results[0]!.confidence, 'blocked', `blocks: ${JSON.stringify(text)}`);
+  }
+  for (const text of ['The result is incorrect in 2 cases.', 'Signed by the guarantor team.', 'Build 42 passed all 130 tests.', 'debug-free logging was added', 'Ответ проверен командой.', 'Το αποτέλεσμα ελέγχθηκε.']) {
     t.equal(semanticCorrectnessPhrase(text), null, `not a correctness assertion: ${text}`);
   }
 });
