@@ -3,6 +3,7 @@
 // headers, and the Idempotency-Key.
 import type { Context } from 'hono';
 import { isUtf8 } from 'node:buffer';
+import { assertPlainJson } from '../domain/canonical-json.ts';
 import { isId, type Scope } from '../domain/event.ts';
 import { assertNesting, MAX_BODY_NESTING } from '../domain/json-depth.ts';
 import { QUOTA_SCOPE } from '../domain/quota/quota-events.ts';
@@ -59,7 +60,22 @@ function parseJson(bytes: Buffer): unknown {
     throw new AppError('malformed_json', `The body is not valid JSON (${(err as Error).message}); send one JSON object.`);
   }
   assertNesting(value, MAX_BODY_NESTING, 'body');
+  // A \uD800–\uDFFF escape may leave half a character in a string, which no event can hold (RFC
+  // 8785 refuses it): refused here, for every route alike, at its place in the body.
+  if (SURROGATE_ESCAPE.test(text)) assertWellFormedText(value);
   return value;
+}
+
+const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
+
+function assertWellFormedText(value: unknown): void {
+  try {
+    assertPlainJson(value);
+  } catch (err) {
+    const pointer = err instanceof AppError ? err.details?.[0]?.pointer : undefined;
+    if (pointer === undefined) throw err;
+    throw new AppError('not_plain_json', `The body holds half of a character (a lone UTF-16 surrogate escape such as \\uD83D without its pair) at ${pointer || 'its top level'}; send well-formed Unicode text.`, { details: [{ pointer, detail: 'a lone UTF-16 surrogate' }] });
+  }
 }
 
 function tooLarge(): AppError {

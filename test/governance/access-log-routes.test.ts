@@ -112,7 +112,7 @@ t.test('a governance write refused before its service (the operator token) is lo
   const added = async (request: () => Promise<{ status: number; json: any }>) => {
     const before = events().length;
     const res = await request();
-    return { res, entries: events().slice(before).map((e) => [e.kind, e.actor.id, e.payload.action, e.payload.outcome, e.payload.resource, e.payload.reason_code, e.payload.route, e.payload.status]) };
+    return { res, entries: events().slice(before).map((e) => [e.kind, e.actor?.id, e.payload.action, e.payload.outcome, e.payload.resource, e.payload.reason_code, e.payload.route, e.payload.status]) };
   };
 
   const decision = await added(() => call('/v1/approvals/appr-1/decision', { token: 'operator', body: { step: 1, decision: 'approve', reason: 'Reviewed the evaluation', actor: owner } }));
