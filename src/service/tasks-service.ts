@@ -11,7 +11,7 @@ import type { AppendResult } from '../store/event-log.ts';
 import type { ServiceDeps } from './deps.ts';
 import { committedReplay } from './idempotency.ts';
 import { gateRouteBody, type Gated } from './templates-service.ts';
-import { assertTaskWritable, expectTask } from './write-checks.ts';
+import { assertTaskWritable, expectTask, preconditionFailed } from './write-checks.ts';
 import { pendingEvent, type WriteContext } from './write-context.ts';
 
 /** `line` is the event's stored canonical text, which the route answers with. */
@@ -20,11 +20,17 @@ export type EventWrite = { replayed: boolean; event: StoredEvent; line: string }
 
 type Json = StoredEvent['payload'][string];
 
-/** The task.create.v1 gate (title TBD, a `<…>` token, an unknown member → refused) before the append. */
-export async function createTask(deps: ServiceDeps, ctx: WriteContext, body: unknown): Promise<Gated<TaskWrite>> {
+/**
+ * The task.create.v1 gate (title TBD, a `<…>` token, an unknown member → refused) before the append.
+ * `conditional`: the request sent If-Match (a version, or `*`), which only an existing task can
+ * meet (RFC 9110 §13.1.1): a create under it is 412, or 409 task_exists when the task is there at
+ * the version named.
+ */
+export async function createTask(deps: ServiceDeps, ctx: WriteContext, body: unknown, conditional = false): Promise<Gated<TaskWrite>> {
   const gate = gateRouteBody(deps, 'task.create.v1', 'api/task-create-request.json', body);
   if (!gate.ok) return { ok: false, validation: gate.validation };
   const req = gate.body;
+  if (conditional) await checkCreateCondition(deps, ctx, req.task_id);
   const taskId = req.task_id ?? deps.newId('task');
   const result = await deps.store.append([pendingEvent(ctx, deps.newId, {
     kind: 'task.created', task_id: taskId, ...(req.actor ? { actor: req.actor } : {}), session_id: req.session_id,
@@ -42,6 +48,17 @@ export async function writeCheckpoint(deps: ServiceDeps, ctx: WriteContext, task
   if (!gate.ok) return { ok: false, validation: gate.validation };
   const result = await appendToOpenTask(deps, ctx, taskId, 'task.checkpoint.written', gate.body, ['progress', 'blockers', 'next_actions', 'context_lines']);
   return { ok: true, write: { replayed: result.replayed, event: result.events[0]!, line: result.lines[0]! } };
+}
+
+/** If-Match on a create: 412 unless the task exists at the version it names (then the append's 409). */
+async function checkCreateCondition(deps: ServiceDeps, ctx: WriteContext, taskId: string | undefined): Promise<void> {
+  await deps.store.settled();
+  const current = taskId === undefined ? undefined : deps.queries.task(ctx.scope, taskId);
+  if (current === undefined) {
+    const which = taskId === undefined ? 'a task the server has not made yet' : `task ${taskId}, which does not exist`;
+    throw new AppError('precondition_failed', `If-Match names a version of ${which}: a create has no current version to match. Leave If-Match out to create a task. Nothing was written.`, { extra: { current_version: 0 } });
+  }
+  if (ctx.ifMatch !== null && ctx.ifMatch !== current.last_seq) throw preconditionFailed(`Task ${current.task_id}`, ctx.ifMatch, current.last_seq);
 }
 
 /**

@@ -126,6 +126,19 @@ t.test('If-Match: stale → 412 and nothing written; current → 201 with the ne
   t.equal((await call('/v1/tasks/task-star/checkpoints', { body: { progress: 'Any version will do' }, headers: { 'If-Match': '*' } })).status, 201);
 });
 
+t.test('If-Match on a create: no task has a version to match → 412; the task there at that version → 409', async (t) => {
+  const app = await testApp(t);
+  const create = (task_id: string | undefined, ifMatch: string) => spec(t, app, `create ${task_id ?? '(server id)'} If-Match: ${ifMatch}`)
+    .when('/v1/tasks', { body: { ...(task_id === undefined ? {} : { task_id }), title: 'Create under a precondition', session_id: 'sess-1' }, headers: { 'If-Match': ifMatch } });
+  for (const value of ['"5"', '*', 'W/"1"']) await create('task-new', value).then(expectResponse(412, { code: 'precondition_failed' }), expectNoEvents());
+  const absent = await create(undefined, '"1"').then(expectResponse(412), expectNoEvents());
+  t.match(absent.json.detail, /a task the server has not made yet: a create has no current version to match\. Leave If-Match out/);
+  await create('task-new', 'garbage').then(expectResponse(400, { code: 'invalid_if_match' }), expectNoEvents());
+  t.equal((await app.call('/v1/tasks', { body: { task_id: 'task-there', title: 'Already here before the retry', session_id: 'sess-1' } })).status, 201);
+  await create('task-there', '"7"').then(expectResponse(412, { code: 'precondition_failed' }), expectNoEvents());
+  for (const value of ['"1"', '*']) await create('task-there', value).then(expectResponse(409, { code: 'task_exists' }), expectNoEvents());
+});
+
 t.test('If-Match: a malformed header, two versions, or no task is a 400; an ETag that is none of ours a 412', async (t) => {
   const app = await testApp(t);
   t.equal((await app.call('/v1/tasks', { body: { task_id: 'task-bad', title: 'Malformed preconditions', session_id: 'sess-1' } })).status, 201);

@@ -30,9 +30,9 @@ export const TASK_ROUTES: Route[] = [
     summary: 'Create a governed task (task.created).',
     readme: '→ `task.created` when the `task.create.v1` gate passes; else 422 validation body',
     request: 'api/task-create-request.json',
-    responses: { 201: 'api/task-write-response.json', 200: 'api/task-write-response.json', 409: P, 422: U }, etag: 'read',
+    responses: { 201: 'api/task-write-response.json', 200: 'api/task-write-response.json', 400: P, 409: P, 412: P, 422: U }, etag: 'read',
     handler: async (c, deps) => {
-      const outcome = await createTask(deps, writeContextOf(c), c.get('body'));
+      const outcome = await createTask(deps, writeContextOf(c), c.get('body'), c.req.header('if-match') !== undefined);
       if (!outcome.ok) return c.json(outcome.validation, 422);
       const { replayed, task, event, line } = outcome.write;
       return writeResponse(c, replayed, { task, event: new RawJson(line) }, event.seq);
