@@ -55,7 +55,8 @@ export function createQuotaQueries(db: Database.Database) {
     usersOfGroup: (groupName: string): string[] => statements().usersOfGroup.all(groupName).map((r) => r.user_key),
     /** Group names per lower-cased login, each list in group creation order. */
     assignments(): Record<string, string[]> {
-      const out: Record<string, string[]> = {};
+      // No prototype: a login such as constructor or __proto__ is a key like any other.
+      const out = Object.create(null) as Record<string, string[]>;
       for (const row of statements().memberships.all()) (out[row.user_key] ??= []).push(row.group_name);
       return out;
     },

@@ -65,8 +65,10 @@ t.test('--user and --subject', async (t) => {
   const cases: [Partial<QuotaEvalOptions>, string[], 0 | 1][] = [
     [{ user: 'alice' }, ['alice'], 0],
     [{ user: 'BOB' }, ['bob'], 1],
-    [{ user: 'bob', subject: 'size:wiki' }, ['bob'], 0],
-    [{ subject: 'size:wiki' }, ['acme-org', 'alice', 'bob', 'dave'], 0],
+    // Overall is evaluated with --subject too, and bob is over it: wiki holds, the owner does not.
+    [{ user: 'bob', subject: 'size:wiki' }, ['bob'], 1],
+    [{ user: 'alice', subject: 'size:wiki' }, ['alice'], 0],
+    [{ subject: 'size:wiki' }, ['acme-org', 'alice', 'bob', 'dave'], 1],
     [{ user: 'bob', subject: 'size:git:lfs' }, ['bob'], 1],
     [{ user: 'alice', subject: 'size:assets:wiki' }, ['alice'], 0],
   ];
@@ -76,6 +78,8 @@ t.test('--user and --subject', async (t) => {
     t.equal(quotaEvalExitCode(r), code, `${JSON.stringify(opts)}: exit`);
     if (opts.subject !== undefined) t.same(r.owners[0]!.subjects.map((d) => d.subject), [opts.subject]);
   }
+  const bobWiki = run({ user: 'bob', subject: 'size:wiki' }).owners[0]!;
+  t.same([bobWiki.overall.within, bobWiki.subjects[0]!.within, bobWiki.within], [false, true, false], 'the owner holds only when overall and the subject both hold');
   const unknown = run({ user: 'erin' });
   t.same([unknown.owners[0]!.owner, unknown.owners[0]!.in_usage, unknown.owners[0]!.group_source], ['erin', false, 'default_groups']);
   t.match(unknown.warnings.at(-1), /erin/);
@@ -142,4 +146,13 @@ t.test('broken files are bad_input_file naming the file and the path', async (t)
       t.equal((e.extra as { file?: string }).file, file, `${name}: extra.file`);
     }
   }
+});
+
+t.test('users named __proto__ and constructor keep their assignments', async (t) => {
+  // As text: an object literal's __proto__ would set its prototype, not a member.
+  const policy = '{"rules": [{"name": "r", "limit": 3, "subjects": ["size:all"]}], "groups": [{"name": "g", "rules": ["r"]}], "assignments": {"__proto__": ["g"], "constructor": ["g"]}}';
+  const usage = '{"__proto__": {"size": {"repos": {"public": 5}}}, "constructor": {"size": {"repos": {"public": 2}}}}';
+  const r = runQuotaEval({ groups: 'p.json', usage: 'u.json' }, readFile({ 'p.json': policy, 'u.json': usage }), testSchemas());
+  t.strictSame(r.owners.map((o) => [o.owner, o.group_source, o.group_list.join(','), o.within]), [['__proto__', 'assigned', 'g', false], ['constructor', 'assigned', 'g', true]], '__proto__ is over its 3 bytes in g; constructor within');
+  t.equal(quotaEvalExitCode(r), 1);
 });

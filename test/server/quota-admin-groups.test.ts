@@ -166,6 +166,7 @@ t.test('a user\'s groups become exactly the list: 404 user → 400 body → 422 
   await spec(t, app).when('/admin/users/BOB/quota/groups', { body: { groups: ['h', 'g'], extra: true } })
     .then(expectResponse(204), expectNewEvents([{ kind: 'quota.user.groups_set', payload: { user: 'bob', groups: ['h', 'g'] } }]));
   t.same(await names(), ['g', 'h'], 'listed in group order');
+  await spec(t, app, 'the same groups in another order').when('/admin/users/bob/quota/groups', { body: { groups: ['g', 'h'] } }).then(expectResponse(204), expectNoEvents());
   t.equal((await call('/api/v1/admin/users/bob/quota/groups', { body: { groups: ['h'] } })).status, 204);
   t.same(await names(), ['h']);
 
@@ -186,6 +187,7 @@ t.test('a user\'s groups become exactly the list: 404 user → 400 body → 422 
 
   t.equal((await call('/admin/users/bob/quota/groups', { body: { groups: [] } })).status, 204, '[] clears');
   t.same(await names(), ['g'], 'back to the defaults');
+  await spec(t, app, '[] again').when('/admin/users/bob/quota/groups', { body: { groups: [] } }).then(expectResponse(204), expectNoEvents());
 });
 
 t.test('a user\'s quota info with names; 404 for an unknown user', async (t) => {

@@ -199,3 +199,19 @@ t.test('/orgs/{org}/quota*: owners (and forge administrators) only; 404 for no s
     assertSchema(t, E, res.json);
   }
 });
+
+t.test('a member named constructor is a member like any other: every user\'s reads still answer', async (t) => {
+  const { call } = await quotaApp(t, {
+    forgeData: { users: [{ login: 'alice' }, { login: 'constructor' }, { login: 'toString' }], repos: [{ owner: 'alice', name: 'x', private: false, size: 5, lfs_size: 0 }, { owner: 'constructor', name: 'y', private: false, size: 50, lfs_size: 0 }] },
+  });
+  t.equal((await call('/admin/quota/groups', { body: { name: 'plain', rules: [{ name: 'plainrule', limit: 10, subjects: ['size:all'] }] } })).status, 201);
+  t.equal((await call('/admin/quota/groups/plain/users/constructor', { method: 'PUT' })).status, 204);
+  t.equal((await call('/admin/users/toString/quota/groups', { body: { groups: ['plain'] } })).status, 204);
+  const check = async (sudo: string) => (await call('/user/quota/check?subject=size:all', { sudo })).text;
+  t.same([await check('alice'), await check('constructor'), await check('toString')], ['true', 'false', 'true'], 'alice keeps the built-in default; constructor is over its 10 bytes; toString within');
+  const info = await call('/admin/users/constructor/quota');
+  t.equal(info.status, 200, info.text);
+  t.strictSame(info.json.groups, [{ name: 'plain', rules: [{ name: 'plainrule', limit: 10, subjects: ['size:all'] }] }]);
+  t.equal((await call('/user/quota', { sudo: 'alice' })).status, 200);
+  t.equal((await call('/admin/users/alice/quota')).status, 200);
+});

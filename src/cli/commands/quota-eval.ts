@@ -31,7 +31,7 @@ export type QuotaEvalOwner = {
   overall: EvalDecision;
   /** The 13 subjects of docs/quota.md §1, or only the one asked with --subject. */
   subjects: EvalDecision[];
-  /** Overall and every subject hold; with --subject, the asked subject holds. */
+  /** Overall and every subject evaluated (the thirteen, or the one --subject asks) hold. */
   within: boolean;
 };
 
@@ -115,8 +115,8 @@ export function runQuotaEval(opts: QuotaEvalOptions, readFile: (path: string) =>
       used: usedFromPrimitives(o.usage),
       overall,
       subjects,
-      // With --subject the answer is that check (as /user/quota/check); overall is context.
-      within: subject === null ? overall.within && subjects.every((d) => d.within) : subjects.every((d) => d.within),
+      // Overall is evaluated (and printed) for every owner, with --subject too: it counts (docs/quota.md §6).
+      within: overall.within && subjects.every((d) => d.within),
     };
   });
   return { config, subject, owners: evaluated, within: evaluated.every((o) => o.within), warnings };

@@ -69,7 +69,8 @@ export function readPolicy(file: PolicyJson, failWith: Fail): QuotaPolicy {
     groups.push({ name: g.name, rules });
   });
 
-  const assignments: Record<string, string[]> = {};
+  // No prototype: a user named __proto__ or constructor is a key like any other.
+  const assignments = Object.create(null) as Record<string, string[]>;
   const users = new Map<string, string>();
   for (const [user, names] of Object.entries(file.assignments ?? {})) {
     const pointer = `/assignments/${escapePointer(user)}`;

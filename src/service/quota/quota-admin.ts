@@ -137,6 +137,10 @@ export async function setUserGroups(ctx: QuotaContext, login: string, body: unkn
         throw new AppError('quota_group_unknown', `There is no quota group "${g}"; create it first. Nothing was changed.`, { details: [{ pointer: `/groups/${i}`, detail: 'unknown group' }] });
       }
     });
+    // The same groups again (in any order, repeats included) change nothing, so nothing is recorded.
+    const current = new Set(ctx.q.assignments()[userKey(owner.login)] ?? []);
+    const wanted = new Set(groups);
+    if (current.size === wanted.size && [...wanted].every((g) => current.has(g))) return { events: [], result: undefined };
     return { events: [quotaEvent(QUOTA_KINDS.userGroupsSet, { user: owner.login, groups })], result: undefined };
   });
 }
