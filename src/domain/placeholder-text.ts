@@ -133,19 +133,19 @@ export function trimmedLength(text: string): number {
 }
 
 /**
- * True when `text` repeats a source string: equal in normal form, or one contains the other and the
- * shorter is at least 80% of the longer (a copied line with a word added or cut). A short common
- * phrase inside a longer own sentence is not a copy.
+ * True when `text` repeats a source string, in normal form: equal; a piece of it (at least 20
+ * characters: an excerpt of generic text is as generic as the whole); or containing it, the source
+ * at least 80% of the text (a copied line with a word added). A short common phrase inside a
+ * longer own sentence is not a copy.
  */
 export function isCopiedFrom(text: string, sources: ReadonlySet<string>): boolean {
   const normal = normaliseText(text);
   if (normal === '') return false;
   if (sources.has(normal)) return true;
   for (const source of sources) {
-    const sourceShorter = source.length <= normal.length;
-    const short = sourceShorter ? source : normal;
-    const long = sourceShorter ? normal : source;
-    if (short.length >= 20 && short.length >= 0.8 * long.length && long.includes(short)) return true;
+    if (normal.length < source.length) {
+      if (normal.length >= 20 && source.includes(normal)) return true;
+    } else if (source.length >= 20 && source.length >= 0.8 * normal.length && normal.includes(source)) return true;
   }
   return false;
 }

@@ -12,7 +12,7 @@ export const ISSUE_TEXT = {
   blank: () => 'is blank',
   too_short: (length: number) => `has ${length} characters after trimming; at least ${MIN_TEXT_LENGTH} are needed`,
   duplicate: (first: number) => `repeats item ${first} (compared trimmed, ignoring case)`,
-  copied_text: () => 'is copied from a template starter payload or example; write your own task-specific text',
+  copied_text: () => 'is copied from template text (a starter payload, an example, an obligation, a checklist item or a repair prompt); write your own task-specific text',
   placeholder_text: (token: string) => token.startsWith('<')
     ? `is placeholder text ("${token}"); if that is code and not a blank, quote it in backticks`
     : `is placeholder text ("${token}")`,

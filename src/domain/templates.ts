@@ -6,6 +6,7 @@ import type { Template } from './contract/schema-types.gen.ts';
 import { escapePointer } from './json-pointer.ts';
 import { normaliseText } from './placeholder-text.ts';
 import { deepFreeze } from './pinned-document.ts';
+import { FIELD_INSTRUCTIONS } from './repair-prompts.ts';
 
 export type JsonObject = { [key: string]: Json };
 
@@ -17,7 +18,7 @@ export type TemplateExample = NonNullable<SmartTemplate['examples']>[number];
 export type TemplateRegistry = {
   list(): readonly SmartTemplate[];
   resolve(idOrAlias: string): SmartTemplate | undefined;
-  /** Normal forms of every string in every template's starter payload and examples. */
+  /** Normal forms of every string a template serves (servedText) and of the repair prompts' wording. */
   readonly copySources: ReadonlySet<string>;
 };
 
@@ -54,19 +55,33 @@ export function createTemplateRegistry(templates: readonly SmartTemplate[]): Tem
         { extra: { template_id: t.template_id, pointers: verified } },
       );
     }
-    for (const source of [t.starter_payload, ...(t.examples ?? []).map((e) => e.payload)]) {
-      eachString(source, '', (text) => {
-        const normal = normaliseText(text);
-        if (normal !== '') copySources.add(normal);
-      });
-    }
+    for (const source of servedText(t)) eachString(source, '', (text) => addCopySource(copySources, text));
   }
+  // The repair prompts' wording is served too (in every refusal's repair_prompt).
+  for (const text of Object.values(FIELD_INSTRUCTIONS)) addCopySource(copySources, text);
 
   return {
     list: () => frozen,
     resolve: (idOrAlias) => byName.get(idOrAlias),
     copySources,
   };
+}
+
+/**
+ * Everything a template hands an agent to read: its starter payload and examples, and its
+ * obligations, evidence checklist, non-claims and policies. None of it is about a task, so none of
+ * it may stand as a task's own context line or trap (the seed's closeout rule 4).
+ */
+function servedText(t: SmartTemplate): unknown[] {
+  return [
+    t.starter_payload, ...(t.examples ?? []).map((e) => e.payload), t.agent_obligations, t.evidence_checklist,
+    t.default_non_claims, t.missing_field_policy, t.redaction_defaults, t.export_blockers,
+  ];
+}
+
+function addCopySource(sources: Set<string>, text: string): void {
+  const normal = normaliseText(text);
+  if (normal !== '') sources.add(normal);
 }
 
 /** Pointers (into the template) of every prefilled string equal to `verified`. */

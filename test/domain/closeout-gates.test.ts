@@ -155,6 +155,11 @@ t.test('copied starter or example text of any template is rejected', async (t) =
     ['example in other case and spacing', `  ${exampleLine.toUpperCase().replace(/ /g, '   ')} `],
     ['example with a word added', `Note: ${exampleLine}`],
     ['example with its end cut', exampleLine.slice(0, -6)],
+    // Everything else a template serves is generic too (an acceptance pass got these through).
+    ['closeout obligation', tpl('closeout').agent_obligations[0]!],
+    ['closeout checklist item', tpl('closeout').evidence_checklist[0]!],
+    ['a clause of a repair prompt', 'Write a non-empty list of task-specific strings, each at least 20 characters'],
+    ['task non-claim', tpl('task.create.v1').default_non_claims[0]!],
   ];
   for (const field of ['context_lines', 'future_agent_traps']) {
     for (const [name, text] of cases) {
