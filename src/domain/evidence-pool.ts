@@ -8,6 +8,13 @@ import { AppError } from '../errors.ts';
 import type { EvidenceRef, StoredEvent } from './event.ts';
 
 export const EVIDENCE_SANITIZED_KIND = 'evidence.sanitized';
+/**
+ * Who holds evidence attached outside any task (an adapter's evidence.attached without task_id):
+ * the scope itself. The index keeps it as a holder beside the tasks (the artifacts table's task_id
+ * ''), so it is in the scope's evidence pool, and reviews and the sanitizer raise it as they raise a
+ * task's, with events that name no task either.
+ */
+export const SCOPE_HOLDER = '';
 export const EVIDENCE_REVIEWED_KIND = 'evidence.reviewed';
 
 type Trust = EvidenceRef['content_trust'];

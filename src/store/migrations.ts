@@ -239,12 +239,20 @@ export const MIGRATIONS: string[] = [
   CREATE VIRTUAL TABLE search USING fts5(scope_tok, body, tokenize = 'unicode61', detail = 'column', content = 'search_source', content_rowid = 'seq');
   INSERT INTO search (search) VALUES ('rebuild');
   `,
+  // 12: evidence attached outside any task is held by the scope itself (SCOPE_HOLDER, the task_id ''
+  // of its artifacts rows), so it is in the scope's evidence pool; scope_evidence lists the
+  // task-less events that cite or raise evidence, which fold that holder's trust as a task's events
+  // fold a task's. Past events fill both: an older index is rebuilt (REPROJECT_BELOW_VERSION).
+  `
+  CREATE TABLE scope_evidence (scope TEXT NOT NULL, seq INTEGER NOT NULL, PRIMARY KEY (scope, seq)) WITHOUT ROWID;
+  `,
 ];
 
 /**
  * Migrations that add a projection of events already in the log cannot fill it with SQL alone:
  * an index older than this version is rebuilt from the log instead of migrated. Migrations 6 and 7
  * (vendors, incidents) added projections too, 8 fills columns and tables from past events, and 9
- * indexes past events by asset and access entries by task, so any index before 9 is rebuilt.
+ * indexes past events by asset and access entries by task, so any index before 9 is rebuilt; 12
+ * holds past evidence attached outside tasks, so any index before 12 is rebuilt too.
  */
-export const REPROJECT_BELOW_VERSION = 9;
+export const REPROJECT_BELOW_VERSION = 12;

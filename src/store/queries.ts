@@ -3,6 +3,7 @@
 // follow it to a rebuilt file (index-handle.ts).
 import type Database from 'better-sqlite3';
 import type { Scope, StoredEvent } from '../domain/event.ts';
+import { SCOPE_HOLDER } from '../domain/evidence-pool.ts';
 import type { Task } from '../domain/task.ts';
 import { AppError } from '../errors.ts';
 import { preparedOn } from './index-handle.ts';
@@ -22,6 +23,9 @@ export function createQueries(db: Database.Database) {
     ).pluck();
     const taskEventsUpTo = db.prepare<[string, string, number], { line: string }>(
       'SELECT line FROM events WHERE scope = ? AND task_id = ? AND seq <= ? ORDER BY seq',
+    );
+    const scopeEvidenceUpTo = db.prepare<[string, number], { line: string }>(
+      'SELECT e.line FROM scope_evidence s JOIN events e ON e.seq = s.seq WHERE s.scope = ? AND s.seq <= ? ORDER BY s.seq',
     );
     const bySeqRange = db.prepare<[number, number], { line: string }>('SELECT line FROM events WHERE seq BETWEEN ? AND ? ORDER BY seq');
     const byEventId = db.prepare<[string], { line: string }>('SELECT line FROM events WHERE event_id = ?');
@@ -74,7 +78,7 @@ export function createQueries(db: Database.Database) {
     const scopeLines = db.prepare<[number, string, number], { seq: number; kind: string; line: string }>(
       'SELECT seq, kind, line FROM events WHERE seq > ? AND +scope = ? ORDER BY seq LIMIT ?',
     );
-    return { task, timelineLines, taskEventsUpTo, bySeqRange, byEventId, searchText, searchKind, sessionSeen, byKind, byAssetKind, taskAccessUpTo, packet, receipt, bySeq, hashes, taskPage, taskCreatedSeq, scopeLines };
+    return { task, timelineLines, taskEventsUpTo, scopeEvidenceUpTo, bySeqRange, byEventId, searchText, searchKind, sessionSeen, byKind, byAssetKind, taskAccessUpTo, packet, receipt, bySeq, hashes, taskPage, taskCreatedSeq, scopeLines };
   });
   const parse = (rows: Array<{ line: string }>) => rows.map((r) => indexed<StoredEvent>(r.line));
 
@@ -108,6 +112,14 @@ export function createQueries(db: Database.Database) {
     },
     taskEventsUpTo(scope: Scope, taskId: string, seq: number): StoredEvent[] {
       return parse(statements().taskEventsUpTo.all(scopeKey(scope), taskId, seq));
+    },
+    /**
+     * The events an evidence holder's trust folds, up to seq: a task's events, or for the scope
+     * itself (SCOPE_HOLDER) its task-less events that cite or raise evidence.
+     */
+    holderEventsUpTo(scope: Scope, holder: string, seq: number): StoredEvent[] {
+      if (holder === SCOPE_HOLDER) return parse(statements().scopeEvidenceUpTo.all(scopeKey(scope), seq));
+      return parse(statements().taskEventsUpTo.all(scopeKey(scope), holder, seq));
     },
     /** Events with their stored canonical lines (what a replay answers with, byte for byte). */
     rowsBySeq(first: number, last: number): Array<{ event: StoredEvent; line: string }> {

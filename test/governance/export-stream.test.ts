@@ -157,10 +157,11 @@ t.test('posture, vendors and the evidence manifest fold as they are read: the sa
   const vendors = vendorView(events, new Date(asOf));
   t.same(await records('vendors'), JSON.parse(JSON.stringify(vendors)), 'vendors: foldVendors\'s vendors');
   t.same(vendors.map((v) => [v.vendor_id, v.assessments]), [['acme-ai', 2], ['beta-ai', 1]], 'the vendors of as_of, each assessment counted');
-  const pool = buildTrustPool(events.filter((e) => e.task_id !== undefined));
+  // Every evidence event of the scope, a task's or the scope's own (evidence attached outside tasks).
+  const pool = buildTrustPool(events);
   const manifest = await records('evidence-manifest');
   t.same(manifest.map((r) => [r.artifact_id, (r.trust as { content_trust: string }).content_trust, (r.trust as { basis: string }).basis, r.task_ids]),
-    [...pool.keys()].sort().map((id) => [id, pool.get(id)!.ref.content_trust, pool.get(id)!.basis, [...new Set(events.filter((e) => e.evidence_refs?.some((r) => r.artifact_id === id)).map((e) => e.task_id))].sort()]),
+    [...pool.keys()].sort().map((id) => [id, pool.get(id)!.ref.content_trust, pool.get(id)!.basis, [...new Set(events.filter((e) => e.evidence_refs?.some((r) => r.artifact_id === id)).flatMap((e) => (e.task_id === undefined ? [] : [e.task_id])))].sort()]),
     'evidence manifest: buildTrustPool\'s artifacts, trust and citing tasks');
   t.same(manifest.map((r) => r.artifact_id), ['audit-report', 'bias-audit', 'ci-77', 'dpia'], 'the artifacts of as_of');
   t.equal((manifest.find((r) => r.artifact_id === 'bias-audit')!.projections as unknown[]).length, 1, 'one projection for the same bytes sanitized twice');

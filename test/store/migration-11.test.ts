@@ -1,7 +1,8 @@
 // Index migration 11: the full-text index keeps no copy of the text it indexes. An index of version
-// 10 (FTS5 holding each event's text itself) is migrated: the search table becomes an
-// external-content table over the view search_source, filled from the events, and search answers
-// byte for byte as before — snippets included, which FTS5 now reads back through the view.
+// 10 (FTS5 holding each event's text itself) no longer migrates in place since version 12 added a
+// projection only a rebuild fills (REPROJECT_BELOW_VERSION): it is rebuilt from the log, and the
+// search table is an external-content table over the view search_source, answering byte for byte
+// as before — snippets included, which FTS5 reads back through the view.
 import t from 'tap';
 import Database from 'better-sqlite3';
 import { verifyLog } from '../../src/store/verify-log.ts';
@@ -20,7 +21,7 @@ const BACK_TO_VERSION_10 = `
 
 const tables = (db: Database.Database) => db.prepare<[], { name: string }>("SELECT name FROM sqlite_schema WHERE name LIKE 'search%' ORDER BY name").all().map((r) => r.name);
 
-t.test('an index of version 10 is migrated: the text is not stored twice, search answers the same', async (t) => {
+t.test('an index of version 10 is rebuilt: the text is not stored twice, search answers the same', async (t) => {
   const dataDir = tempDir(t);
   const queries = ['/v1/search?q=vault', '/v1/search?q=quok*', '/v1/search?q=vault&kind=ext.acme.note', '/v1/search?kind=ext.acme.note'];
   type Call = Awaited<ReturnType<typeof testApp>>['call'];
@@ -60,7 +61,7 @@ t.test('an index of version 10 is migrated: the text is not stored twice, search
   let n = 0;
   const warnings: string[] = [];
   const { call, service } = await testApp(t, { dataDir, newId: (p) => `${p}_again${String(++n).padStart(4, '0')}`, warn: (m) => warnings.push(m) });
-  t.same(warnings, [`The index at ${indexPathOf(dataDir)} is version 10; migrating it to version ${MIGRATIONS.length} (this start takes longer: it may reindex every event).`], 'the start says it migrates, and nothing is rebuilt from the log');
+  t.same(warnings, [`The index at ${indexPathOf(dataDir)} was made by an older version (Index version 10 lacks projections that only a rebuild can fill.); rebuilding it from the log.`], 'the start says it rebuilds');
   const migrated = service.store.index.db;
   t.equal(migrated.pragma('user_version', { simple: true }), MIGRATIONS.length);
   t.notOk(tables(migrated).includes('search_content'), 'the text is no longer stored in the index');

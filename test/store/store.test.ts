@@ -262,8 +262,9 @@ t.test('the data-dir lock: a live holder refuses, a dead holder is taken over', 
 
 t.test('a lock whose holder is a zombie (killed, not yet reaped) is taken over at once', { skip: process.platform !== 'linux' && 'zombies are read from /proc/<pid>/stat, which only Linux has' }, async (t) => {
   const dir = tempDir(t);
-  // sh starts a child that exits at once, then becomes sleep, which never reaps it: a zombie.
-  const parent = spawn('sh', ['-c', 'true & echo $!; exec sleep 30'], { stdio: ['ignore', 'pipe', 'ignore'] });
+  // sh starts a child, then becomes sleep, which never reaps it: once the child exits, a zombie. The
+  // child lives a moment first: one that exited at once could be reaped by sh before its exec.
+  const parent = spawn('sh', ['-c', 'sleep 0.3 & echo $!; exec sleep 30'], { stdio: ['ignore', 'pipe', 'ignore'] });
   t.teardown(() => void parent.kill('SIGKILL'));
   const zombie = Number(await new Promise<string>((resolve) => parent.stdout!.once('data', (d) => resolve(String(d).trim()))));
   const isZombie = () => /\) Z /.test(readFileSync(`/proc/${zombie}/stat`, 'utf8'));

@@ -4,7 +4,7 @@
 // event in every task of the scope that cites the artifact, so each timeline (and each packet
 // built from it) carries the decision that raised, or kept capped, the trust of its evidence.
 import type { Actor } from '../../domain/event.ts';
-import { buildTrustPool, EVIDENCE_REVIEWED_KIND, EVIDENCE_SANITIZED_KIND, sha256Hex } from '../../domain/evidence-pool.ts';
+import { buildTrustPool, EVIDENCE_REVIEWED_KIND, EVIDENCE_SANITIZED_KIND, SCOPE_HOLDER, sha256Hex } from '../../domain/evidence-pool.ts';
 import { redactEvidenceRefs } from '../../domain/redaction.ts';
 import { evidenceSanitizedPayload, sanitize } from '../../domain/governance/sanitizer.ts';
 import { AppError } from '../../errors.ts';
@@ -17,6 +17,19 @@ import { decideAndAppend, decidingTeam, streamRead } from './decide.ts';
 import { accessEvent, deny, notInScope } from './refusals.ts';
 
 type Json = Parameters<typeof pendingEvent>[2]['payload'][string];
+
+/**
+ * The task a raising event for one holder names: the holding task's, or none for evidence the scope
+ * holds itself (attached outside any task), whose events name no task either.
+ */
+function taskOf(holder: { task_id: string }): { task_id?: string } {
+  return holder.task_id === SCOPE_HOLDER ? {} : { task_id: holder.task_id };
+}
+
+/** The tasks that raising events were written to (the scope's own holding names none). */
+function taskIdsOf(events: ReadonlyArray<{ task_id?: string }>): string[] {
+  return events.flatMap((e) => (e.task_id === undefined ? [] : [e.task_id]));
+}
 
 export type EvidenceReviewBody = { decision: 'accept' | 'reject'; content_trust?: 'trusted_internal' | 'untrusted_external'; reason: string; actor?: Actor };
 
@@ -47,7 +60,7 @@ export async function reviewEvidence(deps: ServiceDeps, ctx: WriteContext, artif
     };
     return {
       events: [
-        ...holders.map((h) => pendingEvent(ctx, deps.newId, { kind: EVIDENCE_REVIEWED_KIND, task_id: h.task_id, actor, payload: { ...payload, reviewed_seq: h.seq } })),
+        ...holders.map((h) => pendingEvent(ctx, deps.newId, { kind: EVIDENCE_REVIEWED_KIND, ...taskOf(h), actor, payload: { ...payload, reviewed_seq: h.seq } })),
         accessEvent(deps, ctx, actor, { action: body.decision === 'accept' ? 'approved' : 'rejected', outcome: 'allowed', resource: { type: 'evidence', id: artifactId } }),
       ],
       read: [teamRead],
@@ -58,7 +71,7 @@ export async function reviewEvidence(deps: ServiceDeps, ctx: WriteContext, artif
     artifact_id: artifactId,
     decision: body.decision,
     content_trust: body.decision === 'accept' ? body.content_trust! : null,
-    task_ids: reviews.map((e) => e.task_id!),
+    task_ids: taskIdsOf(reviews),
     events: reviews.map((e) => ({ event_id: e.event_id, seq: e.seq, event_hash: e.event_hash })),
     replayed: result.replayed,
   };
@@ -89,7 +102,7 @@ export async function sanitizeEvidence(deps: ServiceDeps, ctx: WriteContext, bod
     if (holders.length === 0) return notInScope(deps, ctx, actor, { type: 'evidence', id: body.artifact_id }, 'evidence artifact');
     const bound = holders.filter((h) => h.sha256 !== null && sha256Hex(h.sha256) === result.raw_sha256);
     if (bound.length === 0) {
-      const refs = holders.map((h) => `${h.task_id}: ${h.sha256 === null ? 'no sha256' : sha256Hex(h.sha256)}`).join('; ');
+      const refs = holders.map((h) => `${h.task_id === SCOPE_HOLDER ? 'attached outside any task' : h.task_id}: ${h.sha256 === null ? 'no sha256' : sha256Hex(h.sha256)}`).join('; ');
       return deny(deps, ctx, actor, { type: 'evidence', id: body.artifact_id }, {
         code: 'evidence_hash_mismatch',
         message: `The bytes sent hash to ${result.raw_sha256}, which no reference of ${body.artifact_id} is bound to (${refs}); send the exact bytes the evidence ref's sha256 names.`,
@@ -100,7 +113,7 @@ export async function sanitizeEvidence(deps: ServiceDeps, ctx: WriteContext, bod
     const payload = evidenceSanitizedPayload(body.artifact_id, result) as unknown as { [key: string]: Json };
     return {
       events: [
-        ...bound.map((h) => pendingEvent(ctx, deps.newId, { kind: EVIDENCE_SANITIZED_KIND, task_id: h.task_id, actor, payload })),
+        ...bound.map((h) => pendingEvent(ctx, deps.newId, { kind: EVIDENCE_SANITIZED_KIND, ...taskOf(h), actor, payload })),
         accessEvent(deps, ctx, actor, { action: 'created', outcome: 'allowed', resource: { type: 'evidence', id: body.artifact_id } }),
       ],
       read: [],
@@ -110,7 +123,7 @@ export async function sanitizeEvidence(deps: ServiceDeps, ctx: WriteContext, bod
   return {
     sanitized: evidenceSanitizedPayload(body.artifact_id, result),
     projection: result.text,
-    task_ids: sanitized.map((e) => e.task_id!),
+    task_ids: taskIdsOf(sanitized),
     events: sanitized.map((e) => ({ event_id: e.event_id, seq: e.seq, event_hash: e.event_hash })),
     replayed: appended.replayed,
   };
@@ -133,7 +146,7 @@ export async function assetEvidence(deps: ServiceDeps, ctx: WriteContext, assetI
   const readAt = deps.store.indexedSeq();
   const evidence = await Promise.all(ids.map(async (artifactId) => {
     const holders = deps.gov.artifactHolders(scope, artifactId);
-    const events = holders.flatMap((h) => deps.queries.taskEventsUpTo(scope, h.task_id, readAt)).sort((a, b) => a.seq - b.seq)
+    const events = holders.flatMap((h) => deps.queries.holderEventsUpTo(scope, h.task_id, readAt)).sort((a, b) => a.seq - b.seq)
       .filter((e, i, all) => i === 0 || all[i - 1]!.seq !== e.seq);
     const entry = buildTrustPool(events).get(artifactId);
     const projections = (await Promise.all(events.filter((e) => e.kind === EVIDENCE_SANITIZED_KIND && e.payload.artifact_id === artifactId)
@@ -146,7 +159,7 @@ export async function assetEvidence(deps: ServiceDeps, ctx: WriteContext, assetI
       artifact_id: artifactId,
       ref: entry ? redactEvidenceRefs([entry.ref]).refs[0]! : null,
       trust: entry ? { content_trust: entry.ref.content_trust, confidence: entry.ref.confidence, basis: entry.basis, basis_event_id: entry.basis_event_id ?? null, asserted: entry.asserted } : null,
-      task_ids: holders.map((h) => h.task_id),
+      task_ids: holders.map((h) => h.task_id).filter((id) => id !== SCOPE_HOLDER),
       projections,
     };
   }));

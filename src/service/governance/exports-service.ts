@@ -20,7 +20,7 @@ import { createHash } from 'node:crypto';
 import { canonicalJson, MAX_CANONICAL_NESTING, type Json } from '../../domain/canonical-json.ts';
 import { formatDateTime, parseDateTime } from '../../domain/date-time.ts';
 import { isId, type Scope, type StoredEvent } from '../../domain/event.ts';
-import { applyTrustEvent, EVIDENCE_REVIEWED_KIND, EVIDENCE_SANITIZED_KIND, refSha256, type PoolEntry } from '../../domain/evidence-pool.ts';
+import { applyTrustEvent, EVIDENCE_REVIEWED_KIND, EVIDENCE_SANITIZED_KIND, refSha256, SCOPE_HOLDER, type PoolEntry } from '../../domain/evidence-pool.ts';
 import { applyApprovalEvent, APPROVAL_KINDS, type Approval } from '../../domain/governance/approvals.ts';
 import { applyAssetEvent, ASSET_REGISTERED, assetIdOf, assetView, type AssetState } from '../../domain/governance/assets.ts';
 import { applyPostureItemEvent, POSTURE_NON_CLAIM, REGULATORY_POSTURE_UPDATED, type PostureItem } from '../../domain/governance/regulatory.ts';
@@ -179,12 +179,14 @@ function evidenceManifest(deps: ServiceDeps, cut: Cut) {
   const projections = new Map<string, Projection[]>();
   const events = cut.whereLines((kind, line) => kind === EVIDENCE_SANITIZED_KIND || kind === EVIDENCE_REVIEWED_KIND || line.includes('"evidence_refs"'));
   for (const e of events) {
-    if (e.task_id === undefined || !tasks.has(e.task_id)) continue;
+    // The holders' events: the evidence tasks', and the scope's own (evidence outside any task).
+    const holder = e.task_id ?? SCOPE_HOLDER;
+    if (!tasks.has(holder)) continue;
     applyTrustEvent(pool, e);
     for (const r of e.evidence_refs ?? []) {
-      const held = citing.get(r.artifact_id);
-      if (held) held.add(e.task_id);
-      else citing.set(r.artifact_id, new Set([e.task_id]));
+      const held = citing.get(r.artifact_id) ?? new Set<string>();
+      citing.set(r.artifact_id, held);
+      if (e.task_id !== undefined) held.add(e.task_id);
     }
     if (e.kind === EVIDENCE_SANITIZED_KIND && typeof e.payload.artifact_id === 'string') {
       const p = e.payload as Omit<Projection, 'event_id'>;

@@ -73,9 +73,10 @@ function confidenceOfClass(result: ClaimResult): Confidence {
  */
 function evidenceConfidence(deps: ServiceDeps, scope: Scope, items: ReadonlyArray<PostureEvidence>, now: Date): PostureConfidence {
   const cited = items.filter((i) => i.evidence_refs.length > 0);
-  const taskIds = new Set(cited.flatMap((i) => i.evidence_refs).flatMap((ref) => deps.gov.artifactHolders(scope, ref).map((h) => h.task_id)));
-  // Each event belongs to one task, so the union has no duplicates; the pool wants it in seq order.
-  const events: StoredEvent[] = [...taskIds].flatMap((id) => deps.queries.taskEventsUpTo(scope, id, Number.MAX_SAFE_INTEGER)).sort((a, b) => a.seq - b.seq);
+  const holders = new Set(cited.flatMap((i) => i.evidence_refs).flatMap((ref) => deps.gov.artifactHolders(scope, ref).map((h) => h.task_id)));
+  // Each event belongs to one holder (a task, or the scope itself), so the union has no duplicates;
+  // the pool wants it in seq order.
+  const events: StoredEvent[] = [...holders].flatMap((holder) => deps.queries.holderEventsUpTo(scope, holder, Number.MAX_SAFE_INTEGER)).sort((a, b) => a.seq - b.seq);
   return confidenceFromPool(items, cited.length === 0 ? new Map() : buildTrustPool(events), now);
 }
 

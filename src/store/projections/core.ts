@@ -4,6 +4,7 @@
 import type Database from 'better-sqlite3';
 import { createHash } from 'node:crypto';
 import type { Scope, StoredEvent } from '../../domain/event.ts';
+import { EVIDENCE_REVIEWED_KIND, EVIDENCE_SANITIZED_KIND, SCOPE_HOLDER } from '../../domain/evidence-pool.ts';
 import { nextStreamState, streamOf, type StreamState } from '../../domain/streams.ts';
 import { applyTaskEvent, type Task } from '../../domain/task.ts';
 
@@ -52,6 +53,7 @@ export function prepareCoreProjections(db: Database.Database): Apply {
   const putIdem = db.prepare('INSERT OR IGNORE INTO idempotency (tenant_id, key, first_seq, size, request_sha256) VALUES (?, ?, ?, ?, ?)');
   const putSearch = db.prepare('INSERT INTO search (rowid, scope_tok, body) VALUES (?, ?, ?)');
   const putArtifact = db.prepare('INSERT OR REPLACE INTO artifacts (scope, artifact_id, task_id, seq, sha256) VALUES (?, ?, ?, ?, ?)');
+  const putScopeEvidence = db.prepare('INSERT OR IGNORE INTO scope_evidence (scope, seq) VALUES (?, ?)');
   // The latest assembly of a packet id wins (a re-assembly with the same inputs has the same id).
   const putPacket = db.prepare('INSERT OR REPLACE INTO packets (scope, packet_id, seq) VALUES (?, ?, ?)');
   // A log holds few scopes and many events each: this projection hashes each scope once (bounded).
@@ -73,7 +75,12 @@ export function prepareCoreProjections(db: Database.Database): Apply {
   const apply: Apply = (event, line) => {
     const scope = scopeKey(event);
     insertEvent.run(event.seq, event.event_id, scope, event.kind, event.task_id ?? null, event.session_id ?? null, event.recorded_at, event.event_hash, line);
-    if (event.task_id !== undefined) {
+    if (event.task_id === undefined) {
+      // Evidence attached outside a task is the scope's own (SCOPE_HOLDER); its raising events too.
+      const refs = event.evidence_refs ?? [];
+      for (const ref of refs) putArtifact.run(scope, ref.artifact_id, SCOPE_HOLDER, event.seq, ref.sha256 ?? null);
+      if (refs.length > 0 || event.kind === EVIDENCE_SANITIZED_KIND || event.kind === EVIDENCE_REVIEWED_KIND) putScopeEvidence.run(scope, event.seq);
+    } else {
       for (const ref of event.evidence_refs ?? []) putArtifact.run(scope, ref.artifact_id, event.task_id, event.seq, ref.sha256 ?? null);
       const key = `${scope}/${event.task_id}`;
       let task = tasks.get(key);

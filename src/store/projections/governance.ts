@@ -12,7 +12,7 @@ import { approvalStatus, currentStep, type Approval } from '../../domain/governa
 import { REVIEW_COMPLETED, reviewSchedule } from '../../domain/governance/reviews.ts';
 import { applyIncidentEvent, incidentIdOf, type Incident } from '../../domain/governance/incidents.ts';
 import { applyPostureEvent, postureItemKey, REGULATORY_POSTURE_UPDATED, type PostureItem, type PostureUpdatedPayload } from '../../domain/governance/regulatory.ts';
-import { applyTrustEvent, buildTrustPool, EVIDENCE_REVIEWED_KIND, EVIDENCE_SANITIZED_KIND, type PoolEntry } from '../../domain/evidence-pool.ts';
+import { applyTrustEvent, buildTrustPool, EVIDENCE_REVIEWED_KIND, EVIDENCE_SANITIZED_KIND, SCOPE_HOLDER, type PoolEntry } from '../../domain/evidence-pool.ts';
 import { applyTeamEvent, type Team } from '../../domain/governance/team.ts';
 import { applyVendorEvent, VENDOR_ASSESSED, type VendorState } from '../../domain/governance/vendors.ts';
 import { scopeKey, type Apply } from './core.ts';
@@ -182,8 +182,11 @@ function evidencePoolProjection(db: Database.Database): (event: StoredEvent) => 
   const citesAny = db.prepare<[string, string], { one: number }>('SELECT 1 AS one FROM artifacts WHERE scope = ? AND task_id = ? LIMIT 1');
   const putForeign = db.prepare('INSERT OR IGNORE INTO gov_evidence_foreign (scope, task_id, artifact_id) VALUES (?, ?, ?)');
   const foreignOf = db.prepare<[string, string], { one: number }>('SELECT 1 AS one FROM gov_evidence_foreign WHERE scope = ? AND task_id = ? LIMIT 1');
-  const scopeEvents = db.prepare<[string, string], { line: string }>(
-    'SELECT line FROM events WHERE scope = ? AND task_id IN (SELECT DISTINCT task_id FROM artifacts WHERE scope = ?) ORDER BY seq',
+  // The events of the scope's evidence holders: its evidence tasks' and its own (scope_evidence).
+  const scopeEvents = db.prepare<[string, string, string], { line: string }>(
+    `SELECT seq, line FROM events WHERE scope = ? AND task_id IN (SELECT DISTINCT task_id FROM artifacts WHERE scope = ?)
+     UNION ALL SELECT e.seq, e.line FROM scope_evidence s JOIN events e ON e.seq = s.seq WHERE s.scope = ?
+     ORDER BY seq`,
   );
   const store = (scope: string) => ({
     get: (artifactId: string) => {
@@ -194,8 +197,8 @@ function evidencePoolProjection(db: Database.Database): (event: StoredEvent) => 
   });
 
   return (event) => {
-    const taskId = event.task_id;
-    if (taskId === undefined) return;
+    // Evidence outside a task is the scope's own: its holder is SCOPE_HOLDER, as in artifacts.
+    const taskId = event.task_id ?? SCOPE_HOLDER;
     const scope = scopeKey(event);
     const raising = event.kind === EVIDENCE_SANITIZED_KIND || event.kind === EVIDENCE_REVIEWED_KIND;
     const refs = event.evidence_refs ?? [];
@@ -210,7 +213,7 @@ function evidencePoolProjection(db: Database.Database): (event: StoredEvent) => 
       // The task may have become an evidence task with this event, bringing raising events of its
       // past into the pool: fold the scope's pool again from its evidence tasks (this one included).
       clearScope.run(scope);
-      const pool = buildTrustPool(scopeEvents.all(scope, scope).map((r) => JSON.parse(r.line) as StoredEvent));
+      const pool = buildTrustPool(scopeEvents.all(scope, scope, scope).map((r) => JSON.parse(r.line) as StoredEvent));
       const put = store(scope);
       for (const [artifactId, entry] of pool) put.set(artifactId, entry);
       return;
