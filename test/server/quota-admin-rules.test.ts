@@ -77,6 +77,12 @@ t.test('bodies: null members, unknown members, exact limits, and what is a 400',
     const res = await spec(t, app, what).when('/admin/quota/rules', { body }).then(expectResponse(400), expectNoEvents());
     t.notOk('errors' in res.json, `${what}: only a missing target carries errors`);
   }
+  // A number JSON parsing cannot hold exactly is never quoted as the rounded double (or null) it became.
+  for (const body of ['{"name":"g","limit":9007199254740993}', '{"name":"g","limit":1e400}']) {
+    const res = await app.call('/admin/quota/rules', { body });
+    t.match(res.json.message, /\/limit must be .*, found a number beyond ±\(2\^53 − 1\), which is not read exactly/, body);
+    t.notMatch(res.json.message, /9007199254740992|found null/, `${body}: no number the client never sent`);
+  }
   // 415 is not in the route table: the forge error body is asserted here.
   const noType = await spec(t, app, 'no JSON content type').when('/admin/quota/rules', { body: valid, headers: { 'Content-Type': 'text/plain' } })
     .then(expectResponse(415), expectNoEvents());

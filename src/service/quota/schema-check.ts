@@ -71,6 +71,11 @@ export function schemaProblems(registry: SchemaRegistry, ref: string, value: unk
 function withValue(detail: string, value: unknown): string {
   if (detail.startsWith('unknown member') || detail.startsWith('required member')) return detail;
   if (value === undefined || (typeof value === 'object' && value !== null)) return detail;
+  // A number JSON parsing could not hold exactly (past ±(2^53 − 1), or beyond any double) has no
+  // text of the sender's to quote: its rounded double, or null for Infinity, would be a number never sent.
+  if (typeof value === 'number' && (!Number.isFinite(value) || (Number.isInteger(value) && !Number.isSafeInteger(value)))) {
+    return `${detail}, found a number beyond ±(2^53 − 1), which is not read exactly`;
+  }
   const text = JSON.stringify(value);
   return text.length > 60 ? detail : `${detail}, found ${text}`;
 }
