@@ -986,7 +986,7 @@ export type Operations = {
     params: undefined;
     query: undefined;
     body: TaskCreateRequest;
-    responses: { 200: TaskWriteResponse; 201: TaskWriteResponse; 409: Problem; 422: ValidationResult | Problem };
+    responses: { 200: TaskWriteResponse; 201: TaskWriteResponse; 400: Problem; 409: Problem; 412: Problem; 422: ValidationResult | Problem };
   };
   /** The task projection (ETag: its version). */
   'GET /v1/tasks/{task_id}': {

@@ -27,8 +27,11 @@ t.test('exit 0 when every evaluated standing holds; --json prints one document',
   const doc = JSON.parse(res.stdout);
   t.equal(doc.within, true);
   t.same(doc.owners.map((o: any) => [o.owner, o.group_source, o.group_list]), [['alice', 'default_groups', ['basic']]]);
-  const wiki = await eval_('--groups', POLICY, '--usage', USAGE, '--user', 'bob', '--subject', 'size:wiki', '--json');
-  t.equal(wiki.code, 0, 'a wiki check always holds');
+  const wiki = await eval_('--groups', POLICY, '--usage', USAGE, '--user', 'alice', '--subject', 'size:wiki', '--json');
+  t.equal(wiki.code, 0, 'a wiki check always holds, and alice is within quota overall');
+  const bobWiki = await eval_('--groups', POLICY, '--usage', USAGE, '--user', 'bob', '--subject', 'size:wiki', '--json');
+  t.equal(bobWiki.code, 1, 'bob: the wiki check holds, but his overall standing (evaluated with --subject too) does not');
+  t.same(JSON.parse(bobWiki.stdout).owners.map((o: any) => [o.overall.within, o.subjects[0].within]), [[false, true]]);
   t.equal(JSON.parse(wiki.stdout).subject, 'size:wiki');
   const forge = await eval_('--groups', POLICY, '--usage', 'fixtures/forge/default.json', '--user', 'carol', '--default-groups', 'small');
   t.equal(forge.code, 0, forge.stderr);

@@ -86,7 +86,7 @@ t.test('the policy fixture', async (t) => {
 });
 
 t.test('policy: absent and null members take their defaults', async (t) => {
-  t.strictSame(policyOf('{}'), { rules: [], groups: [], assignments: {}, defaultGroups: [], defaultTotal: -1 });
+  t.strictSame(policyOf('{}'), { rules: [], groups: [], assignments: Object.create(null) as object, defaultGroups: [], defaultTotal: -1 });
   const p = policyOf(
     JSON.stringify({ rules: null, groups: [{ name: 'g', rules: [{ name: 'r', limit: null, subjects: null }, { name: 's' }] }, { name: 'h', rules: null }], assignments: null, default_groups: null, default_total: null }),
   );
