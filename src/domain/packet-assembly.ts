@@ -15,11 +15,23 @@ import {
   type ProofPacket, type ProofPacketRequest, type RedactionManifest, type SignatureAlg,
 } from './proof-packet.ts';
 
-/** The three non-claims every packet carries (docs/contract.md §9); callers may add more. */
+const SEARCH_NON_CLAIM = 'Search is discovery only and is not proof authority: this packet is hydrated from task event truth, not from search results.';
+
+/** The three non-claims every packet of the preview carries (docs/contract.md §9); callers may add more. */
 export const DEFAULT_NON_CLAIMS: readonly string[] = [
   INTEGRITY_NON_CLAIM,
-  'Search is discovery only and is not proof authority: this packet is hydrated from task event truth, not from search results.',
+  SEARCH_NON_CLAIM,
   'This packet comes from a local preview: it is not production authentication, not production signing and not database or tenant isolation.',
+];
+
+/**
+ * The hosted service's three (docs/hosting.md): its callers were authenticated, so the third says
+ * what it still is not.
+ */
+export const HOSTED_NON_CLAIMS: readonly string[] = [
+  INTEGRITY_NON_CLAIM,
+  SEARCH_NON_CLAIM,
+  "This packet comes from a hosted gov service: its callers were authenticated by OIDC tokens, but it is signed with a software key kept in the service's database (not a hardware or managed signing service), and its tenants share one database, kept apart by scope, not by database.",
 ];
 
 export type AssemblePacketInput = {

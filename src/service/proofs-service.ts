@@ -6,7 +6,7 @@ import type { Json } from '../domain/canonical-json.ts';
 import { formatDateTime, parseDateTime } from '../domain/date-time.ts';
 import { derivedId } from '../domain/derived-id.ts';
 import type { Scope, StoredEvent } from '../domain/event.ts';
-import { assemblePacketBody, sealPacket } from '../domain/packet-assembly.ts';
+import { assemblePacketBody, HOSTED_NON_CLAIMS, sealPacket } from '../domain/packet-assembly.ts';
 import { hashChainRoot, packetSha256 } from '../domain/packet-hash.ts';
 import { canMovePacket, PACKET_STATUS_MOVES, reissueBody, type IntegrityClass, type PacketBody, type PacketStatus, type ProofPacket, type SignatureAlg } from '../domain/proof-packet.ts';
 import { signPacketHash } from '../domain/signing.ts';
@@ -65,7 +65,11 @@ export async function assemblePacket(deps: ServiceDeps, ctx: WriteContext, body:
     if (round++ > 0) await deps.store.settled();
     await deps.store.settledAsOf(asOfMs);
     const { events, accessLog, expect } = snapshot(deps, ctx.scope, req.task_ids, asOfMs);
-    const { body: packetBody, manifest } = assemblePacketBody({ scope: ctx.scope, request: req, events, accessLog: accessLog(), asOf: formatDateTime(asOfMs) });
+    const { body: packetBody, manifest } = assemblePacketBody({
+      scope: ctx.scope, request: req, events, accessLog: accessLog(), asOf: formatDateTime(asOfMs),
+      // The hosted service authenticates its callers: its packets say what they are (docs/hosting.md).
+      ...(deps.identities === 'verified' ? { defaultNonClaims: HOSTED_NON_CLAIMS } : {}),
+    });
     const statusGuard = guardReassembly(deps, ctx.scope, packetBody);
     const { packet, unit, expect: receiptGuard } = issuePacket(deps, ctx, packetBody, req.integrity_class ?? 'hash_bound', req.signature_alg ?? 'ed25519');
     unit.push(pending(deps, ctx, 'proof_packet.assembled', { packet, redaction_actions: manifest.actions }));

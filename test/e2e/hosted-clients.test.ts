@@ -12,6 +12,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { StoredEvent } from '../../src/domain/event.ts';
+import { HOSTED_NON_CLAIMS } from '../../src/domain/packet-assembly.ts';
 import { startHosted, type HostedHandle } from '../../src/hosted.ts';
 import { importDataDir, migrateDatabase } from '../../src/store/pg/pg-log-tools.ts';
 import { TEST_SUB, testIssuer, type TestIssuer } from '../fixtures/oidc.ts';
@@ -226,6 +227,8 @@ t.test('a Proof Packet issued by the hosted service verifies online with gov pac
   const packet = assembled.json;
   t.equal(packet.integrity?.integrity_class, 'signed_and_receipted', 'signed and receipted');
   t.ok(packet.receipt_id ?? packet.integrity?.receipt_id, 'the packet names its receipt');
+  t.same(packet.non_claims.slice(0, 3), HOSTED_NON_CLAIMS, 'the hosted non-claims: authenticated callers, a software key, one shared database');
+  t.notOk(packet.non_claims.some((c: string) => /local preview/.test(c)), 'never the preview\'s');
 
   const file = join(dir, 'packet.json');
   const text = JSON.stringify(packet, null, 2);
