@@ -111,8 +111,11 @@ export function freshIndexPathOf(path: string): string {
 /** The log up to here: its last seq and its size in bytes (whole lines). */
 export type LogExtent = { seq: number; size: number };
 
+/** Told the seq applied so far after each batch of a replay (the tail's seq is the last). */
+export type ReplayProgress = (seq: number) => void;
+
 /** Applies the log's lines from byte `from` up to `tail` to the index, checking that seqs follow on. */
-export function catchUpIndex(index: IndexDb, logPath: string, from: number, tail: LogExtent): void {
+export function catchUpIndex(index: IndexDb, logPath: string, from: number, tail: LogExtent, progress?: ReplayProgress): void {
   let expected = index.lastSeq() + 1;
   readLogLines(logPath, from, tail.size, (batch, endOffset) => {
     for (const { event } of batch) {
@@ -122,16 +125,30 @@ export function catchUpIndex(index: IndexDb, logPath: string, from: number, tail
       expected++;
     }
     index.applyBatch(batch, endOffset);
+    progress?.(expected - 1);
   });
 }
 
+/**
+ * A progress line at most every `everyMs` of a long replay, through `say`: how far it got of the
+ * tail's seq. A replay that ends sooner says nothing.
+ */
+export function replayProgress(tailSeq: number, say: (line: string) => void, everyMs = 2000, now: () => number = () => performance.now()): ReplayProgress {
+  let next = now() + everyMs;
+  return (seq) => {
+    if (now() < next || seq >= tailSeq) return;
+    next = now() + everyMs;
+    say(`rebuilding the index: ${seq} of ${tailSeq} events (${Math.floor((seq * 100) / tailSeq)} %)`);
+  };
+}
+
 /** Deletes the index at `path` and replays the log up to `tail` into a fresh one (left open, in WAL mode). */
-export function rebuildIndexFile(path: string, logPath: string, tail: LogExtent, projections: ProjectionFactory[]): IndexDb {
+export function rebuildIndexFile(path: string, logPath: string, tail: LogExtent, projections: ProjectionFactory[], progress?: ReplayProgress): IndexDb {
   removeIndexFiles(path);
   const index = openIndexDb(path, projections);
   try {
     beginBulkLoad(index);
-    catchUpIndex(index, logPath, 0, tail);
+    catchUpIndex(index, logPath, 0, tail, progress);
     endBulkLoad(index);
     return index;
   } catch (err) {

@@ -13,7 +13,7 @@ import { openEventLog, readLastLine, truncateDurably, type AppendResult, type Ev
 import type { Expectation } from './expectations.ts';
 import { pastInstant, type AppendOptions } from './seal-batch.ts';
 import { writeFileDurably } from './durable-files.ts';
-import { catchUpIndex, freshIndexPathOf, openIndexDb, rebuildIndexFile, removeIndexFiles, type IndexDb, type ProjectionFactory } from './index-db.ts';
+import { catchUpIndex, freshIndexPathOf, openIndexDb, rebuildIndexFile, removeIndexFiles, replayProgress, type IndexDb, type ProjectionFactory, type ReplayProgress } from './index-db.ts';
 import { indexHandle } from './index-handle.ts';
 import { indexListeners } from './index-listeners.ts';
 import { MAX_BEHIND, startIndexWriter, type IndexStatus, type IndexWriter } from './index-writer.ts';
@@ -390,7 +390,8 @@ function openCaughtUpIndex(dataDir: string, tail: LogTail, projections: Projecti
     }
   }
   index?.close();
-  const rebuilt = rebuildIndex(dataDir, tail, projections);
+  // A long replay (an upgrade's, a big log's) says how far it got every few seconds.
+  const rebuilt = rebuildIndex(dataDir, tail, projections, replayProgress(tail.seq, warn));
   // A rebuild that a running preview left unfinished.
   removeIndexFiles(freshIndexPathOf(indexPath));
   rmSync(marker, { force: true });
@@ -456,8 +457,8 @@ function lastLogLines(logPath: string, size: number, count: number): Map<number,
 }
 
 /** Deletes the index and replays the whole log into a fresh one. */
-export function rebuildIndex(dataDir: string, tail: LogTail, projections: ProjectionFactory[] = EXTRA_PROJECTIONS): IndexDb {
-  return rebuildIndexFile(indexPathOf(dataDir), logPathOf(dataDir), tail, projections);
+export function rebuildIndex(dataDir: string, tail: LogTail, projections: ProjectionFactory[] = EXTRA_PROJECTIONS, progress?: ReplayProgress): IndexDb {
+  return rebuildIndexFile(indexPathOf(dataDir), logPathOf(dataDir), tail, projections, progress);
 }
 
 /** Writes the marker durably (it must outlive a crash during the rebuild), unless one is there already. */

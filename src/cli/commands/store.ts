@@ -2,6 +2,7 @@
 import { resolveDataDir } from '../../config.ts';
 import { acquireDataDirLock } from '../../store/data-dir-lock.ts';
 import { indexPathOf, logPathOf, rebuildIndex, recoverTail } from '../../store/store.ts';
+import { replayProgress } from '../../store/index-db.ts';
 import { settleUnsyncedIndex } from '../../store/unsynced-index.ts';
 import { verifyLog, type LogVerification } from '../../store/verify-log.ts';
 import type { CliIo, CommandResult } from '../io.ts';
@@ -46,7 +47,7 @@ export async function storeRebuildIndex(options: { dataDir?: string }, io: CliIo
   try {
     const started = performance.now();
     const tail = recoverTail(logPathOf(dataDir), warn);
-    const index = rebuildIndex(dataDir, tail);
+    const index = rebuildIndex(dataDir, tail, undefined, replayProgress(tail.seq, (line) => io.stderr(`${line}\n`)));
     const seq = index.lastSeq();
     index.close();
     // A marker left by a preview that ran unsynced speaks of the old file: this one is flushed and replaces it.
