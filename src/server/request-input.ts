@@ -8,7 +8,7 @@ import { isId, type Scope } from '../domain/event.ts';
 import { assertNesting, MAX_BODY_NESTING } from '../domain/json-depth.ts';
 import { QUOTA_SCOPE } from '../domain/quota/quota-events.ts';
 import { AppError } from '../errors.ts';
-import { NO_VERSION } from '../service/write-context.ts';
+import { ANY_VERSION, NO_VERSION } from '../service/write-context.ts';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -124,8 +124,8 @@ export function requirePathId(value: string, name: string): string {
 }
 
 /**
- * The version a conditional write names: a strong ETag as a read answered it (`"42"`), or null
- * without the header or with `*` (the routes that take If-Match already require the aggregate).
+ * The version a conditional write names: a strong ETag as a read answered it (`"42"`), null
+ * without the header, ANY_VERSION for `*` (any current version: the aggregate must exist).
  * Any other well-formed entity-tag never matches ours (RFC 9110 §13.1.1: weak tags never match
  * under If-Match's strong comparison, and our ETags are versions): NO_VERSION, so the write answers
  * 412 and writes nothing. A header that is no entity-tag list is 400, as is a list naming two
@@ -135,7 +135,7 @@ export function readIfMatch(c: Context): number | null {
   const raw = c.req.header('if-match');
   if (raw === undefined) return null;
   const value = raw.trim();
-  if (value === '*') return null;
+  if (value === '*') return ANY_VERSION;
   // A tag's quoted text may itself hold commas, so the list is read tag by tag, not split.
   const tags = ENTITY_TAG_LIST.test(value) ? value.match(ENTITY_TAG)! : null;
   if (tags === null) {

@@ -11,7 +11,7 @@ import type { Expectation } from '../store/expectations.ts';
 import type { ServiceDeps } from './deps.ts';
 import { eventTemplateOf, gateWrite, type Gated } from './templates-service.ts';
 import { assertScopeMatches, expectTask } from './write-checks.ts';
-import { pendingEvent, type WriteContext } from './write-context.ts';
+import { expectedVersion, pendingEvent, type WriteContext } from './write-context.ts';
 
 const EVENT_REQUEST_SCHEMA = 'api/event-request.json';
 
@@ -40,7 +40,7 @@ export async function submitRawEvent(deps: ServiceDeps, ctx: WriteContext, body:
     throw new AppError('invalid_if_match', 'If-Match names the version of the task an event is written to, and this event has no task_id; leave If-Match out or send the event to a task.', { details: [{ pointer: '/headers/If-Match', detail: 'no task_id to match' }] });
   }
   const expect: Expectation[] = [];
-  if (draft.task_id) expect.push(expectTask(ctx.scope, draft.task_id, 'open', ctx.ifMatch ?? undefined));
+  if (draft.task_id) expect.push(expectTask(ctx.scope, draft.task_id, 'open', expectedVersion(ctx.ifMatch)));
   if (draft.event_id) {
     const eventId = draft.event_id;
     expect.push({ type: 'event_id_unused', eventId, orElse: () => new AppError('event_id_exists', `An event with id ${eventId} is already recorded; send a new event_id, or leave it out and the server makes one.`) });

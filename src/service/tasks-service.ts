@@ -12,7 +12,7 @@ import type { ServiceDeps } from './deps.ts';
 import { committedReplay } from './idempotency.ts';
 import { gateRouteBody, type Gated } from './templates-service.ts';
 import { assertTaskWritable, expectTask, preconditionFailed } from './write-checks.ts';
-import { pendingEvent, type WriteContext } from './write-context.ts';
+import { expectedVersion, pendingEvent, type WriteContext } from './write-context.ts';
 
 /** `line` is the event's stored canonical text, which the route answers with. */
 export type TaskWrite = { replayed: boolean; task: Task; event: StoredEvent; line: string };
@@ -58,7 +58,8 @@ async function checkCreateCondition(deps: ServiceDeps, ctx: WriteContext, taskId
     const which = taskId === undefined ? 'a task the server has not made yet' : `task ${taskId}, which does not exist`;
     throw new AppError('precondition_failed', `If-Match names a version of ${which}: a create has no current version to match. Leave If-Match out to create a task. Nothing was written.`, { extra: { current_version: 0 } });
   }
-  if (ctx.ifMatch !== null && ctx.ifMatch !== current.last_seq) throw preconditionFailed(`Task ${current.task_id}`, ctx.ifMatch, current.last_seq);
+  const named = expectedVersion(ctx.ifMatch);
+  if (named !== undefined && named !== current.last_seq) throw preconditionFailed(`Task ${current.task_id}`, named, current.last_seq);
 }
 
 /**
@@ -87,7 +88,7 @@ function appendToOpenTask(deps: ServiceDeps, ctx: WriteContext, taskId: string, 
     ...(req.session_id ? { session_id: req.session_id } : {}),
     ...(req.evidence_refs ? { evidence_refs: req.evidence_refs } : {}),
     payload: pick(req, payloadKeys),
-  })], [expectTask(ctx.scope, taskId, 'open', ctx.ifMatch ?? undefined)]);
+  })], [expectTask(ctx.scope, taskId, 'open', expectedVersion(ctx.ifMatch))]);
 }
 
 /** The task as it stood right after the event (so a replay answers what the original answered). */

@@ -7,7 +7,7 @@ import type { Task } from '../domain/task.ts';
 import { AppError } from '../errors.ts';
 import type { Expectation, StreamFailure } from '../store/expectations.ts';
 import type { ServiceDeps } from './deps.ts';
-import { NO_VERSION } from './write-context.ts';
+import { ANY_VERSION, NO_VERSION } from './write-context.ts';
 
 export function assertScopeMatches(scope: Scope, body: Partial<Scope>): void {
   for (const key of ['tenant_id', 'workspace_id', 'project_id'] as const) {
@@ -49,6 +49,9 @@ export function expectTask(scope: Scope, taskId: string, state: 'absent' | 'open
 }
 
 export function preconditionFailed(what: string, expected: number, actual: number): AppError {
+  if (expected === ANY_VERSION) {
+    return new AppError('precondition_failed', `${what} does not exist yet, and If-Match: * asks for any current version of it; leave If-Match out to create it. Nothing was written.`, { extra: { current_version: actual } });
+  }
   const named = expected === NO_VERSION ? 'which If-Match does not name (an ETag that is none of its versions)' : `not ${expected} as If-Match says`;
   return new AppError('precondition_failed', `${what} is at version ${actual}, ${named}; read it again (its ETag is the current version) and decide again. Nothing was written.`, { extra: { current_version: actual } });
 }

@@ -23,7 +23,7 @@ export type WriteContext = {
   requestSha256: string | null;
   /**
    * The aggregate version the write is conditional on (If-Match: "<version>"; NO_VERSION for an
-   * ETag that is none of ours); null without one.
+   * ETag that is none of ours; ANY_VERSION for `*`); null without one.
    */
   ifMatch: number | null;
   /**
@@ -93,3 +93,10 @@ export function operatorContext(scope: Scope): WriteContext {
 
 /** If-Match named an entity-tag that is no version of ours: it matches nothing (412). */
 export const NO_VERSION = -1;
+/** If-Match: * matches any current version: the aggregate must exist (RFC 9110 §13.1.1), else 412. */
+export const ANY_VERSION = -2;
+
+/** The version a store expectation checks for If-Match: none for `*` on a write that needs the aggregate to exist anyway. */
+export function expectedVersion(ifMatch: number | null): number | undefined {
+  return ifMatch === null || ifMatch === ANY_VERSION ? undefined : ifMatch;
+}

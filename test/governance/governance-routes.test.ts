@@ -483,3 +483,16 @@ t.test('evidence review: only a governance_reviewer user vouches; the decision l
   t.equal((await g.call('/v1/claim-boundaries/evaluate', { body: claim })).json.results[0].confidence, 'claimed', 'a later rejection caps it again');
   t.same((await g.call('/v1/evidence/ci-77/review', { scope: SCOPE_B, body: { decision: 'reject', reason: 'x', actor: reviewer } })).json.code, 'not_found_in_scope', 'another tenant cannot review it');
 });
+
+t.test('If-Match: * on a registration: 412 for an asset not yet registered, a revision once it is', async (t) => {
+  const g = await governed(t);
+  const body = (id: string) => ({ asset_id: id, name: `Asset ${id}`, purpose: 'Rank job applications', owner, deployment_context: 'HR', models: [{ provider: 'acme', name: 'm1' }], actor: requester });
+  const before = g.events().length;
+  const fresh = await g.call('/v1/governance/assets', { body: body('star-1'), headers: { 'If-Match': '*' } });
+  t.same([fresh.status, fresh.json.code], [412, 'precondition_failed'], 'no current version to match (RFC 9110 §13.1.1)');
+  t.match(fresh.json.detail, /star-1 does not exist yet, and If-Match: \* asks for any current version of it; leave If-Match out to create it/);
+  t.equal(g.events().length, before, 'nothing written');
+  t.equal((await g.register('star-1')).status, 201);
+  const revised = await g.call('/v1/governance/assets', { body: { ...body('star-1'), purpose: 'Rank job applications for interviews' }, headers: { 'If-Match': '*' } });
+  t.same([revised.status, revised.json.asset.revision], [201, 2], 'any current version: the next revision');
+});

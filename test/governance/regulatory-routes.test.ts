@@ -144,6 +144,11 @@ t.test('not_applicable needs a justification of 20–500 characters: 19 is refus
 
 t.test('If-Match names the item\'s version: stale is 412 and writes nothing; the answer\'s ETag is the new version', async (t) => {
   const g = await regulated(t);
+  const untouched = g.events().length;
+  const star = await g.patch('nyc-ll144', 'candidate-notice', { status: 'in_progress', owner }, { headers: { 'If-Match': '*' } });
+  t.same([star.status, star.json.code], [412, 'precondition_failed'], 'If-Match * asks for a current version: none before the first update (RFC 9110 §13.1.1)');
+  t.match(star.json.detail, /does not exist yet, and If-Match: \* asks for any current version of it/);
+  t.equal(g.events().length, untouched, 'nothing written');
   const first = await g.patch('nyc-ll144', 'candidate-notice', { status: 'in_progress', owner }, { headers: { 'If-Match': '"0"' } });
   t.equal(first.status, 200, 'If-Match "0": only while untouched');
   t.equal(first.headers.get('etag'), `"${first.json.item.version}"`);
@@ -158,6 +163,8 @@ t.test('If-Match names the item\'s version: stale is 412 and writes nothing; the
   t.equal(g.events().length, before, 'nothing written');
   const second = await g.patch('nyc-ll144', 'candidate-notice', { note: 'Notice text approved' }, { headers: { 'If-Match': first.headers.get('etag')! } });
   t.same([second.status, second.json.item.item_version, second.json.item.note], [200, 2, 'Notice text approved']);
+  const any = await g.patch('nyc-ll144', 'candidate-notice', { note: 'Any version will do' }, { headers: { 'If-Match': '*' } });
+  t.same([any.status, any.json.item.item_version], [200, 3], 'If-Match * once the item exists');
   t.same((await g.patch('nyc-ll144', 'candidate-notice', { note: 'x' }, { headers: { 'If-Match': 'W/"1"' } })).json.code, 'precondition_failed', 'a weak ETag never matches');
   t.equal((await g.patch('nyc-ll144', 'candidate-notice', { note: 'x' }, { headers: { 'If-Match': 'not-an-etag' } })).json.code, 'invalid_if_match');
   // An Idempotency-Key replays the first answer, ETag included.

@@ -131,6 +131,8 @@ t.test('If-Match on a create: no task has a version to match → 412; the task t
   const create = (task_id: string | undefined, ifMatch: string) => spec(t, app, `create ${task_id ?? '(server id)'} If-Match: ${ifMatch}`)
     .when('/v1/tasks', { body: { ...(task_id === undefined ? {} : { task_id }), title: 'Create under a precondition', session_id: 'sess-1' }, headers: { 'If-Match': ifMatch } });
   for (const value of ['"5"', '*', 'W/"1"']) await create('task-new', value).then(expectResponse(412, { code: 'precondition_failed' }), expectNoEvents());
+  const star = await app.call('/v1/events', { body: attach('task-new', 1), idempotencyKey: 'star-none', headers: { 'If-Match': '*' } });
+  t.same([star.status, star.json.code], [404, 'task_not_found'], 'an event for a task that does not exist is 404, If-Match or not');
   const absent = await create(undefined, '"1"').then(expectResponse(412), expectNoEvents());
   t.match(absent.json.detail, /a task the server has not made yet: a create has no current version to match\. Leave If-Match out/);
   await create('task-new', 'garbage').then(expectResponse(400, { code: 'invalid_if_match' }), expectNoEvents());

@@ -13,7 +13,7 @@ import type { ServiceDeps } from '../deps.ts';
 import { committedReplay } from '../idempotency.ts';
 import { retryOnConflict, WRITE_CONFLICT, writeConflict } from '../optimistic.ts';
 import { preconditionFailed } from '../write-checks.ts';
-import type { WriteContext } from '../write-context.ts';
+import { ANY_VERSION, type WriteContext } from '../write-context.ts';
 
 /**
  * A stream the decision read, at the version it read (0: no event yet).
@@ -41,8 +41,11 @@ export type Decision = { events: PendingEvent[]; read: StreamRead[]; /** The str
 
 export function readExpectations(ctx: WriteContext, decision: Decision): Expectation[] {
   const out: Expectation[] = [];
-  if (decision.ifMatch !== undefined && ctx.ifMatch !== null && ctx.ifMatch !== decision.ifMatch.version) {
-    throw preconditionFailed(decision.ifMatch.what, ctx.ifMatch, decision.ifMatch.version);
+  const named = ctx.ifMatch;
+  if (decision.ifMatch !== undefined && named !== null) {
+    // `*` asks only that the aggregate exists (version 0: nothing written to it yet).
+    const { version, what } = decision.ifMatch;
+    if (named === ANY_VERSION ? version === 0 : named !== version) throw preconditionFailed(what, named, version);
   }
   for (const r of decision.read) {
     out.push({ type: 'stream', stream: r.stream, version: r.version, orElse: () => writeConflict(r.what) });
