@@ -120,7 +120,7 @@ t.test('what a bad body says', async (t) => {
     }
     return 'accepted';
   };
-  t.equal(said(() => readCreateRule(registry, { name: 'r', limit: MAX + 1 })), `The request body is not valid: /limit must be <= ${MAX}, found ${MAX + 1}. Fix it and send it again.`);
+  t.equal(said(() => readCreateRule(registry, { name: 'r', limit: MAX + 1 })), `The request body is not valid: /limit must be <= ${MAX}, found a number beyond ±(2^53 − 1), which is not read exactly. Fix it and send it again.`);
   t.equal(said(() => readCreateRule(registry, { name: 'r' })), 'The request body is not valid: /limit required member "limit" is missing. Fix it and send it again.');
   t.equal(said(() => readSetUserGroups(registry, { groups: ['g', 'g'] })), 'The request body is not valid: /groups/1 "g" is listed twice (also at /groups/0). Fix it and send it again.');
   t.equal(said(() => readCreateGroup(registry, { name: 'g', rules: [{ name: 'a' }, { name: 'a' }] })), 'The request body is not valid: /rules/1/name names rule "a" a second time. Fix it and send it again.');
