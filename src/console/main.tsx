@@ -1,10 +1,10 @@
 // The console: one page served by the preview at /console (docs/console.md). It talks only to the
 // HTTP API through the typed client, signed in by a session cookie the page cannot read.
 import { render } from 'preact';
-import { useMemo, useState } from 'preact/hooks';
+import { useMemo, useRef, useState } from 'preact/hooks';
 import { createConsoleClient, readScope, saveScope, type ClientScope } from './api.ts';
 import { href, useRoute, type Route } from './router.ts';
-import { Console } from './ui.tsx';
+import { Console, ErrorBox, Failure, failureOf, LiveStatus, thrownFailure, useConsole, type Message } from './ui.tsx';
 import { EventsView } from './views/events.tsx';
 import { GovernanceView } from './views/governance.tsx';
 import { OverviewView } from './views/overview.tsx';
@@ -26,12 +26,20 @@ export const VIEWS: readonly View[] = [
   { path: 'events', label: 'Live events', key: 'e', component: EventsView },
 ];
 
+/** Signed in; the session gone on its own (an answer said 401); or ended by "Sign out". */
+type Session = 'signed_in' | 'expired' | 'signed_out';
+
 function App() {
   const route = useRoute();
   const [scope, setScope] = useState<ClientScope>(() => readScope());
-  const [signedIn, setSignedIn] = useState(true);
+  const [session, setSession] = useState<Session>('signed_in');
+  const [status, setStatus] = useState<Message | null>(null);
+  const rounds = useRef(0);
   const client = useMemo(() => createConsoleClient(scope), [scope]);
-  const context = useMemo(() => ({ client, scope, signedOut: () => setSignedIn(false) }), [client, scope]);
+  const context = useMemo(
+    () => ({ client, scope, signedOut: () => setSession((s) => (s === 'signed_out' ? s : 'expired')), announce: (text: string) => setStatus({ text, round: ++rounds.current }) }),
+    [client, scope],
+  );
   const current = VIEWS.find((v) => v.path === (route.parts[0] ?? '')) ?? null;
 
   return (
@@ -69,10 +77,12 @@ function App() {
             setScope(next);
           }}
         />
+        {session === 'signed_in' && <SignOut onDone={setSession} />}
       </header>
       <main id="main" tabIndex={-1}>
-        {!signedIn ? (
-          <SignedOut />
+        <LiveStatus message={status} />
+        {session !== 'signed_in' ? (
+          <SignedOut how={session} />
         ) : current === null ? (
           <section class="page">
             <h1>Not found</h1>
@@ -88,14 +98,47 @@ function App() {
   );
 }
 
-function SignedOut() {
+function SignedOut({ how }: { how: Exclude<Session, 'signed_in'> }) {
   return (
     <section class="page" role="alert">
       <h1>Signed out</h1>
       <p>
-        This console's session is gone (the preview restarted, or the session expired). Run <code>npx gov console</code> to open a fresh sign-in link.
+        {how === 'signed_out'
+          ? 'You signed out: the session is ended and its cookies are cleared.'
+          : "This console's session is gone (the preview restarted, or the session expired)."}{' '}
+        Run <code>npx gov console</code> to open a fresh sign-in link.
       </p>
     </section>
+  );
+}
+
+/**
+ * Ends the session (POST /console/logout: the cookie, the CSRF header and this page's Origin, as
+ * every console write) and shows the signed-out page. A 401 means it had already ended.
+ */
+function SignOut({ onDone }: { onDone: (session: Session) => void }) {
+  const { client } = useConsole();
+  const [busy, setBusy] = useState(false);
+  const [failure, setFailure] = useState<Failure | null>(null);
+  const signOut = async () => {
+    setBusy(true);
+    setFailure(null);
+    const res = await client.call('POST /console/logout').catch(thrownFailure);
+    setBusy(false);
+    if (res instanceof Failure) setFailure(res);
+    else if (res.status === 204 || res.status === 401) {
+      onDone(res.status === 204 ? 'signed_out' : 'expired');
+      // The button is gone: the keyboard continues from the signed-out page.
+      requestAnimationFrame(() => document.getElementById('main')?.focus());
+    } else setFailure(failureOf(res));
+  };
+  return (
+    <div class="signout">
+      <button type="button" onClick={() => void signOut()} disabled={busy}>
+        {busy ? 'Signing out…' : 'Sign out'}
+      </button>
+      {failure && <ErrorBox failure={failure} />}
+    </div>
   );
 }
 

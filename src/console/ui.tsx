@@ -3,6 +3,7 @@
 import type { ComponentChildren } from 'preact';
 import { createContext } from 'preact';
 import { useCallback, useContext, useEffect, useRef, useState } from 'preact/hooks';
+import { isAppError } from '../errors.ts';
 import type { ClientScope, GovClient } from './api.ts';
 
 export type ConsoleContext = {
@@ -10,6 +11,8 @@ export type ConsoleContext = {
   scope: ClientScope;
   /** Called by a view when an answer says the session is gone (401). */
   signedOut: () => void;
+  /** Says a success or a state change in the page's polite live region (screen readers read it once). */
+  announce: (text: string) => void;
 };
 
 export const Console = createContext<ConsoleContext | null>(null);
@@ -42,8 +45,20 @@ export function failureOf(res: Answer): Failure {
   return new Failure(res.status, title, detail, res.body);
 }
 
-/** The failure of a request that got no HTTP answer at all. */
+/**
+ * The failure of a request that got no HTTP answer at all. The client's own message for that
+ * (api_unreachable) is advice for the command line (--base-url, GOV_BASE_URL, run.json); a browser
+ * can only wait for the preview to run again, and its session died with the last run.
+ */
 export function thrownFailure(err: unknown): Failure {
+  if (isAppError(err) && err.code === 'api_unreachable') {
+    const cause = err.cause instanceof Error ? ` (${err.cause.message})` : '';
+    return new Failure(
+      null,
+      'The server did not answer',
+      `The gov preview at ${location.origin} did not answer${cause}. If it stopped, start it again (npx gov preview start), then run npx gov console to sign in again: a session ends with the run that made it.`,
+    );
+  }
   return new Failure(null, 'The server did not answer', err instanceof Error ? err.message : String(err));
 }
 
@@ -142,6 +157,33 @@ export function JsonView({ value, open = false, label }: { value: unknown; open?
 function preview(value: unknown): string {
   const text = JSON.stringify(value) ?? 'undefined';
   return text.length > 120 ? `${text.slice(0, 117)}…` : text;
+}
+
+/**
+ * The page's polite live region (role=status), always in the document so that a change to it is
+ * read: what succeeded and state changes (the live events' connection). Refusals are alert boxes of
+ * their own (role=alert), shown where they apply. A new message replaces the last, and the same text
+ * twice is read twice (each message is a new node).
+ */
+export function LiveStatus({ message }: { message: Message | null }) {
+  return (
+    <div class="sr-only" role="status" aria-live="polite" data-testid="live-status">
+      {message && <p key={message.round}>{message.text}</p>}
+    </div>
+  );
+}
+
+export type Message = { text: string; round: number };
+
+/** What an answer says it does not claim, as the small print under it. */
+export function NonClaims({ items }: { items: readonly string[] }) {
+  return (
+    <ul class="note">
+      {items.map((n) => (
+        <li key={n}>{n}</li>
+      ))}
+    </ul>
+  );
 }
 
 /** A page's title and its content. */

@@ -12,6 +12,8 @@ if (browser !== null) {
   const table = page.getByRole('table', { name: 'Live events' });
   const rowOf = (seq: number) => table.locator('tbody tr').filter({ has: page.locator('td[data-label="Seq"]', { hasText: new RegExp(`^${seq}$`) }) });
   const state = page.getByTestId('connection-state');
+  /** The page's polite live region (role=status), always present. */
+  const live = page.getByRole('status').and(page.getByTestId('live-status'));
   const note = async (t: Test, text: string, scope = { tenant_id: 'acme', workspace_id: 'platform', project_id: 'billing' }) => {
     const res = await preview.api('/v1/events', {
       scope: scope,
@@ -47,11 +49,17 @@ if (browser !== null) {
   await t.test('paused, then resumed: the events written meanwhile arrive', async (t) => {
     await page.getByRole('button', { name: 'Pause' }).click();
     await state.filter({ hasText: 'Connection: Paused' }).waitFor();
+    // The connection's state is said once in the page's polite live region, not by the badge itself.
+    await live.filter({ hasText: 'Live events: Paused.' }).waitFor();
+    t.equal(await live.getAttribute('aria-live'), 'polite', 'the pause is said in the polite live region (role=status)');
+    t.equal(await state.getAttribute('role'), null, 'and the badge is not a second live region saying it again');
     const meanwhile = await note(t, 'written while the page was paused');
     t.equal(await rowOf(meanwhile).count(), 0, 'nothing new is shown while paused (the stream is closed)');
     await page.getByRole('button', { name: 'Resume' }).click();
     await rowOf(meanwhile).waitFor();
     await state.filter({ hasText: 'Connection: Live' }).waitFor();
+    await live.filter({ hasText: 'Live events: Live.' }).waitFor();
+    t.pass('resumed, the live region says the stream is live again');
     t.equal(await rowOf(meanwhile).count(), 1, 'resumed, the event written meanwhile arrives once');
     const after = await note(t, 'written after the resume');
     await rowOf(after).waitFor();

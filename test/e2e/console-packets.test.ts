@@ -1,7 +1,8 @@
 // Proof Packets in the console, in Debian's Chromium (issue 16): a packet assembled from the form
 // (tasks picked, integrity class, algorithm) and verified with every check passing, its receipt's
 // inclusion proof drawn; the downloaded copy verified as it is (passes), then the same copy
-// tampered on disk and verified again: the failed check is shown. Screenshots under
+// tampered on disk and verified again: the failed check is shown; a copy that is not JSON clears the
+// earlier result; a damaged inclusion proof draws its top as the recomputed hash, failed. Screenshots under
 // .tap/screenshots/e2e-console-packets/.
 import t from 'tap';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -98,6 +99,65 @@ if (browser !== null) {
     t.same(written.map((e) => [e.kind, e.payload.action, e.payload.resource]), [['access.logged', 'viewed', { type: 'proof_packet', id: packetId }]], 'verifying writes only the read of the latest issue');
     await watch.snapshot(page, 'tampered');
     await screenshot(page, shots, 'packet-tampered');
+  });
+
+  await t.test('a copy that is not valid JSON clears the earlier result: it never looks verified', async (t) => {
+    await openView(page, '#/packets', 'Proof Packets');
+    const panel = page.locator('section[aria-labelledby="verify-copy-title"]');
+    await panel.getByLabel('Packet file').setInputFiles(stored);
+    await panel.getByRole('button', { name: 'Verify copy' }).click();
+    await panel.getByText('Packet verified: every check passed').waitFor();
+    t.ok((await panel.locator('li.check').count()) > 0, 'the untouched copy verifies, check by check');
+
+    // A damaged copy: its last characters cut off, as a broken paste or download would be.
+    const text = await panel.getByLabel('Packet JSON').inputValue();
+    await panel.getByLabel('Packet JSON').fill(text.trimEnd().slice(0, -5));
+    await panel.getByRole('button', { name: 'Verify copy' }).click();
+    await panel.getByRole('alert').filter({ hasText: 'Not valid JSON' }).waitFor();
+    t.equal(await panel.getByText('Packet verified: every check passed').count(), 0, 'the earlier "Packet verified" is gone');
+    t.equal(await panel.locator('li.check').count(), 0, 'and so are its checks');
+    t.equal(await panel.getByRole('heading', { name: 'Checks of the copy' }).count(), 0, 'no result heading stays for a copy that was not verified');
+    await screenshot(page, shots, 'packet-copy-not-json');
+
+    // Fixed, it verifies again: the parse error goes.
+    await panel.getByLabel('Packet JSON').fill(text);
+    await panel.getByRole('button', { name: 'Verify copy' }).click();
+    await panel.getByText('Packet verified: every check passed').waitFor();
+    t.equal(await panel.getByText('Not valid JSON').count(), 0, 'the same copy, whole again, verifies and the parse error is gone');
+  });
+
+  await t.test('a damaged inclusion proof: the top of the drawing is the recomputed hash, marked failed, not the root', async (t) => {
+    // The preview's real receipt, with one proof hash changed on its way to the page.
+    let damaged = false;
+    await page.route('**/v1/receipts/**', async (route) => {
+      const response = await route.fetch();
+      const receipt = (await response.json()) as { inclusion_proof: string[] };
+      const first = receipt.inclusion_proof[0];
+      if (first !== undefined) {
+        receipt.inclusion_proof[0] = `${first[0] === '0' ? '1' : '0'}${first.slice(1)}`;
+        damaged = true;
+      }
+      await route.fulfill({ response, json: receipt });
+    });
+    t.teardown(() => page.unrouteAll());
+    await openView(page, `#/packets/${packetId}`, `Packet ${packetId}`);
+    const receipt = page.locator('section[aria-labelledby="receipt-title"]');
+    const inclusion = receipt.getByTestId('inclusion-result');
+    await inclusion.filter({ hasText: /pass|fail/ }).waitFor();
+    t.ok(damaged, 'the receipt reached the page with one proof hash changed');
+    const said = await inclusion.innerText();
+    t.match(said, /fail — the path recomputes ([0-9a-f]{16})…, not the checkpoint's root/, 'the page says the proof fails');
+    const recomputed = /recomputes ([0-9a-f]{16})/.exec(said)?.[1] ?? '?';
+    const top = receipt.getByTestId('merkle-top');
+    const topText = await top.textContent();
+    t.notMatch(topText, /\broot · size/, 'the top box is not labelled the root');
+    t.match(topText, /recomputed/, 'it is labelled the recomputed value');
+    t.match(topText, recomputed, `and shows the recomputed hash (${recomputed}…)`);
+    t.match(await top.getAttribute('class'), /\bfail\b/, 'styled as failed');
+    t.not(await top.locator('rect').evaluate((el) => getComputedStyle(el).stroke), await receipt.locator('.node.path:not(.root) rect').first().evaluate((el) => getComputedStyle(el).stroke), 'drawn in another colour than the rest of the path');
+    t.match(await receipt.locator('figcaption').innerText(), /not the checkpoint's root/, 'and the caption says so');
+    await screenshot(page, shots, 'packet-receipt-damaged');
+    await page.unrouteAll();
   });
 
   await t.test('the run tokens appear in no page, script, stylesheet, cookie, URL, header or console message', async (t) => {

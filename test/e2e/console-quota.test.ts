@@ -62,6 +62,35 @@ if (browser !== null) {
     await screenshot(page, shots, 'quota-dry-run');
   });
 
+  await t.test('Reset to recorded usage undoes any change, text that is not a byte count included', async (t) => {
+    const reset = page.getByRole('button', { name: 'Reset to recorded usage' });
+    const packages = page.getByLabel('Packages', { exact: true });
+    await reset.click();
+    t.ok(await reset.isDisabled(), 'at the recorded usage there is nothing to reset');
+    const recorded = await packages.inputValue();
+    for (const bad of ['garbage', '-5']) {
+      await packages.fill(bad);
+      await page.getByRole('alert').filter({ hasText: 'Every counter needs a byte count of 0 or more' }).waitFor();
+      t.ok(await reset.isEnabled(), `with "${bad}" in Packages, Reset is enabled`);
+      await reset.click();
+      t.equal(await packages.inputValue(), recorded, 'and puts the recorded usage back');
+      t.ok(await reset.isDisabled(), 'after which it is disabled again');
+    }
+  });
+
+  await t.test('an owner the forge does not have is named as unknown, not replaced by the picker alone', async (t) => {
+    await openView(page, '#/quota/nobody', 'Quota');
+    const explain = page.locator('section[aria-labelledby="explain-title"]');
+    const alert = explain.getByRole('alert').filter({ hasText: 'No such owner' });
+    await alert.waitFor();
+    t.match(await alert.innerText(), /no user or organisation “nobody”/, 'the page says the owner nobody does not exist');
+    t.equal(await page.getByRole('heading', { name: /Dry run for/ }).count(), 0, 'and shows no dry run for anyone else');
+    await screenshot(page, shots, 'quota-unknown-owner');
+    await openView(page, '#/quota/alice', 'Quota');
+    await page.getByRole('heading', { name: 'Dry run for alice (nothing is written)' }).waitFor();
+    t.equal(await explain.getByRole('alert').filter({ hasText: 'No such owner' }).count(), 0, 'a known owner shows no such message');
+  });
+
   await t.test('the session cookie reads the admin quota routes but cannot write them', async (t) => {
     const before = preview.eventLines().length;
     const status = await page.evaluate(async () => {

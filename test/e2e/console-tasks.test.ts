@@ -12,6 +12,8 @@ const browser = await requireBrowser(t);
 
 if (browser !== null) {
   const { preview, page, watch, shots } = await openConsole(t, browser, import.meta.url);
+  /** The page's polite live region (role=status), always present. */
+  const live = page.getByRole('status').and(page.getByTestId('live-status'));
   const TASK = 'task-1';
   const TITLE = 'Rotate the exporter signing key';
   const events = () => preview.eventLines().map((l) => JSON.parse(l) as { kind: string; task_id?: string });
@@ -76,6 +78,12 @@ if (browser !== null) {
       t.equal(await form.locator(`#closeout-${field}`).getAttribute('aria-invalid'), 'true', `${field} is marked invalid`);
     }
     t.match(await form.locator('#closeout-evidence_refs-prompt, ul.prompt[data-field="evidence_refs"]').first().innerText(), /evidence_refs/, 'and the evidence prompt at the evidence rows');
+    // Each marked input of an evidence row is described by that prompt, as the other fields are by theirs.
+    for (const name of ['artifact_id', 'uri', 'sha256', 'etag', 'captured_at']) {
+      const input = form.locator(`#closeout-evidence-0-${name}`);
+      t.equal(await input.getAttribute('aria-invalid'), 'true', `evidence ${name} is marked invalid`);
+      t.equal(await input.getAttribute('aria-describedby'), 'closeout-evidence_refs-prompt', `and described by the evidence_refs repair prompt`);
+    }
     await page.waitForFunction(() => document.activeElement?.getAttribute('aria-invalid') === 'true');
     t.equal(await page.evaluate(() => document.activeElement?.id), await form.locator('[aria-invalid="true"]').first().getAttribute('id'), 'the keyboard focus lands on the first field to fix');
     t.equal(preview.eventLines().length, before, 'the refused closeout wrote nothing');
@@ -96,7 +104,9 @@ if (browser !== null) {
     await evidence.getByLabel('Content trust').selectOption('trusted_internal');
     await evidence.getByLabel('Captured at').fill('2026-11-01T09:00:00Z');
     await form.getByRole('button', { name: 'Close task' }).click();
-    await page.getByRole('status').filter({ hasText: 'Task closed: completed.' }).waitFor();
+    await page.locator('p.pass', { hasText: 'Task closed: completed.' }).waitFor();
+    await live.filter({ hasText: 'Task closed: completed.' }).waitFor();
+    t.pass('the success is said in the page\'s polite live region');
     const facts = page.locator('dl[aria-label="Task"]');
     await facts.locator('.badge', { hasText: /^closed$/ }).waitFor();
     t.match(await facts.innerText(), /completed/, 'the task shows closed, completed');
@@ -146,9 +156,15 @@ if (browser !== null) {
     await checkpoint.getByRole('button', { name: 'Write checkpoint' }).click();
     await checkpoint.locator('ul.prompt[data-field="progress"]').waitFor();
     t.equal(preview.eventLines().length, before + 1, 'a placeholder progress is refused and writes nothing');
+    // The live region is in the page before the write: a region added with its message is often not read.
+    const region = await live.elementHandle();
+    t.notMatch(await live.innerText(), /Checkpoint written/, 'the polite live region is there before the checkpoint is written');
     await checkpoint.getByLabel('Progress').fill('Re-signed the first archive');
     await checkpoint.getByRole('button', { name: 'Write checkpoint' }).click();
     await checkpoint.getByText(/Checkpoint written as event #\d+/).waitFor();
+    await live.filter({ hasText: /Checkpoint written as event #\d+\./ }).waitFor();
+    t.ok(await region?.evaluate((el) => el.isConnected && /Checkpoint written/.test(el.textContent ?? '')), 'and the same region says the success');
+    t.equal(await live.getAttribute('aria-live'), 'polite', 'politely');
     t.same(events().filter((e) => e.task_id === 'task-2').map((e) => e.kind), ['task.created', 'task.checkpoint.written'], 'one checkpoint written for task-2');
 
     // Two tasks so far; 50 more make the list longer than its first page of 50.

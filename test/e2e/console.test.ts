@@ -2,7 +2,9 @@
 // that the browser exchanges for an HttpOnly session cookie; a used or expired code is 401 and sets
 // no cookie; a cookie write from another origin is 403 and writes nothing; the session dies with the
 // run (the next preview answers the old cookie 401 and the console says it is signed out); the
-// run's tokens appear in no page, script, stylesheet, cookie, URL, header or console message.
+// run's tokens appear in no page, script, stylesheet, cookie, URL, header or console message. Sign out
+// in the header ends the session; an API that does not answer leaves each view its heading and
+// browser advice (start the preview, npx gov console), never the command line's.
 // Screenshots of the overview (1280 and 390 px wide) and of every view reached from the navigation
 // under .tap/screenshots/e2e-console/.
 import t from 'tap';
@@ -176,6 +178,30 @@ if (browser !== null) {
     t.same(elsewhere, [], `every one of the ${watch.urls.length - firstUrl} URLs the views loaded is on the preview's origin`);
   });
 
+  await t.test('when the API does not answer, each view keeps its heading and says what to do in a browser', async (t) => {
+    // The preview as if stopped: every request past the page itself (already loaded) gets no answer.
+    await page.route(
+      (url) => url.origin === preview.baseUrl && !url.pathname.startsWith('/console'),
+      (route) => route.abort('connectionrefused'),
+    );
+    t.teardown(() => page.unrouteAll());
+    const views: Array<[string, string]> = [['#/', 'Overview'], ['#/tasks/task-same-origin', 'Task task-same-origin'], ['#/governance/dashboard', 'Governance'], ['#/quota', 'Quota']];
+    for (const [hash, title] of views) {
+      await page.evaluate((h) => (location.hash = h), hash);
+      await page.getByRole('heading', { level: 1, name: title, exact: true }).waitFor();
+      // A view may read more than one route (a task and its timeline): each failed read has its box.
+      const alert = page.getByRole('alert').filter({ hasText: 'The server did not answer' }).first();
+      await alert.waitFor();
+      t.equal(await page.getByRole('heading', { level: 1, name: title, exact: true }).count(), 1, `${hash}: the view keeps its heading (${title})`);
+      const said = await alert.innerText();
+      t.match(said, /start it again \(npx gov preview start\), then run npx gov console to sign in again/, `${hash}: says to start the preview again and sign in again with npx gov console`);
+      t.notMatch(said, /--base-url|GOV_BASE_URL|run\.json/, `${hash}: and gives no command-line advice`);
+    }
+    await screenshot(page, shots, 'api-not-answering');
+    await page.unrouteAll();
+    await openView(page, '', 'Overview');
+  });
+
   await t.test('the colours follow the system setting: dark and light', async (t) => {
     await openView(page, '', 'Overview');
     const background = () => page.evaluate(() => getComputedStyle(document.body).backgroundColor);
@@ -202,6 +228,29 @@ if (browser !== null) {
     await screenshot(page, shots, 'signed-out');
     await page.goto(`${preview.baseUrl}/console`);
     await openView(page, '', 'Overview');
+  });
+
+  await t.test('Sign out in the header ends the session, clears both cookies and shows the signed-out page', async (t) => {
+    await openView(page, '', 'Overview');
+    const header = page.getByRole('banner');
+    const cookieHeader = (await context.cookies()).map((c) => `${c.name}=${c.value}`).join('; ');
+    const before = preview.eventLines().length;
+    await header.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Signed out' }).waitFor();
+    t.match(await page.getByRole('alert').filter({ hasText: 'Signed out' }).innerText(), /You signed out[^]*npx gov console/, 'the page says the session ended and how to sign in again');
+    t.equal(await header.getByRole('button', { name: 'Sign out' }).count(), 0, 'and offers no Sign out any more');
+    const logout = preview.received.filter((r) => r.method === 'POST' && r.path === '/console/logout');
+    t.match(logout, [{ origin: preview.baseUrl, session: true, csrf: true, status: 204 }], 'POST /console/logout with the cookie, the CSRF header and the page\'s own Origin: 204');
+    const names = (await context.cookies()).map((c) => c.name);
+    t.notOk(names.includes('gov_session') || names.includes('gov_csrf'), `both cookies are cleared (left: ${names.join(', ') || 'none'})`);
+    const stale = await fetch(`${preview.baseUrl}/v1/tasks`, { headers: { Cookie: cookieHeader, 'X-Tenant-Id': 'acme', 'X-Workspace-Id': 'platform', 'X-Project-Id': 'billing' } });
+    t.equal(stale.status, 401, 'the old session cookie is refused from now on');
+    t.equal(preview.eventLines().length, before, 'signing out writes no event');
+    await screenshot(page, shots, 'signed-out-by-user');
+    // Signed in again for what follows.
+    await signIn(page, (await preview.loginCode()).url);
+    await openView(page, '', 'Overview');
+    t.equal(await page.getByRole('banner').getByRole('button', { name: 'Sign out' }).count(), 1, 'a fresh sign-in shows Sign out again');
   });
 
   await t.test('the run tokens appear in no page, script, stylesheet, cookie, URL, header or console message', async (t) => {

@@ -15,6 +15,8 @@ export type Prompts = {
   /** What the server still wants as evidence. */
   evidence: string[];
   warnings: string[];
+  /** Which refusal of the form these are (1, 2, …): each refusal is a new alert, read again even when its text is the same. */
+  refusal?: number;
 };
 
 export const NO_PROMPTS: Prompts = { byField: {}, other: [], evidence: [], warnings: [] };
@@ -93,7 +95,7 @@ export function Field({ name, form, label, hint, prompts, children }: FieldProps
 export function PromptSummary({ prompts, what }: { prompts: Prompts; what: string }) {
   const count = invalidFields(prompts).length + prompts.other.length;
   return (
-    <div class="error" role="alert">
+    <div class="error" role="alert" key={prompts.refusal}>
       <strong>
         {what} was refused: {count === 1 ? '1 field needs' : `${count} fields need`} fixing. Nothing was written.
       </strong>
@@ -149,6 +151,7 @@ export function useGatedWrite(fields: readonly string[]) {
   const [failure, setFailure] = useState<Failure | null>(null);
   const [busy, setBusy] = useState(false);
   const form = useRef<HTMLFormElement>(null);
+  const refusals = useRef(0);
 
   async function send<R extends Answer>(request: () => Promise<R>, onWritten: (res: Extract<R, { status: 200 | 201 }>) => void): Promise<void> {
     setBusy(true);
@@ -159,7 +162,7 @@ export function useGatedWrite(fields: readonly string[]) {
         setPrompts(null);
         onWritten(res as Extract<R, { status: 200 | 201 }>);
       } else if (res.status === 422 && isValidationBody(res.body)) {
-        setPrompts(promptsOf(res.body, fields));
+        setPrompts({ ...promptsOf(res.body, fields), refusal: ++refusals.current });
         requestAnimationFrame(() => focusFirstInvalid(form.current));
       } else {
         if (res.status === 401) signedOut();

@@ -34,7 +34,7 @@ function rowOf({ seq, kind, event }: StreamedEvent): Row {
 }
 
 export function EventsView({ route }: { route: Route }) {
-  const { client, scope, signedOut } = useConsole();
+  const { client, scope, signedOut, announce } = useConsole();
   const [rows, setRows] = useState<Row[]>([]);
   const [paused, setPaused] = useState(false);
   const [conn, setConn] = useState<Connection>({ state: 'starting' });
@@ -110,6 +110,12 @@ export function EventsView({ route }: { route: Route }) {
     if (paused) setConn({ state: 'paused' });
   }, [paused]);
 
+  // The connection's changes are read out once each by the page's live region; starting and
+  // connecting pass too quickly to be worth a word.
+  useEffect(() => {
+    if (conn.state !== 'starting' && conn.state !== 'connecting') announce(`Live events: ${LABEL[conn.state]}.`);
+  }, [conn.state]);
+
   return (
     <Page
       title="Live events"
@@ -132,7 +138,7 @@ export function EventsView({ route }: { route: Route }) {
       </p>
       {conn.state === 'refused' && <ErrorBox failure={conn.failure} />}
       {conn.state === 'retrying' && (
-        <p class="error" role="status">
+        <p class="error">
           The stream dropped ({conn.why}); trying again in {Math.round(conn.inMs / 1000)} s.
         </p>
       )}
@@ -185,7 +191,8 @@ const LABEL: Record<Connection['state'], string> = {
 function ConnectionState({ conn }: { conn: Connection }) {
   const cls = conn.state === 'live' ? 'live' : conn.state === 'refused' || conn.state === 'retrying' ? 'error' : conn.state === 'paused' ? '' : 'connecting';
   return (
-    <span class={`conn ${cls}`} role="status" data-testid="connection-state">
+    // Not a live region itself: its changes are announced once by the page's (see EventsView).
+    <span class={`conn ${cls}`} data-testid="connection-state">
       Connection: {LABEL[conn.state]}
     </span>
   );

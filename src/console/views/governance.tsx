@@ -4,7 +4,8 @@
 import type { Route } from '../router.ts';
 import { failureOf, Loaded, Page, useConsole, useLoad } from '../ui.tsx';
 import { govHref, type Section } from './governance/common.tsx';
-import { ApprovalDetail, Approvals, AssetDetail, Assets, Dashboard, IncidentDetail, Incidents, Posture } from './governance/sections.tsx';
+import { Dashboard } from './governance/dashboard.tsx';
+import { ApprovalDetail, Approvals, AssetDetail, Assets, IncidentDetail, Incidents, Posture } from './governance/sections.tsx';
 
 const SECTIONS: readonly { key: Section; label: string; route: string }[] = [
   { key: 'dashboard', label: 'Dashboard', route: 'GET /v1/governance/dashboard' },
@@ -20,6 +21,14 @@ export function GovernanceView({ route }: { route: Route }) {
     const res = await client.health();
     return res.status === 200 ? new Set(res.body.routes.map((r) => `${r.method} ${r.path}`)) : failureOf(res);
   }, []);
+  // The page keeps its heading while /health loads or fails (the server did not answer).
+  if (health.state !== 'ready') {
+    return (
+      <Page title="Governance">
+        <Loaded load={health}>{() => null}</Loaded>
+      </Page>
+    );
+  }
   return (
     <Loaded load={health}>
       {(routes) => {

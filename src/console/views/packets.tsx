@@ -3,7 +3,7 @@
 // `gov packet verify` (online) and draws its receipt's inclusion proof.
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { href, navigate, type Route } from '../router.ts';
-import { failureOf, JsonView, Loaded, Page, useConsole, useLoad } from '../ui.tsx';
+import { failureOf, JsonView, Loaded, NonClaims, Page, useConsole, useLoad } from '../ui.tsx';
 import { AssembleForm, recentPackets } from './packets/assemble.tsx';
 import { ReceiptPanel } from './packets/receipt.tsx';
 import { RunView, useVerify, VerifyCopyPanel } from './packets/verify.tsx';
@@ -147,11 +147,7 @@ function PacketBody({ packet }: { packet: Packet }) {
       </section>
       {receiptId !== undefined && <ReceiptPanel receiptId={receiptId} scope={{ tenant_id: packet.tenant_id, workspace_id: packet.workspace_id, project_id: packet.project_id }} />}
       <h2>Non-claims</h2>
-      <ul class="note">
-        {packet.non_claims.map((n) => (
-          <li key={n}>{n}</li>
-        ))}
-      </ul>
+      <NonClaims items={packet.non_claims} />
       <JsonView value={packet} label="Packet JSON" />
     </>
   );

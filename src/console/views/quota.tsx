@@ -6,7 +6,7 @@ import { useState } from 'preact/hooks';
 import type { QuotaDecision } from '../../domain/quota/evaluate.ts';
 import { SEED_SUBJECTS, type Primitives, type Subject } from '../../domain/quota/subjects.ts';
 import { href, navigate, type Route } from '../router.ts';
-import { Loaded, Page, useConsole, useLoad } from '../ui.tsx';
+import { ErrorBox, Failure, Loaded, Page, useConsole, useLoad } from '../ui.tsx';
 import { COUNTERS, evaluate, groupListOf, humanBytes, limitText, loadQuota, NOTE, parseBytes, SOURCE_LABEL, standingText, type Owner, type QuotaModel } from './quota/model.ts';
 
 export function QuotaView({ route }: { route: Route }) {
@@ -212,6 +212,9 @@ function Enabled({ model, selected, defaultTotal, setDefaultTotal }: EnabledProp
             ))}
           </select>
         </div>
+        {owner === null && selected !== undefined && (
+          <ErrorBox failure={new Failure(null, 'No such owner', `The forge has no user or organisation “${selected}”. Pick one of its ${model.owners.length} owners.`)} />
+        )}
         {owner === null ? <p class="note">Pick an owner (or follow an owner's link above) to see every subject's decision and try other usage.</p> : <Explain key={owner.login} owner={owner} defaultTotal={defaultTotal} />}
       </section>
     </>
@@ -237,7 +240,10 @@ function Explain({ owner, defaultTotal }: { owner: Owner; defaultTotal: number }
   const usage = valid ? (Object.fromEntries(parsed) as Primitives) : owner.usage;
   const recorded = evaluate(owner, owner.usage, defaultTotal);
   const dry = evaluate(owner, usage, defaultTotal);
-  const changed = COUNTERS.some((c) => usage[c.key] !== owner.usage[c.key]);
+  // Any field that differs from the recorded usage, text that is not a byte count included: Reset is
+  // how a bad entry is undone.
+  const recordedDrafts = draftsOf(owner.usage);
+  const changed = COUNTERS.some((c) => drafts[c.key] !== recordedDrafts[c.key]);
   const rows: [string, QuotaDecision, QuotaDecision][] = [['(overall)', recorded.overall, dry.overall], ...SEED_SUBJECTS.map((s, i): [string, QuotaDecision, QuotaDecision] => [s, recorded.subjects[i]!, dry.subjects[i]!])];
   const focus = subject === 'overall' ? dry.overall : dry.subjects[SEED_SUBJECTS.indexOf(subject)]!;
   const addBytes = parseBytes(add);
@@ -291,7 +297,7 @@ function Explain({ owner, defaultTotal }: { owner: Owner; defaultTotal: number }
           <button type="submit" disabled={addBytes === null}>
             Add
           </button>
-          <button type="button" onClick={() => setDrafts(draftsOf(owner.usage))} disabled={!changed}>
+          <button type="button" onClick={() => setDrafts(recordedDrafts)} disabled={!changed}>
             Reset to recorded usage
           </button>
         </div>

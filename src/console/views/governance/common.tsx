@@ -1,5 +1,6 @@
 // Small pieces the governance sections share: badges for tiers, statuses and severities, links
-// between assets, approvals and incidents, a filter form in the hash query and cursor paging.
+// between assets, approvals and incidents, a filter form in the hash query, cursor paging, and the
+// dashboard's cards.
 import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import { href } from '../../router.ts';
@@ -121,3 +122,21 @@ export function Pager({ section, query, next }: { section: Section; query: URLSe
 export function Empty({ children }: { children: ComponentChildren }) {
   return <p class="note">{children}</p>;
 }
+
+/** A dashboard figure: its label, the number, and a line or two under it. */
+export function Card({ label, value, children }: { label: string; value: string | number | null; children?: ComponentChildren }) {
+  return (
+    <div class="card">
+      <div class="note">{label}</div>
+      <div class="value">{value ?? '—'}</div>
+      {children}
+    </div>
+  );
+}
+
+/** The non-zero members of a count object, "high 2 · limited 1", or "none". */
+export const counts = (o: Record<string, number>) =>
+  Object.entries(o)
+    .filter(([, n]) => n > 0)
+    .map(([k, n]) => `${k.replace(/_/g, ' ')} ${n}`)
+    .join(' · ') || 'none';

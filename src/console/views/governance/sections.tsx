@@ -1,9 +1,10 @@
-// The governance sections, read-only: the dashboard, the asset registry with risk tiers, the
-// approvals queue, incidents with their Art. 73 clocks and posture per regulatory profile. Ids that
-// match link across: an asset to its approvals and incidents, an approval or incident to its asset.
+// The governance sections, read-only (the dashboard has its own module): the asset registry with
+// risk tiers, the approvals queue, incidents with their Art. 73 clocks and posture per regulatory
+// profile. Ids that match link across: an asset to its approvals and incidents, an approval or
+// incident to its asset.
 import type { Operations } from '../../../client/operations.gen.ts';
-import { failureOf, JsonView, Loaded, useConsole, useLoad } from '../../ui.tsx';
-import { actorText, ApprovalLink, AssetLink, Badge, Empty, Filters, govHref, IncidentLink, joined, Pager } from './common.tsx';
+import { ErrorBox, Failure, failureOf, JsonView, Loaded, NonClaims, useConsole, useLoad } from '../../ui.tsx';
+import { actorText, ApprovalLink, AssetLink, Badge, Card, counts, Empty, Filters, govHref, IncidentLink, joined, Pager } from './common.tsx';
 
 type Body<O extends keyof Operations> = Operations[O]['responses'] extends { 200: infer B } ? B : never;
 type Asset = Body<'GET /v1/governance/assets/{asset_id}'>;
@@ -22,131 +23,6 @@ function pick<T extends string>(query: URLSearchParams, name: string, allowed: r
   return v !== null && (allowed as readonly string[]).includes(v) ? (v as T) : undefined;
 }
 const cursorOf = (query: URLSearchParams) => query.get('cursor') ?? undefined;
-
-function Card({ label, value, children }: { label: string; value: string | number | null; children?: preact.ComponentChildren }) {
-  return (
-    <div class="card">
-      <div class="note">{label}</div>
-      <div class="value">{value ?? '—'}</div>
-      {children}
-    </div>
-  );
-}
-
-const counts = (o: Record<string, number>) =>
-  Object.entries(o)
-    .filter(([, n]) => n > 0)
-    .map(([k, n]) => `${k.replace(/_/g, ' ')} ${n}`)
-    .join(' · ') || 'none';
-
-export function Dashboard() {
-  const { client } = useConsole();
-  const [load] = useLoad(async () => {
-    const res = await client.call('GET /v1/governance/dashboard');
-    return res.status === 200 ? res.body : failureOf(res);
-  }, []);
-  return (
-    <Loaded load={load}>
-      {(d) => (
-        <>
-          <p class="note">
-            As of seq {d.last_seq} ({d.as_of}). It counts what was recorded, not the world.
-          </p>
-          <div class="grid" aria-label="Dashboard counts" role="group">
-            <Card label="Assets" value={d.assets.total}>
-              <div class="note">{counts(d.assets.by_tier)}</div>
-            </Card>
-            <Card label="Approvals pending" value={d.approvals.pending}>
-              <div class="note">
-                overdue {d.approvals.overdue} · {counts(d.approvals.pending_by_assignee_role)}
-              </div>
-            </Card>
-            <Card label="Reviews open" value={d.reviews.open}>
-              <div class="note">
-                upcoming {d.reviews.upcoming} · due {d.reviews.due} · overdue {d.reviews.overdue}
-              </div>
-            </Card>
-            <Card label="Incidents open" value={d.incidents.open}>
-              <div class="note">
-                {counts(d.incidents.open_by_severity)} · serious {d.incidents.serious_open}
-              </div>
-            </Card>
-            <Card label="Art. 73 clocks running" value={d.incidents.clocks.running}>
-              <div class="note">
-                overdue {d.incidents.clocks.overdue} · due in 7 days {d.incidents.clocks_due_7d}
-              </div>
-            </Card>
-            <Card label="Vendors" value={d.vendors.assessed}>
-              <div class="note">
-                expired {d.vendors.expired} · expiring in 30 days {d.vendors.expiring_30d}
-              </div>
-            </Card>
-            <Card label="Evidence artifacts" value={d.evidence.artifacts}>
-              <div class="note">verified {d.evidence.verified}</div>
-            </Card>
-          </div>
-          <h2 id="dash-assets">Assets by status</h2>
-          <p>
-            {Object.entries(d.assets.by_status)
-              .filter(([, n]) => n > 0)
-              .map(([s, n]) => (
-                <a key={s} href={govHref(['assets'], { status: s })} class="pv-chip">
-                  <Badge value={s} /> {n}
-                </a>
-              ))}
-            {d.assets.total === 0 && <span class="note">No assets registered.</span>}
-          </p>
-          {d.incidents.serious_open_incidents.length > 0 && (
-            <>
-              <h2 id="dash-serious">Serious open incidents</h2>
-              <ul aria-labelledby="dash-serious">
-                {d.incidents.serious_open_incidents.map((i) => (
-                  <li key={i.incident_id}>
-                    <IncidentLink id={i.incident_id} /> <Badge value={i.severity} /> <Badge value={i.status} /> basis {i.basis ?? '—'}, aware {i.aware_at}
-                  </li>
-                ))}
-              </ul>
-            </>
-          )}
-          <h2 id="dash-posture">Posture per profile</h2>
-          <div class="table-wrap">
-            <table class="pv-wide" aria-labelledby="dash-posture">
-              <thead>
-                <tr>
-                  <th scope="col">Profile</th>
-                  <th scope="col">Requirements</th>
-                  <th scope="col">Applicable</th>
-                  <th scope="col">Met</th>
-                  <th scope="col">Met %</th>
-                  <th scope="col">Verified %</th>
-                </tr>
-              </thead>
-              <tbody>
-                {d.posture.map((p) => (
-                  <tr key={p.profile_id}>
-                    <th scope="row">
-                      <a href={govHref(['posture'], { profile: p.profile_id })}>{p.profile_id}</a>
-                    </th>
-                    <td>{p.requirements}</td>
-                    <td>{p.applicable}</td>
-                    <td>{p.met}</td>
-                    <td>{p.met_pct ?? '—'}</td>
-                    <td>{p.verified_pct ?? '—'}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-          <ul class="note">
-            {d.non_claims.map((n) => (
-              <li key={n}>{n}</li>
-            ))}
-          </ul>
-        </>
-      )}
-    </Loaded>
-  );
-}
 
 function AssetRows({ assets }: { assets: Asset[] }) {
   if (assets.length === 0) return <Empty>No assets.</Empty>;
@@ -556,11 +432,7 @@ export function IncidentDetail({ id }: { id: string }) {
             <dt>Description</dt>
             <dd>{i.description}</dd>
           </dl>
-          <ul class="note">
-            {i.non_claims.map((n) => (
-              <li key={n}>{n}</li>
-            ))}
-          </ul>
+          <NonClaims items={i.non_claims} />
           <JsonView value={i} label="Incident JSON" />
         </>
       )}
@@ -577,12 +449,20 @@ export function Posture({ query }: { query: URLSearchParams }) {
   return (
     <Loaded load={profiles}>
       {(list) => {
-        const chosen = list.profiles.find((p) => p.profile_id === query.get('profile')) ?? list.profiles[0];
+        // No profile in the address: the first. A profile the server does not have: said, not replaced.
+        const asked = query.get('profile');
+        const chosen = asked === null ? list.profiles[0] : list.profiles.find((p) => p.profile_id === asked);
+        const unknown = asked !== null && chosen === undefined;
         return (
           <>
             <div class="pv-inline">
               <label for="posture-profile">Profile</label>
-              <select id="posture-profile" value={chosen?.profile_id} onChange={(e) => (location.hash = govHref(['posture'], { profile: e.currentTarget.value }))}>
+              <select id="posture-profile" value={chosen?.profile_id ?? ''} onChange={(e) => (location.hash = govHref(['posture'], { profile: e.currentTarget.value }))}>
+                {unknown && (
+                  <option value="" disabled>
+                    Pick a profile
+                  </option>
+                )}
                 {list.profiles.map((p) => (
                   <option key={p.profile_id} value={p.profile_id}>
                     {p.title}
@@ -590,7 +470,9 @@ export function Posture({ query }: { query: URLSearchParams }) {
                 ))}
               </select>
             </div>
-            {chosen === undefined ? (
+            {unknown ? (
+              <ErrorBox failure={new Failure(null, 'No such profile', `This server has no regulatory profile “${asked}”. Pick one of its ${list.profiles.length} profiles.`)} />
+            ) : chosen === undefined ? (
               <Empty>No regulatory profiles are loaded.</Empty>
             ) : (
               <>
@@ -665,11 +547,7 @@ function PostureTable({ profileId }: { profileId: string }) {
               </tbody>
             </table>
           </div>
-          <ul class="note">
-            {p.non_claims.map((n) => (
-              <li key={n}>{n}</li>
-            ))}
-          </ul>
+          <NonClaims items={p.non_claims} />
         </>
       )}
     </Loaded>

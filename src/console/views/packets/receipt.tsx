@@ -142,12 +142,17 @@ function MerkleSvg(props: { steps: PathStep[]; size: number; index: number; seq:
   const pathNode = (level: number): { span: Span; hash: string | undefined } =>
     level === levels ? { span: { from: index, to: index + 1 }, hash: hashes?.[0] } : { span: steps[levels - 1 - level]!.parent, hash: hashes?.[levels - level] };
 
+  // The path's top is the root only when it recomputes the checkpoint's; otherwise it is what the
+  // path gives instead, and must not read as the root.
+  const failed = hashes !== null && !props.rootMatches;
+  const top = failed ? { title: 'recomputed ≠ root', cls: ' root fail' } : { title: `root · size ${size}`, cls: props.rootMatches ? ' root ok' : ' root' };
+
   const nodes = [];
   for (let level = 0; level <= levels; level++) {
     const { span, hash } = pathNode(level);
-    const title = level === 0 ? `root · size ${size}` : level === levels ? `leaf ${index} · seq ${seq}` : spanText(span);
+    const title = level === 0 ? top.title : level === levels ? `leaf ${index} · seq ${seq}` : spanText(span);
     nodes.push(
-      <g class={`node path${level === 0 ? (props.rootMatches ? ' root ok' : ' root') : ''}`} key={`p${level}`}>
+      <g class={`node path${level === 0 ? top.cls : ''}`} key={`p${level}`} data-testid={level === 0 ? 'merkle-top' : undefined}>
         <rect x={CX - BOX_W / 2} y={y(level)} width={BOX_W} height={BOX_H} rx="6" />
         <text x={CX} y={y(level) + 17} text-anchor="middle">
           {title}
@@ -185,6 +190,7 @@ function MerkleSvg(props: { steps: PathStep[]; size: number; index: number; seq:
       <figcaption id="merkle-caption">
         Leaf {index} (the receipted event, seq {seq}) to the root of the tree of {size} events: the middle column is the path, each side box the sibling hash the proof gives at that
         level.
+        {failed && " The top box is the hash the path recomputes: it is not the checkpoint's root, so the proof fails."}
       </figcaption>
     </figure>
   );

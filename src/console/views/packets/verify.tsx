@@ -1,10 +1,10 @@
 // Verifying a packet the way `gov packet verify` does online (src/cli/commands/packet-verify.ts):
 // the packet as it is to POST /v1/signatures/verify in the packet's own scope, then the packet_id's
 // latest issue, since a revoked packet is never current even when its integrity verifies.
-import { useState } from 'preact/hooks';
+import { useRef, useState } from 'preact/hooks';
 import { notCurrent, type LatestIssue, type NotCurrent } from '../../../domain/proof-packet.ts';
 import type { GovClient } from '../../api.ts';
-import { ErrorBox, Failure, failureOf, thrownFailure, useConsole } from '../../ui.tsx';
+import { ErrorBox, Failure, failureOf, NonClaims, thrownFailure, useConsole } from '../../ui.tsx';
 
 type Check = { status: 'pass' | 'fail' | 'skipped'; code?: string; detail: string };
 export type Verification = {
@@ -78,11 +78,7 @@ export function VerificationView({ result, titleId }: { result: Verification; ti
           This packet is revoked: its integrity may verify, but it is not a current packet and must not be relied on.
         </p>
       )}
-      <ul class="note">
-        {result.non_claims.map((n) => (
-          <li key={n}>{n}</li>
-        ))}
-      </ul>
+      <NonClaims items={result.non_claims} />
     </div>
   );
 }
@@ -106,23 +102,33 @@ export function FailureDetail({ failure }: { failure: Failure }) {
 
 type Run = { state: 'idle' } | { state: 'running' } | { state: 'done'; result: Verification } | { state: 'error'; failure: Failure };
 
-/** Runs a verification on demand; a 401 signs the console out like every other load. */
-export function useVerify(): [Run, (packet: unknown) => void] {
+/**
+ * Runs a verification on demand; a 401 signs the console out like every other load. Each start, and
+ * clear(), begins a new attempt: the result of an earlier one is dropped, never shown for a later.
+ */
+export function useVerify(): [Run, (packet: unknown) => void, () => void] {
   const { client, signedOut } = useConsole();
   const [run, setRun] = useState<Run>({ state: 'idle' });
+  const attempt = useRef(0);
   const start = (packet: unknown) => {
+    const mine = ++attempt.current;
     setRun({ state: 'running' });
     verifyPacket(client, packet).then(
       (r) => {
+        if (mine !== attempt.current) return;
         if (r instanceof Failure) {
           if (r.status === 401) signedOut();
           setRun({ state: 'error', failure: r });
         } else setRun({ state: 'done', result: r });
       },
-      (err: unknown) => setRun({ state: 'error', failure: thrownFailure(err) }),
+      (err: unknown) => mine === attempt.current && setRun({ state: 'error', failure: thrownFailure(err) }),
     );
   };
-  return [run, start];
+  const clear = () => {
+    attempt.current += 1;
+    setRun({ state: 'idle' });
+  };
+  return [run, start, clear];
 }
 
 export function RunView({ run, titleId }: { run: Run; titleId: string }) {
@@ -136,14 +142,19 @@ export function RunView({ run, titleId }: { run: Run; titleId: string }) {
 export function VerifyCopyPanel() {
   const [text, setText] = useState('');
   const [parseError, setParseError] = useState<string | null>(null);
-  const [run, start] = useVerify();
+  const [run, start, clear] = useVerify();
+  /** A copy that cannot be verified: its reason, and no earlier copy's result left beside it. */
+  const refuse = (reason: string) => {
+    clear();
+    setParseError(reason);
+  };
   const submit = (e: Event) => {
     e.preventDefault();
     let packet: unknown;
     try {
       packet = JSON.parse(text);
     } catch (err) {
-      setParseError(`Not valid JSON: ${err instanceof Error ? err.message : String(err)}`);
+      refuse(`Not valid JSON: ${err instanceof Error ? err.message : String(err)}`);
       return;
     }
     setParseError(null);
@@ -161,7 +172,7 @@ export function VerifyCopyPanel() {
             accept="application/json,.json"
             onChange={(e) => {
               const file = e.currentTarget.files?.[0];
-              if (file) file.text().then(setText, () => setParseError('The file could not be read.'));
+              if (file) file.text().then(setText, () => refuse('The file could not be read.'));
             }}
           />
         </label>

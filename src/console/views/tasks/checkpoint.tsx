@@ -97,7 +97,7 @@ const FIELDS = ['progress', 'next_actions', 'blockers', 'context_lines', 'sessio
 const EMPTY = { progress: '', next_actions: '', blockers: '', context_lines: '' };
 
 export function CheckpointForm({ taskId, onWritten }: { taskId: string; onWritten: (event: Event) => void }) {
-  const { client } = useConsole();
+  const { client, announce } = useConsole();
   const [draft, setDraft] = useState(EMPTY);
   const { form, prompts, failure, busy, send } = useGatedWrite(FIELDS);
   const [written, setWritten] = useState<number | null>(null);
@@ -115,6 +115,7 @@ export function CheckpointForm({ taskId, onWritten }: { taskId: string; onWritte
       (res) => {
         setDraft(EMPTY);
         setWritten(res.body.event.seq);
+        announce(`Checkpoint written as event #${res.body.event.seq}.`);
         onWritten(res.body.event);
       },
     );
@@ -135,9 +136,8 @@ export function CheckpointForm({ taskId, onWritten }: { taskId: string; onWritte
       {prompts && <PromptSummary prompts={prompts} what="The checkpoint" />}
       {failure && <ErrorBox failure={failure} />}
       {written !== null && (
-        <p class="pass" role="status">
-          Checkpoint written as event #{written}.
-        </p>
+        // Read out by the page's live region (announce), not by this line.
+        <p class="pass">Checkpoint written as event #{written}.</p>
       )}
       <Field form="checkpoint" name="progress" label="Progress" hint="What changed since the last checkpoint." prompts={p}>
         {(c) => <textarea {...c} value={draft.progress} required onInput={set('progress')} />}

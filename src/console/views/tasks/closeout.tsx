@@ -58,6 +58,9 @@ const LIST_TEXT: Record<ListField, { label: string; hint: string }> = {
   next_actions: { label: 'Next actions', hint: 'What would unblock or finish the task, one per line.' },
 };
 
+/** The evidence_refs repair prompt: it describes the fieldset and each row's marked inputs. */
+const EVIDENCE_PROMPT_ID = 'closeout-evidence_refs-prompt';
+
 const FIELDS = ['outcome', 'summary', 'evidence_refs', 'session_id', ...Object.keys(LIST_TEXT)];
 
 export function CloseoutForm({ taskId, onClosed }: { taskId: string; onClosed: (task: Task) => void }) {
@@ -124,7 +127,7 @@ export function CloseoutForm({ taskId, onClosed }: { taskId: string; onClosed: (
         </Field>
       ))}
       {outcome === 'completed' && (
-        <fieldset class={evidencePrompts ? 'evidence invalid' : 'evidence'} aria-describedby={evidencePrompts ? 'closeout-evidence_refs-prompt' : undefined}>
+        <fieldset class={evidencePrompts ? 'evidence invalid' : 'evidence'} aria-describedby={evidencePrompts ? EVIDENCE_PROMPT_ID : undefined}>
           <legend>Evidence</legend>
           <span class="hint">
             References to artifacts that show the work (a CI run, a commit); each needs a sha256 or an ETag. Rows left without artifact id and URI are not sent.
@@ -140,7 +143,7 @@ export function CloseoutForm({ taskId, onClosed }: { taskId: string; onClosed: (
             />
           ))}
           {evidencePrompts && (
-            <ul class="prompt" id="closeout-evidence_refs-prompt" data-field="evidence_refs">
+            <ul class="prompt" id={EVIDENCE_PROMPT_ID} data-field="evidence_refs">
               {evidencePrompts.map((text) => (
                 <li key={text}>{text}</li>
               ))}
@@ -197,6 +200,7 @@ function EvidenceRow({
         value={item[name]}
         placeholder={extra?.placeholder}
         aria-invalid={invalid || undefined}
+        aria-describedby={invalid ? EVIDENCE_PROMPT_ID : undefined}
         onInput={(e) => onChange({ ...item, [name]: e.currentTarget.value })}
       />
     </label>

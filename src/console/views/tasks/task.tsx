@@ -18,7 +18,7 @@ function limitOf(route: Route): number {
 }
 
 export function TaskView({ taskId, route }: { taskId: string; route: Route }) {
-  const { client } = useConsole();
+  const { client, announce } = useConsole();
   const [round, setRound] = useState(0);
   const [closed, setClosed] = useState<Task | null>(null);
   const [load] = useLoad(async () => {
@@ -37,9 +37,8 @@ export function TaskView({ taskId, route }: { taskId: string; route: Route }) {
   return (
     <Page title={task ? task.title : `Task ${taskId}`} actions={<a href={href('tasks')}>All tasks</a>}>
       {closed && (
-        <p class="pass" role="status">
-          Task closed: {closed.outcome}.
-        </p>
+        // Read out by the page's live region (announce), not by this line.
+        <p class="pass">Task closed: {closed.outcome}.</p>
       )}
       {task === null || load.state === 'error' ? (
         <Loaded load={load}>{() => null}</Loaded>
@@ -110,6 +109,7 @@ export function TaskView({ taskId, route }: { taskId: string; route: Route }) {
             taskId={taskId}
             onClosed={(task) => {
               setClosed(task);
+              announce(`Task closed: ${task.outcome ?? 'closed'}.`);
               reload();
             }}
           />
