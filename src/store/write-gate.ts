@@ -86,6 +86,14 @@ export function createWriteGate(committed: CommittedState): WriteGate {
   /** Durable batches the index does not hold yet, oldest first. */
   const durable: Overlay[] = [];
   let current: Overlay | null = null;
+  // What the durable overlays hold, merged (the newest overlay's entry wins), each entry with the
+  // overlay it came from: the index applies batches in chunks (the worker's flush), so tens of
+  // durable overlays are usual under load, and a look-up must not walk them all (measured: ~50 on
+  // average at 2,300 appends/s, ~15 µs per append spent in the walks). An entry goes when its own
+  // overlay is indexed, unless a newer one replaced it.
+  const durableStreams = new Map<string, { state: StreamState; from: Overlay }>();
+  const durableKeys = new Map<string, { record: IdempotencyRecord; from: Overlay }>();
+  const durableIds = new Map<string, Overlay>();
 
   const indexedStream = (id: string): StreamState | undefined => {
     const hit = cache.get(id);
@@ -102,20 +110,12 @@ export function createWriteGate(committed: CommittedState): WriteGate {
     for (let i = durable.length - 1; i >= 0; i--) yield durable[i]!;
   }
 
-  const streamState = (id: string, includeCurrent: boolean): StreamState | undefined => {
-    for (const o of overlays(includeCurrent)) {
-      const state = o.streams.get(id);
-      if (state) return state;
-    }
-    return indexedStream(id);
-  };
+  const streamState = (id: string, includeCurrent: boolean): StreamState | undefined =>
+    (includeCurrent ? current?.streams.get(id) : undefined) ?? durableStreams.get(id)?.state ?? indexedStream(id);
 
   const view: WriteView = {
     stream: (id) => streamState(id, true),
-    eventIdTaken: (id) => {
-      for (const o of overlays(true)) if (o.ids.has(id)) return true;
-      return committed.eventIdTaken(id);
-    },
+    eventIdTaken: (id) => current?.ids.has(id) === true || durableIds.has(id) || committed.eventIdTaken(id),
     recordedAtOf: (seq) => {
       for (const o of overlays(true)) {
         if (seq > o.lastSeq) return undefined; // not sealed yet
@@ -143,10 +143,10 @@ export function createWriteGate(committed: CommittedState): WriteGate {
 
   const keyRecord = (tenantId: string, key: string): { record: IdempotencyRecord; inBatch: boolean } | undefined => {
     const slot = keySlot(tenantId, key);
-    for (const o of overlays(true)) {
-      const record = o.keys.get(slot);
-      if (record) return { record, inBatch: o === current };
-    }
+    const inBatch = current?.keys.get(slot);
+    if (inBatch) return { record: inBatch, inBatch: true };
+    const durableRecord = durableKeys.get(slot)?.record;
+    if (durableRecord) return { record: durableRecord, inBatch: false };
     const record = committed.idempotency(tenantId, key);
     return record ? { record, inBatch: false } : undefined;
   };
@@ -189,7 +189,13 @@ export function createWriteGate(committed: CommittedState): WriteGate {
       o.lastSeq = rows[rows.length - 1]!.event.seq;
     },
     batchDurable() {
-      if (current && current.rows.length > 0) durable.push(current);
+      if (current && current.rows.length > 0) {
+        const o = current;
+        durable.push(o);
+        for (const [id, state] of o.streams) durableStreams.set(id, { state, from: o });
+        for (const [slot, record] of o.keys) durableKeys.set(slot, { record, from: o });
+        for (const id of o.ids) durableIds.set(id, o);
+      }
       current = null;
       if (sealedView.memo.size > MEMO_LIMIT) sealedView.memo.clear();
     },
@@ -201,7 +207,12 @@ export function createWriteGate(committed: CommittedState): WriteGate {
     indexed(seq) {
       while (durable.length > 0 && durable[0]!.lastSeq <= seq) {
         const o = durable.shift()!;
-        for (const [id, state] of o.streams) cache.set(id, state);
+        for (const [id, state] of o.streams) {
+          cache.set(id, state);
+          if (durableStreams.get(id)?.from === o) durableStreams.delete(id);
+        }
+        for (const slot of o.keys.keys()) if (durableKeys.get(slot)?.from === o) durableKeys.delete(slot);
+        for (const id of o.ids) if (durableIds.get(id) === o) durableIds.delete(id);
       }
     },
     forgetIndexed() {

@@ -199,3 +199,53 @@ t.test('a committed read that fails while a unit is sealed leaves nothing of the
   gate.batchDurable();
   t.same(gate.rows(1, 1).map((r) => r.event.task_id), ['task-1'], 'the overlay holds the unit that was sealed, not the refused one');
 });
+
+t.test('durable overlays not yet indexed: the newest wins, and what an indexed overlay held goes with it', async (t) => {
+  const indexed = new Map<string, { version: number }>();
+  const gate = createWriteGate({
+    stream: (s) => (indexed.has(s) ? ({ version: indexed.get(s)!.version, closed: false } as never) : undefined),
+    idempotency: () => undefined,
+    eventIdTaken: () => false,
+    recordedAtOf: () => undefined,
+    rows: () => [],
+  });
+  const at = '2026-11-01T10:00:00.000Z';
+  const row = (seq: number, key: string): SealedRow => {
+    const event = { ...pending({ event_id: `evt_d${seq}`, idempotency_key: key, request_sha256: `sha-${key}` }), seq, recorded_at: at } as unknown as StoredEvent;
+    return { event, line: JSON.stringify(event) };
+  };
+  // Three durable batches of task-1's stream, none indexed yet.
+  for (const seq of [1, 2, 3]) {
+    gate.beginBatch(seq, at);
+    const unit = [row(seq, `k-${seq}`)];
+    t.same(gate.admit(unit.map((r) => r.event as unknown as PendingEvent), [expectTask(seq === 1 ? 'absent' : 'open', seq === 1 ? undefined : seq - 1)]), { type: 'seal' }, `batch ${seq} sees version ${seq - 1}`);
+    gate.sealed(unit);
+    gate.batchDurable();
+  }
+  const version = () => gate.sealedView.streamVersion(stream);
+  const replayOf = (key: string) => gate.admit([pending({ idempotency_key: key, request_sha256: `sha-${key}` })], []);
+  const taken = (eventId: string) => gate.admit([pending()], [{ type: 'event_id_unused', eventId, orElse: fail('event_id_exists') }]).type;
+  gate.beginBatch(4, at);
+  t.equal(version(), 3, 'the newest overlay\'s version');
+  t.match(replayOf('k-1'), { type: 'replay', inBatch: false, record: { first_seq: 1 } }, 'the oldest overlay\'s key');
+  t.equal(taken('evt_d2'), 'refuse', 'an event id of a middle overlay is taken');
+  gate.abortBatch();
+
+  // The index applies the first two: their entries go, the newest stays.
+  indexed.set(stream, { version: 2 });
+  gate.indexed(2);
+  gate.beginBatch(4, at);
+  t.equal(version(), 3, 'still the newest overlay\'s, not the index\'s 2');
+  t.same(replayOf('k-1'), { type: 'seal' }, 'the indexed overlay\'s key is the index\'s to answer now (this one has none)');
+  t.match(replayOf('k-3'), { type: 'replay', record: { first_seq: 3 } });
+  t.equal(taken('evt_d2'), 'seal', 'its event id too');
+  t.equal(taken('evt_d3'), 'refuse');
+  gate.abortBatch();
+
+  indexed.set(stream, { version: 3 });
+  gate.indexed(3);
+  gate.beginBatch(4, at);
+  t.equal(version(), 3, 'from the index');
+  t.same(replayOf('k-3'), { type: 'seal' }, 'no overlay holds anything now');
+  gate.abortBatch();
+});
