@@ -5,6 +5,7 @@
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ZERO_HASH, type StoredEvent } from '../domain/event.ts';
+import { eventHash } from '../domain/event-hash.ts';
 import { AppError } from '../errors.ts';
 import { acquireDataDirLock, type DataDirLock } from './data-dir-lock.ts';
 import type { StreamState } from '../domain/streams.ts';
@@ -371,6 +372,9 @@ function openCaughtUpIndex(dataDir: string, tail: LogTail, projections: Projecti
     if (tail.seq > 0 && !existsSync(indexPath)) warn(`The index at ${indexPath} is missing; rebuilding it from the log.`);
     try {
       index = openIndexDb(indexPath, projections, (from, to) => warn(`The index at ${indexPath} is version ${from}; migrating it to version ${to} (this start takes longer: it may reindex every event).`));
+      // The log is the truth, but an index ahead of it, or holding an intact line the log has lost,
+      // proves the log lost acknowledged events: refused (exit 3), the index kept as it is.
+      logLostEvents(index, indexPath, logPathOf(dataDir), tail);
       const damage = indexDamage(index, indexPath, logPathOf(dataDir), tail);
       if (damage !== null) {
         warn(`The index at ${indexPath} is damaged (${damage}); rebuilding it from the log.`);
@@ -384,7 +388,10 @@ function openCaughtUpIndex(dataDir: string, tail: LogTail, projections: Projecti
         warn(`The index (seq ${seq}) does not match the log (seq ${tail.seq}); rebuilding it from the log.`);
       }
     } catch (err) {
-      if (err instanceof AppError && err.code === 'store_corrupt') throw err;
+      if (err instanceof AppError && err.code === 'store_corrupt') {
+        index?.close();
+        throw err;
+      }
       if (err instanceof AppError && err.code === 'index_outdated') warn(`The index at ${indexPath} was made by an older version (${err.message}); rebuilding it from the log.`);
       else warn(`The index at ${indexPath} is missing or unreadable (${(err as Error).message}); rebuilding it from the log.`);
     }
@@ -426,8 +433,46 @@ function indexDamage(index: IndexDb, indexPath: string, logPath: string, tail: L
   return null;
 }
 
-/** The log's last `count` lines by seq (read back from its end). */
-function lastLogLines(logPath: string, size: number, count: number): Map<number, string> {
+/**
+ * Throws store_corrupt when the log has lost events the index holds: the index reaches past the
+ * log's last seq (the log was cut back, replaced or removed), or one of the newest lines differs
+ * from the indexed copy and the log's line is the broken one (it does not parse, or its event_hash
+ * does not recompute, while the index's copy does). Rebuilding the index from such a log would
+ * throw away the last intact copy of acknowledged events; the sentence says what to do instead.
+ */
+function logLostEvents(index: IndexDb, indexPath: string, logPath: string, tail: LogTail): void {
+  const indexed = index.lastSeq();
+  const restore = `Restore ${logPath} from a backup (the index at ${indexPath} still holds what it indexed and is left as it is); to start over from the log as it is and lose those events, delete ${indexPath} first.`;
+  if (indexed > tail.seq) {
+    throw new AppError('store_corrupt', `The index holds events up to seq ${indexed}, but the log ${logPath} ends at seq ${tail.seq}: the log has lost acknowledged events. ${restore}`);
+  }
+  const rows = index.db.prepare<[number, number], { seq: number; line: string }>('SELECT seq, line FROM events WHERE seq <= ? ORDER BY seq DESC LIMIT ?').all(tail.seq, TAIL_ROWS_CHECKED);
+  if (rows.length === 0) return;
+  const logLines = lastLogLines(logPath, tail.size, rows.length, true);
+  for (const row of rows) {
+    const line = logLines.get(row.seq);
+    if (line === undefined || line === row.line) continue;
+    if (lineIntact(row.line) && !lineIntact(line)) {
+      throw new AppError('store_corrupt', `The line of seq ${row.seq} in the log ${logPath} is damaged (it does not parse, or its event_hash does not recompute), and the index holds an intact copy of it. Run gov events verify --data-dir to see every damaged line. ${restore}`);
+    }
+  }
+}
+
+/** Whether a stored line parses and its event_hash recomputes. */
+function lineIntact(line: string): boolean {
+  try {
+    const event = JSON.parse(line) as StoredEvent;
+    return typeof event.event_hash === 'string' && eventHash(event) === event.event_hash;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The log's last `count` lines by seq (read back from its end). `keepBroken`: a line that does not
+ * parse is kept under the seq its position gives (line n holds seq n, counting back from the last).
+ */
+function lastLogLines(logPath: string, size: number, count: number, keepBroken = false): Map<number, string> {
   const out = new Map<number, string>();
   let chunk = 256 * 1024;
   for (;;) {
@@ -443,11 +488,20 @@ function lastLogLines(logPath: string, size: number, count: number): Map<number,
     lines.pop();
     if (start > 0) lines.shift(); // the first piece may be a partial line
     if (lines.length >= count || start === 0) {
-      for (const line of lines.slice(-count)) {
+      const last = lines.slice(-count);
+      let seqAfter: number | null = null;
+      for (let i = last.length - 1; i >= 0; i--) {
+        const line = last[i]!;
         try {
-          out.set((JSON.parse(line) as StoredEvent).seq, line);
+          const seq = (JSON.parse(line) as StoredEvent).seq;
+          out.set(seq, line);
+          seqAfter = seq;
         } catch {
-          // recovery already cut a torn tail; a bad line elsewhere is for gov events verify
+          // Recovery already cut a torn tail; a broken line before it is placed by its neighbour.
+          if (keepBroken && seqAfter !== null) {
+            seqAfter -= 1;
+            out.set(seqAfter, line);
+          }
         }
       }
       return out;

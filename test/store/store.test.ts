@@ -123,9 +123,11 @@ t.test('an incomplete multi-event unit is cut off whole', async (t) => {
     await store.append([pending(), pending(), pending()]);
     await store.close();
   }
-  // Simulate a crash after two of the unit's three lines reached the disk.
+  // Simulate a crash after two of the unit's three lines reached the disk. The unit was never
+  // durable, so the index never held it: an index that did would prove the log lost events.
   const all = readFileSync(logPathOf(dir), 'utf8').split('\n').filter(Boolean);
   writeFileSync(logPathOf(dir), `${all.slice(0, 3).join('\n')}\n`);
+  for (const suffix of ['', '-wal', '-shm']) rmSync(`${indexPathOf(dir)}${suffix}`, { force: true });
   const { store, warnings } = await open(t, dir);
   t.equal(warnings.filter((w) => /incomplete/.test(w)).length, 2);
   t.equal(store.tail().seq, 1, 'all or none');
@@ -289,8 +291,10 @@ t.test('a torn unit never leaves a partial file behind after truncation', async 
   t.equal(statSync(logPathOf(dir)).size, size);
   await again.store.close();
   truncateSync(logPathOf(dir), 0);
+  await t.rejects(open(t, dir), { code: 'store_corrupt' }, 'an emptied log beside an index that holds its event: lost events, refused');
+  for (const suffix of ['', '-wal', '-shm']) rmSync(`${indexPathOf(dir)}${suffix}`, { force: true });
   const empty = await open(t, dir);
-  t.equal(empty.store.tail().seq, 0, 'an empty log is a fresh store');
+  t.equal(empty.store.tail().seq, 0, 'an empty log without an index is a fresh store');
 });
 
 t.test('the spliced line equals the canonical form of the sealed event', async (t) => {

@@ -1,0 +1,78 @@
+// A log that lost acknowledged events the index still holds is refused at start (store_corrupt,
+// exit 3), the index left as it is: the log cut back or removed (the index reaches past it), and a
+// line damaged in place among the newest (it no longer parses, or its event_hash no longer
+// recomputes, while the index's copy does). Rebuilding the index from such a log, as start-up did,
+// threw away the last intact copy of those events. An index row that is the damaged one is still
+// rebuilt from the log (index-damage.test.ts).
+import t, { type Test } from 'tap';
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import Database from 'better-sqlite3';
+import { indexPathOf, logPathOf } from '../../src/store/store.ts';
+import { tempDir } from '../fixtures/test-app.ts';
+import { noteEvents, openTestStore } from '../fixtures/store-harness.ts';
+
+const pending = noteEvents();
+
+/** A closed data dir with 12 events in its log and its index. */
+async function seeded(t: Test): Promise<string> {
+  const dataDir = tempDir(t);
+  const { store } = await openTestStore(t, dataDir);
+  await store.append([pending({ kind: 'task.created', payload: { title: 'Seeded task' } })]);
+  for (let i = 0; i < 11; i++) await store.append([pending()]);
+  await store.close();
+  return dataDir;
+}
+
+const indexedSeqs = (dataDir: string) => {
+  const db = new Database(indexPathOf(dataDir), { readonly: true });
+  try {
+    return (db.prepare('SELECT count(*) AS n, max(seq) AS last FROM events').get() as { n: number; last: number });
+  } finally {
+    db.close();
+  }
+};
+const logLines = (dataDir: string) => readFileSync(logPathOf(dataDir), 'utf8').split('\n').filter(Boolean);
+
+async function refused(t: Test, dataDir: string, message: RegExp) {
+  await t.rejects(openTestStore(t, dataDir), { code: 'store_corrupt', message }, 'start is refused');
+  t.same(indexedSeqs(dataDir), { n: 12, last: 12 }, 'the index still holds every event, untouched');
+  await t.rejects(openTestStore(t, dataDir), { code: 'store_corrupt' }, 'and so is the next start: nothing was rebuilt');
+}
+
+t.test('a log cut back to an older prefix: refused, the index kept', async (t) => {
+  const dataDir = await seeded(t);
+  writeFileSync(logPathOf(dataDir), `${logLines(dataDir).slice(0, 5).join('\n')}\n`);
+  await refused(t, dataDir, /The index holds events up to seq 12, but the log .* ends at seq 5: the log has lost acknowledged events\. Restore .* from a backup .* delete .*index\.sqlite first/);
+});
+
+t.test('a log removed: refused, the index kept', async (t) => {
+  const dataDir = await seeded(t);
+  renameSync(logPathOf(dataDir), `${logPathOf(dataDir)}.moved`);
+  await refused(t, dataDir, /up to seq 12, but the log .* ends at seq 0/);
+});
+
+t.test('a line damaged in place (no longer JSON): refused, naming its seq', async (t) => {
+  const dataDir = await seeded(t);
+  const lines = logLines(dataDir);
+  lines[6] = `${lines[6]!.slice(0, 20)}${'\u0000'.repeat(10)}${lines[6]!.slice(30)}`;
+  writeFileSync(logPathOf(dataDir), `${lines.join('\n')}\n`);
+  await refused(t, dataDir, /The line of seq 7 in the log .* is damaged .* the index holds an intact copy of it\. Run gov events verify/);
+});
+
+t.test('a line changed in place (its event_hash no longer recomputes), the last one too: refused', async (t) => {
+  for (const at of [3, 11]) {
+    const dataDir = await seeded(t);
+    const lines = logLines(dataDir);
+    lines[at] = lines[at]!.replace('"preview-customer"', '"someone-else"').replace('"note ', '"NOTE ');
+    t.not(lines[at], logLines(dataDir)[at], 'the line changed');
+    writeFileSync(logPathOf(dataDir), `${lines.join('\n')}\n`);
+    await refused(t, dataDir, new RegExp(`The line of seq ${at + 1} in the log .* is damaged`));
+  }
+});
+
+t.test('the log intact: starts as always', async (t) => {
+  const dataDir = await seeded(t);
+  const { store } = await openTestStore(t, dataDir);
+  t.equal(store.index.lastSeq(), 12);
+  t.ok(existsSync(indexPathOf(dataDir)));
+});
