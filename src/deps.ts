@@ -169,7 +169,13 @@ export async function openServiceDeps(options: ServiceDepsOptions): Promise<Serv
   let documents: ServiceDocuments | undefined;
   const whileIndexStarts = () => void (documents = loadServiceDocuments(options));
   const store = await openStore({ dataDir: options.dataDir, clock, warn, whileIndexStarts, ...(options.onBatch ? { onBatch: options.onBatch } : {}) });
-  return serviceDepsOn(store, { keys: loadOrCreateKeys(options.dataDir), quarantine: openQuarantine(options.dataDir), clock, ...(options.newId ? { newId: options.newId } : {}) }, documents!);
+  try {
+    return serviceDepsOn(store, { keys: loadOrCreateKeys(options.dataDir), quarantine: openQuarantine(options.dataDir), clock, ...(options.newId ? { newId: options.newId } : {}) }, documents!);
+  } catch (err) {
+    // The store's lock and its index writer's thread would keep the process alive, holding the data dir.
+    await store.close();
+    throw err;
+  }
 }
 
 export type AppDepsExtra = {

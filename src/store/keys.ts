@@ -4,6 +4,7 @@ import { createPrivateKey, createPublicKey, generateKeyPairSync, randomBytes, ty
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { keyIdFor, publicKeyDer, publicKeyPem, type SignatureAlg } from '../domain/signing.ts';
+import { AppError } from '../errors.ts';
 
 export type AsymmetricKey = { alg: 'ed25519' | 'ecdsa-p256-sha256'; keyId: string; privateKey: KeyObject; publicKey: KeyObject; publicKeyPem: string };
 
@@ -64,7 +65,16 @@ export function loadOrCreateKeys(dataDir: string): KeyRing {
   if (!existsSync(files.ed25519)) writeSecret(files.ed25519, newEd25519Pem());
   if (!existsSync(files.ecdsa)) writeSecret(files.ecdsa, newEcdsaPem());
   if (!existsSync(files.hmac)) writeSecret(files.hmac, newHmacSecret());
-  return keyRingOf(readKeyMaterial(dataDir)!);
+  const material = readKeyMaterial(dataDir)!;
+  // Each file read as the key it must be, so a damaged one is named (and the start stops, exit 3).
+  for (const [path, check] of [[files.ed25519, () => asymmetric(material.ed25519Pem, 'ed25519')], [files.ecdsa, () => asymmetric(material.ecdsaPem, 'ecdsa-p256-sha256')]] as const) {
+    try {
+      check();
+    } catch (err) {
+      throw new AppError('store_corrupt', `The key file ${path} is not a private key this preview can read (${(err as Error).message}). Restore it from a backup of ${join(dataDir, 'keys')}; or, to make new keys, move that directory away — packets signed with the old keys then no longer verify against this preview's GET /v1/keys.`, { cause: err });
+    }
+  }
+  return keyRingOf(material);
 }
 
 function asymmetric(pem: string, alg: AsymmetricKey['alg']): AsymmetricKey {
