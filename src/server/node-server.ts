@@ -14,6 +14,8 @@ export type NodeServerDeps = {
   access: (line: string) => void;
   /** Where a 5xx's structured line goes. */
   logError: (line: string) => void;
+  /** Aborted when the server starts to stop: answers from then on close their connection. */
+  stopping?: AbortSignal;
 };
 
 type Fetch = (request: Request) => Response | Promise<Response>;
@@ -43,6 +45,9 @@ export function createNodeServer(fetch: Fetch, deps: NodeServerDeps): Server {
     // The URL is built from Host only when the guard will accept it. The guard reads the Host the
     // client sent (the request's headers come from the raw header list), not this one.
     if (host !== undefined && !isAllowedHost(host, incoming.socket.localPort ?? 0)) delete incoming.headers.host;
+    // A stopping server finishes what it was asked and ends each busy keep-alive connection after
+    // its answer (the idle ones close at once): new requests go to the next server.
+    if (deps.stopping?.aborted) outgoing.setHeader('Connection', 'close');
     void listener(incoming, outgoing);
   });
   // Sockets already answered: the parser reports again on every later chunk of a refused connection.

@@ -291,3 +291,31 @@ t.test('streamEvents: the backlog, live events, a resume with Last-Event-ID afte
   const refused = await streamEvents({ baseUrl: p.baseUrl, token: 'not-a-token', scope: SCOPE_A, afterSeq: 0, signal: new AbortController().signal, onEvent: () => t.fail('no event') });
   t.match(refused, { reason: 'refused', status: 401, body: { code: 'unauthorized' }, lastSeq: 0 }, 'a refusal retrying cannot change ends it');
 });
+
+t.test('a client that stops reading does not hold the stop: its connection is dropped after a second', async (t) => {
+  const p = await start(t);
+  // A backlog far larger than the socket buffers can hold: the server's writes back up behind a
+  // client that reads nothing.
+  const store = p.deps.store;
+  for (let round = 0; round < 40; round++) {
+    await Promise.all(Array.from({ length: 500 }, (_, i) => store.append([{ event_id: `evt_bulk_${round}_${i}`, kind: 'ext.acme.note', ...SCOPE_A, actor: { type: 'agent', id: 'agent-1' }, transport: 'customer', idempotency_key: null, request_sha256: null, payload: { text: `note ${round}-${i} `.padEnd(400, 'x') } }])));
+  }
+  await store.settled();
+  const { connect } = await import('node:net');
+  const url = new URL(p.baseUrl);
+  const socket = connect(Number(url.port), url.hostname);
+  t.teardown(() => socket.destroy());
+  await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+  socket.pause();
+  const headers = { ...auth(), ...scopeHeaders(SCOPE_A), Host: url.host };
+  socket.write(`GET /v1/events/stream HTTP/1.1\r\n${Object.entries(headers).map(([k, v]) => `${k}: ${v}`).join('\r\n')}\r\n\r\n`);
+  await new Promise((r) => setTimeout(r, 500));
+  const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+  const started = Date.now();
+  await p.stop();
+  const took = Date.now() - started;
+  t.ok(took < 5000, `stop() took ${took} ms with a stalled stream (STOP_FLUSH_MS is 1000)`);
+  socket.resume();
+  await closed;
+  t.pass('the stalled connection was closed by the server');
+});

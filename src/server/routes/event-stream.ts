@@ -5,6 +5,7 @@
 // onIndexed, never by polling. Each event is `id: <seq>`, `event: <kind>` and its stored line as
 // `data:`, so a reconnecting EventSource resumes with Last-Event-ID. The stream ends when the
 // client goes away and when the server stops (deps.stopping), so a stop never waits on a stream.
+import type { IncomingMessage } from 'node:http';
 import type { Scope } from '../../domain/event.ts';
 import { AppError } from '../../errors.ts';
 import { readQuery, type QuerySpec } from '../query-params.ts';
@@ -19,6 +20,11 @@ export const EVENT_STREAM_QUERY = {
 export const STREAM_PAGE = 500;
 /** How long the stream may stay silent before a comment line tells proxies and clients it is alive. */
 export const KEEP_ALIVE_MS = 15_000;
+/**
+ * How long a stopping server lets a stream's socket flush what was queued before it drops the
+ * connection: a client that does not read (a suspended laptop, a stuck proxy) must not hold the stop.
+ */
+export const STOP_FLUSH_MS = 1_000;
 
 export const EVENT_STREAM_ROUTES: Route[] = [
   {
@@ -29,7 +35,15 @@ export const EVENT_STREAM_ROUTES: Route[] = [
     handler: (c, deps) => {
       const { after_seq: afterSeq } = readQuery(c, EVENT_STREAM_QUERY);
       const resumeAt = lastEventId(c.req.header('last-event-id'));
-      return c.body(eventStream(deps, c.get('scope'), resumeAt ?? afterSeq), 200, {
+      // The Node adapter puts the socket in the environment (an in-process request has none).
+      const socket = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming?.socket;
+      const dropLater = () => {
+        if (socket === undefined || socket.destroyed) return;
+        const timer = setTimeout(() => socket.destroy(), STOP_FLUSH_MS);
+        timer.unref();
+        socket.once('close', () => clearTimeout(timer));
+      };
+      return c.body(eventStream(deps, c.get('scope'), resumeAt ?? afterSeq, dropLater), 200, {
         'Content-Type': 'text/event-stream',
         'Cache-Control': 'no-cache',
         // The connection ends with the stream: a server that stops closes it at once rather than
@@ -60,7 +74,7 @@ function frame(row: { seq: number; kind: string; line: string }): string {
  * moves past what it just read (or KEEP_ALIVE_MS pass: a comment). Pulls come only as fast as the
  * socket drains, which is the backpressure that bounds memory.
  */
-function eventStream(deps: RouteDeps, scope: Scope, afterSeq: number): ReadableStream<Uint8Array> {
+function eventStream(deps: RouteDeps, scope: Scope, afterSeq: number, onStop: () => void): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
   let after = afterSeq;
   let done = false;
@@ -82,11 +96,12 @@ function eventStream(deps: RouteDeps, scope: Scope, afterSeq: number): ReadableS
     clearTimeout(keepAlive);
     ring();
   };
-  // The server stops: what is queued is written, then the response ends.
+  // The server stops: what is queued is written (for STOP_FLUSH_MS at most), then the response ends.
   const stop = () => {
     if (done) return;
     finish();
     controller?.close();
+    onStop();
   };
 
   return new ReadableStream<Uint8Array>({
