@@ -36,7 +36,10 @@ export async function createTask(deps: ServiceDeps, ctx: WriteContext, body: unk
     kind: 'task.created', task_id: taskId, ...(req.actor ? { actor: req.actor } : {}), session_id: req.session_id,
     payload: pick(req, ['title', 'description', 'labels']),
   })], [expectTask(ctx.scope, taskId, 'absent')]);
-  return { ok: true, write: await withTask(deps, ctx, result) };
+  // A new task is its task.created alone: the answer folds that event, and never waits on the index
+  // (a 503 after a durable create would invite a retry that, without a task_id, creates it twice).
+  const written = result.events[0]!;
+  return { ok: true, write: { replayed: result.replayed, task: foldTask([written])!, event: written, line: result.lines[0]! } };
 }
 
 /**
