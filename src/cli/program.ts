@@ -207,7 +207,7 @@ export function createProgram(io: CliIo, state: ProgramState): Command {
     .option('--json', 'machine output')
     .addHelpText('after', examples(
       'gov export assets --tenant-id acme --workspace-id platform --project-id billing',
-      'gov export access-log --format jsonl --as-of 2026-11-01T10:00:00Z --out access.jsonl --base-url http://127.0.0.1:7337 --token-file .gov-preview/run.json --json',
+      'gov export access-log --format jsonl --as-of 2026-11-01T10:00:00Z --out access.jsonl --base-url http://127.0.0.1:7337 --token-file .gov-preview/run.json --tenant-id acme --workspace-id ws-1 --project-id proj-1 --json',
     ))
     .action(async (kind, opts) => finish(await (await import('./commands/export.ts')).exportCommand(kind, opts, io), opts.json));
 

@@ -68,7 +68,7 @@ t.test('a revoked packet is refused offline and online; a current one passes wit
   t.match(JSON.parse(online.stdout), { mode: 'online', ok: true, status: 'final', latest_status: 'revoked', current: false });
   const onlineText = await gov(['packet', 'verify', files.final, '--token-file', join(dir, 'run.json')], dir);
   t.equal(onlineText.code, 1);
-  t.match(onlineText.stdout, /latest issue at the preview: revoked/);
+  t.match(onlineText.stdout, /latest issue at the server: revoked/);
   t.match(onlineText.stdout, /REFUSED: packet pkt_[0-9a-f]+ has been revoked at the preview/);
 
   // A packet whose latest issue is current passes online.

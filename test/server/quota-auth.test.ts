@@ -31,6 +31,7 @@ t.test('no token or a wrong one: 401, WWW-Authenticate: Bearer, the forge error 
       t.equal(res.headers.get('www-authenticate'), 'Bearer');
       assertSchema(t, E, res.json, `${route.method} ${route.path}: forge body`);
       t.ok(res.headers.get('x-request-id'), 'the root request context still runs');
+      t.match(res.json.message, token === null ? /^token is required/ : /^the token is not valid/, `${route.method} ${route.path}: says which`);
     }
   }
 });

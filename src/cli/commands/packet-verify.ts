@@ -54,7 +54,7 @@ function currentRefusal(packet: Packet, status: string | null, latest: LatestIss
 }
 
 function renderStatus(status: string | null, latest: LatestIssue | undefined): string {
-  const online = latest === undefined ? '' : latest === null ? '; the preview has no issue of this packet_id' : `; latest issue at the preview: ${latest.packet_status ?? 'unknown'}`;
+  const online = latest === undefined ? '' : latest === null ? '; the server has no issue of this packet_id' : `; latest issue at the server: ${latest.packet_status ?? 'unknown'}`;
   return `  status       ${status ?? 'unknown'}${online}\n`;
 }
 

@@ -41,7 +41,11 @@ export function forgeAuth(auth: ForgeAuth, options: ForgeRouteOptions): Middlewa
       c.set('cookieSession', true);
     }
     if (transport === null) {
-      throw new AppError('forge_unauthorized', 'token is required: send Authorization: Bearer <token> with a token from the run file (<data-dir>/run.json).');
+      // Forgejo's own message for no token; a token that is none of the run's is said as such.
+      const sent = c.req.header('authorization') !== undefined;
+      throw new AppError('forge_unauthorized', sent
+        ? 'the token is not valid: send Authorization: Bearer <token> with a token from the run file (<data-dir>/run.json) of the running preview.'
+        : 'token is required: send Authorization: Bearer <token> with a token from the run file (<data-dir>/run.json).');
     }
     c.set('transport', transport);
     // Only the user routes act as someone (their table entries declare ?sudo=).

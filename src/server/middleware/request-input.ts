@@ -14,7 +14,7 @@ export function scopeHeaders(): MiddlewareHandler<AppEnv> {
     const identity = c.get('identity');
     if (identity !== undefined && !grantsScope(identity, scope)) {
       const grants = `tenant ${identity.tenants.join(', ')}${identity.workspaces === null ? '' : `, workspace ${identity.workspaces.join(', ')}`}`;
-      throw new AppError('token_scope_mismatch', `The bearer token grants ${grants}, not tenant ${scope.tenant_id} workspace ${scope.workspace_id}; send the scope headers the token grants, or get a token for this scope.`);
+      throw new AppError('token_scope_mismatch', `The bearer token grants ${grants}, not tenant ${scope.tenant_id} (workspace ${scope.workspace_id}); send the scope headers the token grants, or get a token for this scope.`);
     }
     c.set('scope', scope);
     await next();
