@@ -150,6 +150,8 @@ export const ERRORS = {
   // 503: the store, not the request.
   store_write_failed: { http: [503, 'Store write failed'], exit: 3 },
   store_unavailable: { http: [503, 'Store unavailable'], exit: 3 },
+  // The hosted service cannot check bearer tokens: its identity provider's JWKS is unreachable or unusable.
+  token_keys_unavailable: { http: [503, 'Token keys unavailable'], exit: 3 },
   console_not_built: { http: [503, 'Console not built'], exit: 3 },
   index_behind: {
     http: [503, 'Index behind'],

@@ -246,10 +246,10 @@ function refusalOf(err: unknown, token: string, config: OidcConfig, jwksUrl: str
     case 'ERR_JWT_INVALID':
       return invalid(`The bearer token is malformed (${(err as Error).message}): send the access token exactly as your identity provider issued it.`);
   }
-  // Not the token's fault: the JWKS could not be fetched or read, or a key in it is unusable.
-  // A 500 whose message stays in the server log.
+  // Not the token's fault: the JWKS could not be fetched or read, or a key in it is unusable. A 503
+  // (the service cannot check tokens now; the client may retry), logged like every 5xx.
   const where = jwksUrl === null ? 'the configured JWKS file' : `the JWKS at ${jwksUrl}`;
-  return new AppError('internal_error', `Bearer tokens cannot be checked: ${where} could not be used (${(err as Error)?.message ?? String(err)}). Check that the identity provider's JWKS is reachable and holds its current public keys.`, { cause: err });
+  return new AppError('token_keys_unavailable', `Bearer tokens cannot be checked: ${where} could not be used (${(err as Error)?.message ?? String(err)}). Check that the identity provider's JWKS is reachable and holds its current public keys.`, { cause: err });
 }
 
 function claimRefusal(err: errors.JWTClaimValidationFailed, config: OidcConfig): AppError {

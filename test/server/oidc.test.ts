@@ -87,14 +87,14 @@ t.test('the JWKS by URL: fetched from a real HTTP server, an unknown kid still r
   await refused(t, verifier.verify(`Bearer ${token}`), 'token_invalid', /key id \(kid "rotated-away"/, token);
 });
 
-t.test('a JWKS URL that cannot be fetched is a server fault (500), not the token\'s', async (t) => {
+t.test('a JWKS URL that cannot be fetched is the service\'s fault (503), not the token\'s', async (t) => {
   const idp = await issuerFor(t);
   const served = await serveJwks(idp.jwks);
   await served.close();
   const verifier = createOidcVerifier(idp.config({ jwks: { url: served.url } }));
   const token = await idp.mint();
-  await refused(t, verifier.verify(`Bearer ${token}`), 'internal_error', /JWKS at http:\/\/127\.0\.0\.1:\d+\/jwks\.json could not be used/, token);
-  t.equal(ERRORS.internal_error.http, null, 'answered as a generic 500, its message kept for the log');
+  await refused(t, verifier.verify(`Bearer ${token}`), 'token_keys_unavailable', /JWKS at http:\/\/127\.0\.0\.1:\d+\/jwks\.json could not be used/, token);
+  t.same(ERRORS.token_keys_unavailable.http, [503, 'Token keys unavailable'], 'answered 503: the client may try again once the JWKS is back');
 });
 
 t.test('expiry and not-before, against the injected clock and its tolerance', async (t) => {
