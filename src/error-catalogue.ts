@@ -274,6 +274,8 @@ export const ERRORS = {
   // Broken invariants: the store's own files, templates as shipped, the packet assembler's inputs.
   // A route that meets one answers 500 internal_error; start-up and the CLI report them.
   store_corrupt: { http: null, exit: 3 },
+  // The file system refused the data dir (full, read-only, permissions, a path that is no directory).
+  file_system_refused: { http: null, exit: 3 },
   index_outdated: { http: null, exit: 3 },
   index_version_unknown: { http: null, exit: 3 },
   quota_event_invalid: { http: null, exit: 3 },

@@ -27,10 +27,46 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       if (json) renderError(errorDocument(new AppError('usage_error', err.message.replace(/^error: /, ''))), io);
       return ERRORS.usage_error.exit;
     }
-    if (err instanceof AppError) io.stderr(`gov: ${err.message}\n`);
-    else io.stderr(`gov: unexpected failure: ${(err as Error)?.stack ?? String(err)}\n`);
-    if (json) renderError(errorDocument(err), io);
-    return exitCodeOf(err);
+    const failure = fileSystemRefusal(err) ?? err;
+    if (failure instanceof AppError) io.stderr(`gov: ${failure.message}\n`);
+    else io.stderr(`gov: unexpected failure: ${(failure as Error)?.stack ?? String(failure)}\n`);
+    if (json) renderError(errorDocument(failure), io);
+    return exitCodeOf(failure);
+  }
+}
+
+/**
+ * The file system's refusal of a file the command needed (a full disk, a read-only or foreign
+ * directory, a path that is no directory), as one sentence that says what to do, or null.
+ */
+export function fileSystemRefusal(err: unknown): AppError | null {
+  const e = (err ?? {}) as NodeJS.ErrnoException & { info?: { path?: string } };
+  const { code, syscall } = e;
+  // Node's SystemError (ERR_FS_EISDIR from rm) keeps the path in its info.
+  const path = e.path ?? e.info?.path;
+  const where = path ?? 'a file of the data dir';
+  const say = (sentence: string) => new AppError('file_system_refused', sentence, { cause: err });
+  switch (code) {
+    case 'ENOSPC':
+    case 'SQLITE_FULL':
+      return say(`The disk holding ${where} is full; free some space and run the command again.`);
+    case 'EROFS':
+    case 'SQLITE_READONLY':
+      return say(`${where} is on a read-only file system; use a --data-dir on a writable one.`);
+    case 'EACCES':
+    case 'EPERM':
+      return say(`Permission denied for ${where}${syscall ? ` (${syscall})` : ''}; run as a user that may write there, or use another --data-dir.`);
+    case 'ENOENT':
+      return path === undefined ? null : say(`${path} does not exist (a link to nowhere, or removed meanwhile); check the --data-dir path.`);
+    case 'EISDIR':
+    case 'ERR_FS_EISDIR':
+      return say(`${where} is a directory where a file belongs; move it away and run the command again.`);
+    case 'ENOTDIR':
+      return say(`A part of ${where} is a file where a directory belongs; check the --data-dir path.`);
+    case 'SQLITE_CANTOPEN':
+      return say(`The index file of the data dir cannot be opened (${(err as Error).message}); check that index.sqlite is a file you may write, or move it away (it is rebuilt from the log).`);
+    default:
+      return null;
   }
 }
 

@@ -88,3 +88,27 @@ t.test('a reader that closes the pipe early ends the command quietly (gov --help
   t.equal(code, 0, 'the help was asked for and given as far as anyone read');
   t.notMatch(stderr, /EPIPE|Unhandled/, 'no stack trace');
 });
+
+t.test('the file system refusing the data dir: one sentence that says what to do, exit 3, never a stack', async (t) => {
+  const { mkdirSync } = await import('node:fs');
+  const { fileSystemRefusal } = await import('../../src/cli/run-cli.ts');
+  const dir = tempDir(t);
+  // An index.sqlite that is a directory: start cannot open it, nor remove it to rebuild.
+  const dataDir = join(dir, 'data');
+  mkdirSync(join(dataDir, 'index.sqlite'), { recursive: true });
+  const verified = await gov(dir, 'events', 'verify', '--data-dir', dataDir);
+  t.notMatch(verified.stderr, /unexpected failure|\n\s+at /, 'events verify: no stack');
+  const refused = await gov(dir, 'preview', 'start', '--port', '0', '--data-dir', dataDir, '--json');
+  t.equal(refused.code, 3);
+  t.match(refused.doc, { ok: false, code: 'file_system_refused', message: `${join(dataDir, 'index.sqlite')} is a directory where a file belongs; move it away and run the command again.` });
+  t.notMatch(refused.stderr, /unexpected failure|\n\s+at /, 'no stack');
+
+  // What each refusal says (errors as Node raises them).
+  const errno = (code: string, path?: string, syscall?: string) => Object.assign(new Error(code), { code, ...(path ? { path } : {}), ...(syscall ? { syscall } : {}) });
+  t.match(fileSystemRefusal(errno('ENOSPC', '/d/events.jsonl', 'write'))?.message, 'The disk holding /d/events.jsonl is full; free some space');
+  t.match(fileSystemRefusal(errno('EROFS', '/d'))?.message, '/d is on a read-only file system; use a --data-dir on a writable one.');
+  t.match(fileSystemRefusal(errno('EACCES', '/d', 'mkdir'))?.message, 'Permission denied for /d (mkdir)');
+  t.match(fileSystemRefusal(errno('ENOTDIR', '/d/x'))?.message, 'A part of /d/x is a file where a directory belongs');
+  t.equal(fileSystemRefusal(errno('ENOENT')), null, 'a missing file without a path says nothing worth a sentence');
+  t.equal(fileSystemRefusal(new Error('something else')), null);
+});
