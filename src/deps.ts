@@ -4,7 +4,7 @@
 // Nothing is kept between calls: each running system owns its registries, caches and quota context.
 import { nanoid } from 'nanoid';
 import { randomBytes } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { writeRunFile, removeRunFile } from './cli/run-file.ts';
@@ -21,7 +21,7 @@ import type { OidcVerifier } from './server/oidc.ts';
 import type { ServiceDeps } from './service/deps.ts';
 import { ensureForgeData, readForgeDataFile } from './service/quota/forge-data.ts';
 import { quotaContext, type QuotaContext } from './service/quota/quota-context.ts';
-import { loadOrCreateKeys } from './store/keys.ts';
+import { keyFilesOf, loadOrCreateKeys } from './store/keys.ts';
 import { createQueries } from './store/queries.ts';
 import { createGovernanceQueries } from './store/governance-queries.ts';
 import { openQuarantine } from './store/quarantine.ts';
@@ -170,7 +170,14 @@ export async function openServiceDeps(options: ServiceDepsOptions): Promise<Serv
   const whileIndexStarts = () => void (documents = loadServiceDocuments(options));
   const store = await openStore({ dataDir: options.dataDir, clock, warn, whileIndexStarts, ...(options.onBatch ? { onBatch: options.onBatch } : {}) });
   try {
-    return serviceDepsOn(store, { keys: loadOrCreateKeys(options.dataDir), quarantine: openQuarantine(options.dataDir), clock, ...(options.newId ? { newId: options.newId } : {}) }, documents!);
+    // Keys missing beside a log that has events: new ones are made, and what the old ones signed no
+    // longer verifies here, so it is said (restoring the old keys is the remedy).
+    const keysMissing = !existsSync(keyFilesOf(options.dataDir).ed25519);
+    const keys = loadOrCreateKeys(options.dataDir);
+    if (keysMissing && store.tail().seq > 0) {
+      warn(`${join(options.dataDir, 'keys')} held no signing key although the log has ${store.tail().seq} events: new keys were made. Packets, attestations and receipts signed with the old keys no longer verify against GET /v1/keys; restore the old keys from a backup if you have them (stop the preview first).`);
+    }
+    return serviceDepsOn(store, { keys, quarantine: openQuarantine(options.dataDir), clock, ...(options.newId ? { newId: options.newId } : {}) }, documents!);
   } catch (err) {
     // The store's lock and its index writer's thread would keep the process alive, holding the data dir.
     await store.close();

@@ -22,3 +22,22 @@ t.test('a key file that is no key: store_corrupt naming it; the data dir is free
   const again = await testApp(t, { dataDir });
   t.equal((await again.call('/v1/keys', { scope: null })).status, 200, 'the lock was released: the next start opens the data dir');
 });
+
+t.test('keys missing beside a log with events: new keys, and a warning that old signatures no longer verify', async (t) => {
+  const { rmSync } = await import('node:fs');
+  const { join } = await import('node:path');
+  const dataDir = tempDir(t);
+  const first = await testApp(t, { dataDir });
+  t.equal((await first.call('/v1/tasks', { body: { task_id: 'task-k', title: 'A task the old keys could sign', session_id: 's-1' } })).status, 201);
+  const before = (await first.call('/v1/keys', { scope: null })).json;
+  await first.close();
+  rmSync(join(dataDir, 'keys'), { recursive: true });
+  const warnings: string[] = [];
+  const again = await testApp(t, { dataDir, warn: (m) => warnings.push(m) });
+  t.match(warnings.join('\n'), /keys held no signing key although the log has \d+ events: new keys were made\. Packets, attestations and receipts signed with the old keys no longer verify/);
+  t.not(JSON.stringify((await again.call('/v1/keys', { scope: null })).json), JSON.stringify(before), 'new keys');
+  await again.close();
+  const quiet: string[] = [];
+  await testApp(t, { dataDir, warn: (m) => quiet.push(m) });
+  t.notMatch(quiet.join('\n'), /held no signing key/, 'a start with its keys says nothing');
+});
