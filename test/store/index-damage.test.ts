@@ -75,6 +75,8 @@ t.test('a read that finds a row that does not parse: 503 index_unavailable, then
   const dataDir = tempDir(t);
   const { call, service } = await testApp(t, { dataDir });
   t.equal((await call('/v1/tasks', { body: { task_id: 'task-dmg', title: 'A task whose index row breaks', session_id: 'sess-1' } })).status, 201);
+  // A create does not wait for the index: the row is there once the index has applied it.
+  await service.store.settled();
   service.store.index.db.prepare("UPDATE tasks SET state = '{not json' WHERE task_id = 'task-dmg'").run();
   const read = await call('/v1/tasks/task-dmg');
   t.match(read, { status: 503, json: { code: 'index_unavailable' } });
