@@ -4,7 +4,7 @@ import { AppError } from '../errors.ts';
 import type { Json } from './canonical-json.ts';
 import type { Template } from './contract/schema-types.gen.ts';
 import { escapePointer } from './json-pointer.ts';
-import { normaliseText } from './placeholder-text.ts';
+import { CopySources } from './placeholder-text.ts';
 import { deepFreeze } from './pinned-document.ts';
 import { FIELD_INSTRUCTIONS } from './repair-prompts.ts';
 
@@ -19,7 +19,7 @@ export type TemplateRegistry = {
   list(): readonly SmartTemplate[];
   resolve(idOrAlias: string): SmartTemplate | undefined;
   /** Normal forms of every string a template serves (servedText) and of the repair prompts' wording. */
-  readonly copySources: ReadonlySet<string>;
+  readonly copySources: CopySources;
 };
 
 /**
@@ -45,7 +45,7 @@ export function createTemplateRegistry(templates: readonly SmartTemplate[]): Tem
   for (const t of frozen) claim(t.template_id, t);
   for (const t of frozen) for (const alias of t.aliases) claim(alias, t);
 
-  const copySources = new Set<string>();
+  const served: string[] = [];
   for (const t of frozen) {
     const verified = prefilledVerified(t);
     if (verified.length > 0) {
@@ -55,10 +55,10 @@ export function createTemplateRegistry(templates: readonly SmartTemplate[]): Tem
         { extra: { template_id: t.template_id, pointers: verified } },
       );
     }
-    for (const source of servedText(t)) eachString(source, '', (text) => addCopySource(copySources, text));
+    for (const source of servedText(t)) eachString(source, '', (text) => served.push(text));
   }
   // The repair prompts' wording is served too (in every refusal's repair_prompt).
-  for (const text of Object.values(FIELD_INSTRUCTIONS)) addCopySource(copySources, text);
+  const copySources = new CopySources([...served, ...Object.values(FIELD_INSTRUCTIONS)]);
 
   return {
     list: () => frozen,
@@ -79,10 +79,6 @@ function servedText(t: SmartTemplate): unknown[] {
   ];
 }
 
-function addCopySource(sources: Set<string>, text: string): void {
-  const normal = normaliseText(text);
-  if (normal !== '') sources.add(normal);
-}
 
 /** Pointers (into the template) of every prefilled string equal to `verified`. */
 function prefilledVerified(t: SmartTemplate): string[] {

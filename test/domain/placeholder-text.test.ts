@@ -5,7 +5,7 @@
 // compatibility characters, astral characters).
 import t from 'tap';
 import fc from 'fast-check';
-import { findEmptyValue, normaliseText, trimmedLength } from '../../src/domain/placeholder-text.ts';
+import { CopySources, findEmptyValue, isCopiedFrom, normaliseText, trimmedLength } from '../../src/domain/placeholder-text.ts';
 
 const EMPTY_NORMAL_FORMS = new Set([
   '', 'n a', 'na', 'none', 'nil', 'null', 'todo', 'tbd', 'tbc', 'fixme', 'xxx', 'example',
@@ -36,4 +36,19 @@ t.test('trimmedLength counts code points after trimming', async (t) => {
   t.equal(trimmedLength('  a\ud83d\ude00b  '), 3);
   t.equal(trimmedLength('\ud800x'), 2, 'a lone surrogate counts as one');
   t.equal(trimmedLength(''), 0);
+});
+
+t.test('isCopiedFrom over CopySources: whole, an excerpt from a word on, or a source with a word added', async (t) => {
+  const sources = new CopySources([
+    'Hydrate the task timeline (GET /v1/tasks/{task_id}/timeline) before closing: search results are not proof.',
+    'Rotate the signing key',
+  ]);
+  const copied = (text: string) => isCopiedFrom(text, sources);
+  t.ok(copied('hydrate the TASK timeline (GET /v1/tasks/{task_id}/timeline) before closing: search results are not proof'), 'the whole, in another case and punctuation');
+  t.ok(copied('search results are not proof'), 'an excerpt of 20 or more characters from the start of a word');
+  t.ok(copied('the task timeline get v1 tasks'), 'an excerpt in the middle');
+  t.notOk(copied('are not proof'), 'an excerpt shorter than 20 characters is no copy');
+  t.ok(copied('Now rotate the signing key'), 'a source of at least 80 % of the line, with a word added');
+  t.notOk(copied('We rotate the signing key every quarter and record the new key id in the vault'), 'a short source inside a longer own sentence is no copy');
+  t.notOk(copied('Rotated the exporter signing key and re-signed the first archive'), 'an own line');
 });
