@@ -136,7 +136,11 @@ export function createProgram(io: CliIo, state: ProgramState): Command {
     });
 
   const dbCmd = program.command('db').description('the hosted store\'s database: schema migrations, importing a preview')
-    .addHelpText('after', examples('gov db migrate --help', 'gov db import --help'));
+    .addHelpText('after', examples(
+      'gov db migrate --database-url postgres://gov@127.0.0.1:5432/gov',
+      'gov db import --from-data-dir .gov-preview --database-url postgres://gov@127.0.0.1:5432/gov',
+      'gov db rotate-keys --database-url postgres://gov@127.0.0.1:5432/gov',
+    ));
   dbCmd
     .command('migrate')
     .description('apply gov\'s schema migrations to the PostgreSQL database (idempotent; two runs at once wait for each other)')

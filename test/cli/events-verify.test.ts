@@ -107,3 +107,14 @@ t.test("one index row's line changed: exit 1 naming the seq and the column", asy
   const json = await gov(['events', 'verify', '--data-dir', dir, '--json']);
   t.match(JSON.parse(json.stdout), { ok: false, first_bad_seq: 4, problem_code: 'index_row_differs', index: { status: 'disagrees', first_bad_seq: 4, column: 'line' } });
 });
+
+t.test('an empty log: ok, said as no events (not "seq 1–0")', async (t) => {
+  const { mkdirSync, writeFileSync: write } = await import('node:fs');
+  const { join } = await import('node:path');
+  const dir = join(tempDir(t), 'empty');
+  mkdirSync(dir);
+  write(join(dir, 'events.jsonl'), '');
+  const text = await gov(['events', 'verify', '--data-dir', dir]);
+  t.equal(text.code, 0, text.stderr);
+  t.match(text.stdout, /^ok: no events yet \(an empty log\)\n/);
+});

@@ -10,6 +10,7 @@ import { importDataDir, migrateDatabase, rotateDatabaseKeys, verifyDatabaseLog }
 import { safeUrl } from '../../store/pg/pg-store.ts';
 import type { CliIo, CommandResult } from '../io.ts';
 import { batchedLines } from './preview.ts';
+import { chainSummary } from './store.ts';
 import { resolve } from 'node:path';
 
 export type DatabaseFlags = { databaseUrl?: string };
@@ -63,7 +64,7 @@ export async function eventsVerifyDatabase(flags: DatabaseFlags, io: CliIo): Pro
   const result = await verifyDatabaseLog(url, progress);
   if (progress) io.stderr('\r');
   const lines = result.ok
-    ? [`ok: ${result.event_count} events, seq 1–${result.last_seq} gapless, hash chain intact, head row agrees`, `merkle root: ${result.merkle_root}`]
+    ? [`ok: ${chainSummary(result.event_count, result.last_seq)}, head row agrees`, `merkle root: ${result.merkle_root}`]
     : [`FAILED at seq ${result.first_bad_seq}: ${result.problem}`, `events read: ${result.event_count}`];
   return { exitCode: result.ok ? 0 : 1, json: { database: safeUrl(url), ...result }, text: `${lines.join('\n')}\n` };
 }

@@ -23,12 +23,17 @@ export function eventsVerify(options: { dataDir?: string }, io: CliIo): CommandR
   const lines = result.problem === null
     ? [
         ...torn,
-        `${torn.length > 0 ? 'before it' : 'ok'}: ${result.event_count} events, seq 1–${result.last_seq} gapless, hash chain intact`,
+        `${torn.length > 0 ? 'before it' : 'ok'}: ${chainSummary(result.event_count, result.last_seq)}`,
         `merkle root: ${result.merkle_root}`,
         index,
       ]
     : [`FAILED ${failedAt(result)}: ${result.problem}`, ...torn, `events read: ${result.event_count}`, index];
   return { exitCode: result.ok ? 0 : 1, json: result, text: `${lines.join('\n')}\n` };
+}
+
+/** What a clean log holds, said right for an empty one too. */
+export function chainSummary(events: number, lastSeq: number): string {
+  return events === 0 ? 'no events yet (an empty log)' : `${events} events, seq 1–${lastSeq} gapless, hash chain intact`;
 }
 
 /** Where the first finding is: the bad line's seq and byte (its seq may be unreadable: line n holds seq n), or the index's. */
