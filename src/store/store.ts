@@ -374,8 +374,7 @@ function openCaughtUpIndex(dataDir: string, tail: LogTail, projections: Projecti
       index = openIndexDb(indexPath, projections, (from, to) => warn(`The index at ${indexPath} is version ${from}; migrating it to version ${to} (this start takes longer: it may reindex every event).`));
       // The log is the truth, but an index ahead of it, or holding an intact line the log has lost,
       // proves the log lost acknowledged events: refused (exit 3), the index kept as it is.
-      logLostEvents(index, indexPath, logPathOf(dataDir), tail);
-      const damage = indexDamage(index, indexPath, logPathOf(dataDir), tail);
+      const damage = checkIndexAgainstLog(index, indexPath, logPathOf(dataDir), tail);
       if (damage !== null) {
         warn(`The index at ${indexPath} is damaged (${damage}); rebuilding it from the log.`);
       } else {
@@ -414,48 +413,39 @@ const QUICK_CHECK_MAX_BYTES = 16 * 1024 * 1024;
 const TAIL_ROWS_CHECKED = 256;
 
 /**
- * Why the index cannot be trusted, or null: SQLite's quick_check (for an index of moderate size),
- * then the newest indexed rows against the log's own lines. A bigger index is quick-checked by the
- * index writer in the background once the preview runs.
+ * Checks the index against the log at start, reading the newest indexed rows and the log's own last
+ * lines once for both questions. Throws store_corrupt when the log has lost events the index holds:
+ * the index reaches past the log's last seq (the log was cut back, replaced or removed), or one of
+ * the newest lines differs from the indexed copy and the log's line is the broken one (it does not
+ * parse, or its event_hash does not recompute, while the index's copy does). Rebuilding the index
+ * from such a log would throw away the last intact copy of acknowledged events; the sentence says
+ * what to do instead. Otherwise answers why the index cannot be trusted, or null: SQLite's
+ * quick_check (for an index of moderate size), then a newest row that differs from an intact log
+ * line. A bigger index is quick-checked by the index writer in the background once the preview runs.
  */
-function indexDamage(index: IndexDb, indexPath: string, logPath: string, tail: LogTail): string | null {
-  if (statSync(indexPath).size <= QUICK_CHECK_MAX_BYTES) {
-    const verdict = String(index.db.pragma('quick_check', { simple: true }));
-    if (verdict !== 'ok') return `quick_check: ${verdict}`;
-  }
-  const rows = index.db.prepare<[number, number], { seq: number; line: string }>('SELECT seq, line FROM events WHERE seq <= ? ORDER BY seq DESC LIMIT ?').all(tail.seq, TAIL_ROWS_CHECKED);
-  if (rows.length === 0) return null;
-  const logLines = lastLogLines(logPath, tail.size, rows.length);
-  for (const row of rows) {
-    const line = logLines.get(row.seq);
-    if (line !== undefined && line !== row.line) return `the indexed event seq ${row.seq} differs from the log`;
-  }
-  return null;
-}
-
-/**
- * Throws store_corrupt when the log has lost events the index holds: the index reaches past the
- * log's last seq (the log was cut back, replaced or removed), or one of the newest lines differs
- * from the indexed copy and the log's line is the broken one (it does not parse, or its event_hash
- * does not recompute, while the index's copy does). Rebuilding the index from such a log would
- * throw away the last intact copy of acknowledged events; the sentence says what to do instead.
- */
-function logLostEvents(index: IndexDb, indexPath: string, logPath: string, tail: LogTail): void {
+function checkIndexAgainstLog(index: IndexDb, indexPath: string, logPath: string, tail: LogTail): string | null {
   const indexed = index.lastSeq();
   const restore = `Restore ${logPath} from a backup (the index at ${indexPath} still holds what it indexed and is left as it is); to start over from the log as it is and lose those events, delete ${indexPath} first.`;
   if (indexed > tail.seq) {
     throw new AppError('store_corrupt', `The index holds events up to seq ${indexed}, but the log ${logPath} ends at seq ${tail.seq}: the log has lost acknowledged events. ${restore}`);
   }
   const rows = index.db.prepare<[number, number], { seq: number; line: string }>('SELECT seq, line FROM events WHERE seq <= ? ORDER BY seq DESC LIMIT ?').all(tail.seq, TAIL_ROWS_CHECKED);
-  if (rows.length === 0) return;
-  const logLines = lastLogLines(logPath, tail.size, rows.length, true);
+  const logLines = rows.length === 0 ? new Map<number, LogLine>() : lastLogLines(logPath, tail.size, rows.length);
+  let damage: string | null = null;
   for (const row of rows) {
-    const line = logLines.get(row.seq);
-    if (line === undefined || line === row.line) continue;
-    if (lineIntact(row.line) && !lineIntact(line)) {
+    const logLine = logLines.get(row.seq);
+    if (logLine === undefined || logLine.text === row.line) continue;
+    if (lineIntact(row.line) && !(logLine.parsed && lineIntact(logLine.text))) {
       throw new AppError('store_corrupt', `The line of seq ${row.seq} in the log ${logPath} is damaged (it does not parse, or its event_hash does not recompute), and the index holds an intact copy of it. Run gov events verify --data-dir to see every damaged line. ${restore}`);
     }
+    // A line that does not parse is only placed by its neighbour: it proves nothing about the index.
+    if (logLine.parsed) damage ??= `the indexed event seq ${row.seq} differs from the log`;
   }
+  if (statSync(indexPath).size <= QUICK_CHECK_MAX_BYTES) {
+    const verdict = String(index.db.pragma('quick_check', { simple: true }));
+    if (verdict !== 'ok') return `quick_check: ${verdict}`;
+  }
+  return damage;
 }
 
 /** Whether a stored line parses and its event_hash recomputes. */
@@ -468,12 +458,15 @@ function lineIntact(line: string): boolean {
   }
 }
 
+/** One of the log's lines; `parsed` false for a line that does not parse (placed by its neighbour). */
+type LogLine = { text: string; parsed: boolean };
+
 /**
- * The log's last `count` lines by seq (read back from its end). `keepBroken`: a line that does not
- * parse is kept under the seq its position gives (line n holds seq n, counting back from the last).
+ * The log's last `count` lines by seq (read back from its end). A line that does not parse is kept
+ * under the seq its position gives (line n holds seq n, counting back from the last).
  */
-function lastLogLines(logPath: string, size: number, count: number, keepBroken = false): Map<number, string> {
-  const out = new Map<number, string>();
+function lastLogLines(logPath: string, size: number, count: number): Map<number, LogLine> {
+  const out = new Map<number, LogLine>();
   let chunk = 256 * 1024;
   for (;;) {
     const start = Math.max(0, size - chunk);
@@ -491,16 +484,16 @@ function lastLogLines(logPath: string, size: number, count: number, keepBroken =
       const last = lines.slice(-count);
       let seqAfter: number | null = null;
       for (let i = last.length - 1; i >= 0; i--) {
-        const line = last[i]!;
+        const text = last[i]!;
         try {
-          const seq = (JSON.parse(line) as StoredEvent).seq;
-          out.set(seq, line);
+          const seq = (JSON.parse(text) as StoredEvent).seq;
+          out.set(seq, { text, parsed: true });
           seqAfter = seq;
         } catch {
           // Recovery already cut a torn tail; a broken line before it is placed by its neighbour.
-          if (keepBroken && seqAfter !== null) {
+          if (seqAfter !== null) {
             seqAfter -= 1;
-            out.set(seqAfter, line);
+            out.set(seqAfter, { text, parsed: false });
           }
         }
       }
