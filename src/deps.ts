@@ -145,7 +145,7 @@ export function loadServiceDocuments(options: Partial<Pick<ServiceDeps, 'registr
 /** The services' deps on an open store, whichever adapter it is (the preview's file, PostgreSQL). */
 export function serviceDepsOn(
   store: Store,
-  parts: Pick<ServiceDeps, 'keys' | 'quarantine' | 'clock'> & Partial<Pick<ServiceDeps, 'newId' | 'identities'>>,
+  parts: Pick<ServiceDeps, 'keys' | 'quarantine' | 'clock'> & Partial<Pick<ServiceDeps, 'newId' | 'identities' | 'deployment'>>,
   documents: ServiceDocuments,
 ): ServiceDeps {
   return {
@@ -158,6 +158,7 @@ export function serviceDepsOn(
     clock: parts.clock,
     newId: parts.newId ?? ((prefix) => timeOrderedId(prefix)),
     ...(parts.identities === undefined ? {} : { identities: parts.identities }),
+    ...(parts.deployment === undefined ? {} : { deployment: parts.deployment }),
   };
 }
 

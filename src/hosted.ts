@@ -51,7 +51,7 @@ export async function startHosted(config: ServeConfig, options: ServeOptions = {
   const shutdown = new AbortController();
   let deps: AppDeps;
   try {
-    const service = serviceDepsOn(store, { keys: await loadOrCreatePgKeys(store.pool), quarantine: openPgQuarantine(store.pool), clock, identities: 'verified' }, documents);
+    const service = serviceDepsOn(store, { keys: await loadOrCreatePgKeys(store.pool), quarantine: openPgQuarantine(store.pool), clock, identities: 'verified', deployment: 'hosted' }, documents);
     const quotaConfig = (config.config ?? withQuota()).quota;
     deps = appDepsOf(service, { auth: { oidc }, port: () => boundPort, quota: quotaContext(service, quotaConfig), stopping: shutdown.signal, ...(options.access ? { access: options.access } : {}), ...(options.logError ? { logError: options.logError } : {}) });
   } catch (err) {

@@ -35,4 +35,9 @@ export type ServiceDeps = {
    * preview (its tokens name a transport, and actors are what callers say): answers state which.
    */
   identities?: 'asserted' | 'verified';
+  /**
+   * Which deployment serves: 'preview' (the default: a local preview, as its packets say) or
+   * 'hosted' (`gov serve`, whose packets carry the hosted non-claims, docs/hosting.md).
+   */
+  deployment?: 'preview' | 'hosted';
 };

@@ -68,7 +68,7 @@ export async function assemblePacket(deps: ServiceDeps, ctx: WriteContext, body:
     const { body: packetBody, manifest } = assemblePacketBody({
       scope: ctx.scope, request: req, events, accessLog: accessLog(), asOf: formatDateTime(asOfMs),
       // The hosted service authenticates its callers: its packets say what they are (docs/hosting.md).
-      ...(deps.identities === 'verified' ? { defaultNonClaims: HOSTED_NON_CLAIMS } : {}),
+      ...(deps.deployment === 'hosted' ? { defaultNonClaims: HOSTED_NON_CLAIMS } : {}),
     });
     const statusGuard = guardReassembly(deps, ctx.scope, packetBody);
     const { packet, unit, expect: receiptGuard } = issuePacket(deps, ctx, packetBody, req.integrity_class ?? 'hash_bound', req.signature_alg ?? 'ed25519');
