@@ -4,8 +4,11 @@
 import t, { type Test } from 'tap';
 import { connect } from 'node:net';
 import { expectNoEvents, spec } from '../fixtures/api-spec.ts';
+import { withQuota } from '../../src/config.ts';
+import { startPreview } from '../../src/deps.ts';
 import { serveApp } from '../fixtures/served-app.ts';
-import { assertSchema, rawEvent, SCOPE_A, TOKENS } from '../fixtures/test-app.ts';
+import { testSchemas } from '../fixtures/templates.ts';
+import { assertSchema, counterIds, fixedClock, rawEvent, SCOPE_A, tempDir, TOKENS } from '../fixtures/test-app.ts';
 
 type RawAnswer = { statusLine: string; status: number; headers: Record<string, string>; body: string };
 
@@ -130,4 +133,74 @@ t.test('a body refused as too large closes the connection: the answer never prom
       t.notMatch(res.body, /HTTP\/1\.1/, 'nothing after the 413 on that connection');
     });
   }
+});
+
+/** A keep-alive connection that answers one request at a time (each answer has a Content-Length). */
+function keepAliveConnection(port: number) {
+  const socket = connect(port, '127.0.0.1');
+  let buffered = Buffer.alloc(0);
+  let wanted: ((answer: RawAnswer) => void) | null = null;
+  const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()));
+  const tryAnswer = () => {
+    const text = buffered.toString('latin1');
+    const end = text.indexOf('\r\n\r\n');
+    if (wanted === null || end < 0) return;
+    const [statusLine = '', ...lines] = text.slice(0, end).split('\r\n');
+    const headers = Object.fromEntries(lines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]));
+    const length = Number(headers['content-length'] ?? 0);
+    if (buffered.length < end + 4 + length) return;
+    const body = buffered.subarray(end + 4, end + 4 + length).toString('utf8');
+    buffered = buffered.subarray(end + 4 + length);
+    const resolve = wanted;
+    wanted = null;
+    resolve({ statusLine, status: Number(statusLine.split(' ')[1]), headers, body });
+  };
+  socket.on('data', (d) => {
+    buffered = Buffer.concat([buffered, d]);
+    tryAnswer();
+  });
+  return {
+    ask(head: string): Promise<RawAnswer> {
+      return new Promise((resolve) => {
+        wanted = resolve;
+        socket.write(`${head}\r\nHost: 127.0.0.1:${port}\r\n\r\n`);
+      });
+    },
+    closed,
+  };
+}
+
+t.test('once a stop begins, the next answer on a busy keep-alive connection closes it', async (t) => {
+  // A request the wrapper holds until released: the connection is busy when the stop begins, so
+  // the server's close leaves it open (only idle connections close at once).
+  let release = () => {};
+  const held = new Promise<void>((resolve) => (release = resolve));
+  let arrived = () => {};
+  const holding = new Promise<void>((resolve) => (arrived = resolve));
+  const preview = await startPreview({ ...withQuota(), dataDir: tempDir(t), host: '127.0.0.1', port: 0, forgeData: 'none' }, {
+    tokens: TOKENS, clock: fixedClock(), newId: counterIds(), warn: () => {}, logError: () => {}, access: () => {}, registry: testSchemas(),
+    wrapFetch: (fetch) => async (req) => {
+      if (req.headers.get('x-test-hold') !== null) {
+        arrived();
+        await held;
+      }
+      return fetch(req);
+    },
+  });
+  t.teardown(() => preview.dropConnections());
+  const connection = keepAliveConnection(preview.port);
+  const before = await connection.ask('GET /health HTTP/1.1');
+  t.equal(before.status, 200);
+  t.not(before.headers.connection, 'close', 'before the stop the connection is kept alive');
+  const first = connection.ask('GET /health HTTP/1.1\r\nX-Test-Hold: 1');
+  await holding;
+  const stopped = preview.stop();
+  release();
+  t.equal((await first).status, 200, 'the request in flight when the stop began is answered');
+  const next = await connection.ask('GET /health HTTP/1.1');
+  t.equal(next.status, 200, 'a request that arrives on it after the stop began is still answered');
+  t.equal(next.headers.connection, 'close', 'with Connection: close');
+  await connection.closed;
+  t.pass('and the server closed the connection after that answer');
+  await stopped;
 });
