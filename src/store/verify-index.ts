@@ -5,7 +5,8 @@
 // each row's `line` equals the log's line of its seq byte for byte, its columns equal that event's
 // members, and the meta (last_seq, last_hash, log_offset) names the last row's place in the log.
 import Database from 'better-sqlite3';
-import { existsSync } from 'node:fs';
+import { accessSync, constants, existsSync } from 'node:fs';
+import { dirname } from 'node:path';
 import type { StoredEvent } from '../domain/event.ts';
 import type { LogLine } from './log-lines.ts';
 import { scopeKey } from './projections/core.ts';
@@ -13,8 +14,11 @@ import { scopeKey } from './projections/core.ts';
 export type IndexCode = 'index_corrupt' | 'index_row_differs' | 'index_row_missing' | 'index_row_extra' | 'index_meta_differs';
 
 export type IndexReport = {
-  /** `behind` (a prefix of the log; start-up or a running writer catches up) and `missing` are not failures. */
-  status: 'agrees' | 'behind' | 'missing' | 'corrupt' | 'disagrees';
+  /**
+   * `behind` (a prefix of the log; start-up or a running writer catches up), `missing` and
+   * `unreadable` (not checked: SQLite cannot read it where it lies) are not failures.
+   */
+  status: 'agrees' | 'behind' | 'missing' | 'unreadable' | 'corrupt' | 'disagrees';
   /** How far the rows were read: the index's last seq when it agrees or is behind. */
   index_seq: number;
   detail: string;
@@ -48,7 +52,7 @@ export function compareIndex(path: string): IndexComparison {
   try {
     db = new Database(path, { readonly: true, fileMustExist: true });
   } catch (err) {
-    return broken(`the index cannot be opened (${(err as Error).message})`, 0);
+    return unreadableHere(err, path) ?? broken(`the index cannot be opened (${(err as Error).message})`, 0);
   }
   let rows: Iterator<Row> | null = null;
   let verdict: IndexReport | null = null;
@@ -72,7 +76,7 @@ export function compareIndex(path: string): IndexComparison {
       read();
     } catch (err) {
       const where = rows === null ? '' : ` after seq ${seen}`;
-      verdict = corruptIndex(`reading it failed${where} (${(err as Error).message})`, seen);
+      verdict = (rows === null ? unreadableHere(err, path)?.finish(0) : undefined) ?? corruptIndex(`reading it failed${where} (${(err as Error).message})`, seen);
       close();
     }
   };
@@ -150,6 +154,26 @@ export function corruptIndex(why: string, seen: number, remedy = 'run gov store 
 function broken(why: string, seen: number): IndexComparison {
   const report = corruptIndex(why, seen);
   return { line: () => {}, finish: () => report };
+}
+
+/**
+ * The index is in WAL mode, and SQLite reads such a file only beside its shared-memory file
+ * (index.sqlite-shm), which it makes when it opens the file: in a directory it may not write (a
+ * read-only file system, a backup mounted read-only) and without one left there, it cannot open a
+ * healthy index. That is no finding about the index, which then is simply not checked.
+ */
+function unreadableHere(err: unknown, path: string): IndexComparison | null {
+  if ((err as { code?: unknown })?.code !== 'SQLITE_CANTOPEN' || existsSync(`${path}-shm`)) return null;
+  try {
+    accessSync(dirname(path), constants.W_OK);
+    return null;
+  } catch {
+    const report: IndexReport = {
+      status: 'unreadable', index_seq: 0, code: null, first_bad_seq: null, column: null,
+      detail: `not checked: SQLite reads the index only beside its ${path}-shm file, which it cannot make in a directory it may not write (a read-only file system); copy the data dir somewhere writable and verify the copy to check the index`,
+    };
+    return { line: () => {}, finish: () => report };
+  }
 }
 
 function absent(detail: string): IndexComparison {

@@ -3,7 +3,8 @@
 // the text and as one JSON document under --json; a clean data dir is exit 0.
 import t, { type Test } from 'tap';
 import Database from 'better-sqlite3';
-import { cpSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { chmodSync, cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { exitCodeOf } from '../../src/cli/exit-codes.ts';
 import type { CliIo } from '../../src/cli/io.ts';
 import { createProgram, type ProgramState } from '../../src/cli/program.ts';
@@ -117,4 +118,39 @@ t.test('an empty log: ok, said as no events (not "seq 1–0")', async (t) => {
   const text = await gov(['events', 'verify', '--data-dir', dir]);
   t.equal(text.code, 0, text.stderr);
   t.match(text.stdout, /^ok: no events yet \(an empty log\)\n/);
+});
+
+/**
+ * A copy of the data dir in a directory SQLite may not write: mode 0555 for a user, a read-only
+ * tmpfs for root (whom modes do not stop). Null where neither can be made (root without mount).
+ */
+function readOnlyCopy(t: Test): string | null {
+  const dir = tempDir(t);
+  if (process.getuid?.() !== 0) {
+    cpSync(base, dir, { recursive: true });
+    chmodSync(dir, 0o555);
+    t.teardown(() => chmodSync(dir, 0o755));
+    return dir;
+  }
+  if (spawnSync('mount', ['-t', 'tmpfs', 'tmpfs', dir]).status !== 0) return null;
+  t.teardown(() => void spawnSync('umount', [dir]));
+  cpSync(base, dir, { recursive: true });
+  return spawnSync('mount', ['-o', 'remount,ro', dir]).status === 0 ? dir : null;
+}
+
+t.test('an index on a read-only file system is not checked, and not called corrupt', async (t) => {
+  const dir = readOnlyCopy(t);
+  // Root in a container that may not mount: no directory can refuse SQLite there.
+  if (dir === null) return t.skip('no read-only directory can be made here (root without mount)');
+  const out = await gov(['events', 'verify', '--data-dir', dir, '--json']);
+  t.equal(out.code, 0, 'the log verifies: exit 0');
+  const report = JSON.parse(out.stdout);
+  t.equal(report.ok, true);
+  t.equal(report.event_count, 5);
+  t.equal(report.index.status, 'unreadable', 'the index was not read, which is no finding about it');
+  t.equal(report.index.code, null);
+  t.match(report.index.detail, /^not checked: .*-shm.*copy the data dir somewhere writable/);
+  const text = await gov(['events', 'verify', '--data-dir', dir]);
+  t.equal(text.code, 0);
+  t.match(text.stdout, /index: unreadable \(not checked/);
 });
