@@ -2,7 +2,7 @@
 // this check for speed), and every one of them compiles under strict mode.
 import t from 'tap';
 import { fileURLToPath } from 'node:url';
-import { loadSchemaRegistry } from '../src/schema-registry.ts';
+import { loadSchemaRegistry, MAX_SCHEMA_ERRORS } from '../src/schema-registry.ts';
 
 const dir = fileURLToPath(new URL('../schemas', import.meta.url));
 
@@ -52,4 +52,39 @@ t.test('a refusal says what is allowed: enum values, a const, and which conditio
   t.throws(() => registry.assert('api/evidence-review-request.json', { decision: 'reject', content_trust: 'untrusted_external', reason: 'x' }, 'body'), {
     message: 'The body is not valid: /content_trust member "content_trust" is not allowed unless decision is "accept". Fix the listed members and send it again.',
   });
+});
+
+t.test('uniqueItems finds the first repeated item, objects equal whatever their member order', async (t) => {
+  const registry = loadSchemaRegistry(dir);
+  const incident = { class: 'incident', title: 'T', description: 'D', aware_at: '2026-12-01T10:00:00Z', severity: 'sev1' };
+  t.same(registry.validate('api/incident-create-request.json', { ...incident, asset_ids: ['aa', 'bb', 'cc', 'bb', 'aa'] }), [
+    { pointer: '/asset_ids', detail: 'must NOT have duplicate items (items ## 1 and 3 are identical)' },
+  ]);
+  const tag = (id: string) => ({ framework: 'owasp-llm', version: '2025', id });
+  t.same(registry.validate('api/incident-create-request.json', { ...incident, tags: [tag('LLM01'), tag('LLM02'), { id: 'LLM01', version: '2025', framework: 'owasp-llm' }] }), [
+    { pointer: '/tags', detail: 'must NOT have duplicate items (items ## 0 and 2 are identical)' },
+  ]);
+  t.same(registry.validate('api/incident-create-request.json', { ...incident, tags: [tag('LLM01'), tag('LLM02')], asset_ids: ['aa', 'bb'] }), [], 'distinct items pass');
+  // 40,000 distinct ids, far past maxItems (50): refused for their number, not compared pairwise.
+  const many = Array.from({ length: 40_000 }, (_, i) => `asset-${i}`);
+  t.same(registry.validate('api/incident-create-request.json', { ...incident, asset_ids: many }), [{ pointer: '/asset_ids', detail: 'must NOT have more than 50 items' }]);
+});
+
+t.test('thousands of bad items are described up to a bound, and the rest counted', async (t) => {
+  const registry = loadSchemaRegistry(dir);
+  const incident = { class: 'incident', title: 'T', description: 'D', aware_at: '2026-12-01T10:00:00Z', severity: 'sev1' };
+  // A 1 MiB body holds ~22,000 of these tags, each with a framework the pattern refuses.
+  const tags = Array.from({ length: 22_000 }, (_, i) => ({ framework: 'F', version: '1', id: `x${i}` }));
+  const details = registry.validate('api/incident-create-request.json', { ...incident, tags });
+  t.equal(details.length, MAX_SCHEMA_ERRORS + 1, 'MAX_SCHEMA_ERRORS described, then one that counts the rest');
+  t.same(details[0], { pointer: '/tags', detail: 'must NOT have more than 50 items' });
+  t.match(details[1], { pointer: '/tags/0/framework', detail: /^must match pattern/ });
+  t.same(details.at(-1), { pointer: '', detail: 'and 21,901 more problems the schema found; fix the ones listed and send it again to see the rest' });
+});
+
+t.test('a member a merge-patch cannot change is named at its own pointer', async (t) => {
+  const registry = loadSchemaRegistry(dir);
+  // unevaluatedProperties (the patch's members come from an allOf): Ajv said "(root) must NOT have unevaluated properties".
+  t.same(registry.validate('api/incident-patch-request.json', { aware_at: '2026-01-01T00:00:00Z' }), [{ pointer: '/aware_at', detail: 'unknown member "aware_at" is not allowed' }]);
+  t.same(registry.validate('api/incident-patch-request.json', { severity: 'sev2', bogus: 1 }), [{ pointer: '/bogus', detail: 'unknown member "bogus" is not allowed' }]);
 });
