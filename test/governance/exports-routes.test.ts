@@ -153,3 +153,20 @@ t.test('a rebuilt index gives the same exports', async (t) => {
     t.equal(out.format === 'json' ? out.body : '', before[kind], `${kind}: identical after the rebuild`);
   }
 });
+
+t.test('the reviews export takes the incidents that bring a review forward, as the review list does', async (t) => {
+  const { call } = await exporting(t);
+  await populate(t, call);
+  const before = (await call('/v1/exports/reviews')).json;
+  t.match(before.records, [{ asset_id: 'chat-1', status: 'upcoming', trigger: null }], 'no incident yet: the cadence (90 days for a high tier)');
+  const logged = await call('/v1/incidents', { body: { class: 'incident', title: 'Wrong refunds promised', description: 'The bot promised refunds.', aware_at: '2026-11-01T09:00:00Z', severity: 'sev2', asset_ids: ['chat-1'], actor: owner } });
+  t.equal(logged.status, 201, logged.text);
+  const live = (await call('/v1/reviews?asset_id=chat-1')).json.reviews;
+  t.match(live, [{ asset_id: 'chat-1', status: 'due', trigger: { kind: 'incident', ref: logged.json.incident.incident_id } }], 'the review list: due, brought forward by the incident');
+  const exported = (await call('/v1/exports/reviews')).json;
+  const { trigger, ...rest } = exported.records[0];
+  const { trigger: liveTrigger, ...liveRest } = live[0];
+  t.same(rest, liveRest, 'the export has the review the list shows');
+  t.same(trigger, liveTrigger, 'with the same trigger');
+  t.same((await call(`/v1/exports/reviews?as_of=${before.as_of}`)).text, canonicalJson(before), 'an as_of before the incident still gives the cadence');
+});

@@ -80,6 +80,26 @@ export function incidentTrigger(assetId: string, incident: { incident_id?: strin
   return { kind: 'incident', at: incident.at, ...(incident.incident_id !== undefined ? { ref: incident.incident_id } : {}) };
 }
 
+/**
+ * The review triggers incidents raise for an asset at `now`: each time one became sev1 or sev2 on
+ * it (logged so, raised to it, or the asset added to such an incident), as the incidents record them.
+ */
+export function incidentReviewTriggers(
+  incidents: Iterable<{ incident_id: string; review_triggers: ReadonlyArray<{ asset_id: string; severity: string; at: string }> }>,
+  assetId: string,
+  now: Date,
+): ReviewTrigger[] {
+  const out: ReviewTrigger[] = [];
+  for (const incident of incidents) {
+    for (const t of incident.review_triggers) {
+      if (t.asset_id !== assetId || instant(t.at) > now.getTime()) continue;
+      const trigger = incidentTrigger(assetId, { incident_id: incident.incident_id, severity: t.severity, asset_ids: [t.asset_id], at: t.at });
+      if (trigger) out.push(trigger);
+    }
+  }
+  return out;
+}
+
 /** A vendor assessment the asset uses triggers when it expires: at valid_until, once that has passed. */
 export function vendorExpiryTrigger(vendor: { vendor_id: string; valid_until: string }, now: Date): ReviewTrigger | undefined {
   return instant(vendor.valid_until) <= now.getTime() ? { kind: 'vendor_expired', at: vendor.valid_until, ref: vendor.vendor_id } : undefined;

@@ -24,7 +24,8 @@ import { applyTrustEvent, EVIDENCE_REVIEWED_KIND, EVIDENCE_SANITIZED_KIND, refSh
 import { applyApprovalEvent, APPROVAL_KINDS, type Approval } from '../../domain/governance/approvals.ts';
 import { applyAssetEvent, ASSET_REGISTERED, assetIdOf, assetView, type AssetState } from '../../domain/governance/assets.ts';
 import { applyPostureItemEvent, POSTURE_NON_CLAIM, REGULATORY_POSTURE_UPDATED, type PostureItem } from '../../domain/governance/regulatory.ts';
-import { REVIEW_COMPLETED, reviewSchedule, vendorExpiryTrigger, type ReviewTrigger } from '../../domain/governance/reviews.ts';
+import { applyIncidentEvent, INCIDENT_LOGGED, INCIDENT_UPDATED, incidentIdOf, type Incident } from '../../domain/governance/incidents.ts';
+import { incidentReviewTriggers, REVIEW_COMPLETED, reviewSchedule, vendorExpiryTrigger, type ReviewTrigger } from '../../domain/governance/reviews.ts';
 import { eventActor } from '../../domain/governance/types.ts';
 import { applyVendorsEvent, VENDOR_ASSESSED, vendorViewOf, type VendorState } from '../../domain/governance/vendors.ts';
 import { redactEvidenceRefs } from '../../domain/redaction.ts';
@@ -143,6 +144,17 @@ function vendorStates(cut: Cut): Map<string, VendorState> {
   return vendors;
 }
 
+/** Each incident folded as its events are read (foldIncidents' step), by incident_id. */
+function incidentStates(cut: Cut): Incident[] {
+  const incidents = new Map<string, Incident>();
+  for (const e of cut.ofKinds(INCIDENT_LOGGED, INCIDENT_UPDATED)) {
+    const id = incidentIdOf(e);
+    const after = id === undefined ? undefined : applyIncidentEvent(incidents.get(id), e);
+    if (after) incidents.set(id!, after);
+  }
+  return [...incidents.values()];
+}
+
 /** Each posture item folded as its events are read (foldPosture's step), by postureItemKey. */
 function postureItems(cut: Cut): PostureItem[] {
   const items = new Map<string, PostureItem>();
@@ -241,13 +253,16 @@ function foldedRecords(deps: ServiceDeps, kind: Exclude<ExportKind, 'risk' | 'in
     case 'vendors':
       return [...vendorStates(cut).values()].sort(byId((v) => v.vendor_id)).map((v) => vendorViewOf(v, cut.now));
     case 'reviews': {
+      // The triggers the live review list takes (registry-service.ts), from the events of the cut.
       const vendors = vendorStates(cut);
+      const incidents = incidentStates(cut);
       return assetStates(cut).flatMap((asset) => {
         const triggers = (asset.registration.vendor_ids ?? []).flatMap((id): ReviewTrigger[] => {
           const v = vendors.get(id);
           const trigger = v ? vendorExpiryTrigger({ vendor_id: v.vendor_id, valid_until: v.latest.valid_until }, cut.now) : undefined;
           return trigger ? [trigger] : [];
         });
+        triggers.push(...incidentReviewTriggers(incidents, asset.asset_id, cut.now));
         const schedule = reviewSchedule(asset, triggers, cut.now);
         return schedule ? [{ ...schedule, trigger: schedule.trigger ?? null }] : [];
       });

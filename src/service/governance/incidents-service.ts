@@ -10,7 +10,7 @@ import {
   buildLoggedPayload, checkIncidentPatch, CLOCK_NON_CLAIM, DESCRIPTION_NON_CLAIM, INCIDENT_LOGGED, INCIDENT_UPDATED, incidentClocks,
   type Incident, type IncidentCreate, type IncidentPatch, type IncidentRefusal,
 } from '../../domain/governance/incidents.ts';
-import { incidentTrigger, type ReviewTrigger } from '../../domain/governance/reviews.ts';
+import { incidentReviewTriggers, type ReviewTrigger } from '../../domain/governance/reviews.ts';
 import { AppError } from '../../errors.ts';
 import { incidentStream } from '../../domain/streams.ts';
 import type { ServiceDeps } from '../deps.ts';
@@ -169,13 +169,5 @@ export async function updateIncident(deps: ServiceDeps, ctx: WriteContext, incid
  * Call it beside vendorTriggers wherever an asset's review schedule is computed.
  */
 export function incidentTriggers(deps: ServiceDeps, scope: Scope, asset: AssetState, now: Date): ReviewTrigger[] {
-  const out: ReviewTrigger[] = [];
-  for (const incident of deps.gov.incidentsOfAsset(scope, asset.asset_id)) {
-    for (const t of incident.review_triggers) {
-      if (t.asset_id !== asset.asset_id || Date.parse(t.at) > now.getTime()) continue;
-      const trigger = incidentTrigger(asset.asset_id, { incident_id: incident.incident_id, severity: t.severity, asset_ids: [t.asset_id], at: t.at });
-      if (trigger) out.push(trigger);
-    }
-  }
-  return out;
+  return incidentReviewTriggers(deps.gov.incidentsOfAsset(scope, asset.asset_id), asset.asset_id, now);
 }
