@@ -217,7 +217,7 @@ export const ERRORS = {
   evidence_required: {
     http: [422, 'Evidence required'],
     exit: 3,
-    mcp: "Cited evidence must be in this scope's evidence pool (a met posture item needs some): attach it to a task first, then cite its artifact_id in evidence_refs.",
+    mcp: "Cited evidence must be in this scope's evidence pool (a met posture item needs some): attach it first (a task's evidence_refs, or a raw evidence.attached event with or without a task), then cite its artifact_id in evidence_refs.",
   },
   justification_required: {
     http: [422, 'Justification required'],

@@ -63,7 +63,7 @@ async function checkRefs(deps: ServiceDeps, ctx: WriteContext, actor: Actor, res
   if (unknown.length > 0) {
     await deny(deps, ctx, actor, resource, {
       code: 'evidence_required', rule: 'INC-0',
-      message: `${unknown.join(', ')} ${unknown.length === 1 ? 'is' : 'are'} not in this scope's evidence pool: attach the evidence to a task first, then cite its artifact_id.`,
+      message: `${unknown.join(', ')} ${unknown.length === 1 ? 'is' : 'are'} not in this scope's evidence pool: attach the evidence first (a task's evidence_refs, or a raw evidence.attached event with or without a task), then cite its artifact_id.`,
     });
   }
 }

@@ -313,7 +313,7 @@ export async function completeReview(deps: ServiceDeps, ctx: WriteContext, id: s
     if (unknown.length > 0) {
       return deny(deps, ctx, actor, { type: 'review', id }, {
         code: 'evidence_required', rule: 'REV-4',
-        message: `${unknown.join(', ')} ${unknown.length === 1 ? 'is' : 'are'} not in this scope's evidence pool: attach the evidence to a task first (its evidence_refs), then cite its artifact_id.`,
+        message: `${unknown.join(', ')} ${unknown.length === 1 ? 'is' : 'are'} not in this scope's evidence pool: attach the evidence first (a task's evidence_refs, or a raw evidence.attached event with or without a task), then cite its artifact_id.`,
       });
     }
     return {

@@ -63,7 +63,7 @@ export async function assessVendorAnswers(deps: ServiceDeps, ctx: WriteContext, 
     const cited = [...new Set(input.answers.flatMap((a) => a.evidence_refs ?? []))];
     const unknown = cited.filter((id) => deps.gov.artifactHolders(ctx.scope, id).length === 0);
     if (unknown.length > 0) {
-      throw new AppError('evidence_required', `The answers cite evidence no task of this scope cites: ${unknown.join(', ')}; attach it to a task first (a checkpoint's evidence_refs).`, {
+      throw new AppError('evidence_required', `The answers cite evidence that is not in this scope's evidence pool: ${unknown.join(', ')}; attach it first (a task's evidence_refs, or a raw evidence.attached event with or without a task), then cite its artifact_id.`, {
         details: unknown.map((id) => ({ pointer: '/answers', detail: `evidence ${id} is not in the scope's evidence pool` })),
       });
     }
