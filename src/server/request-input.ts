@@ -6,6 +6,7 @@ import { isUtf8 } from 'node:buffer';
 import { assertPlainJson } from '../domain/canonical-json.ts';
 import { isId, type Scope } from '../domain/event.ts';
 import { assertNesting, MAX_BODY_NESTING } from '../domain/json-depth.ts';
+import { findDuplicateMember } from '../domain/json-duplicates.ts';
 import { QUOTA_SCOPE } from '../domain/quota/quota-events.ts';
 import { AppError } from '../errors.ts';
 import { ANY_VERSION, NO_VERSION } from '../service/write-context.ts';
@@ -63,6 +64,13 @@ function parseJson(bytes: Buffer): unknown {
   // A \uD800–\uDFFF escape may leave half a character in a string, which no event can hold (RFC
   // 8785 refuses it): refused here, for every route alike, at its place in the body.
   if (SURROGATE_ESCAPE.test(text)) assertWellFormedText(value);
+  // JSON.parse kept the last of two members of one name; another reader keeps the first.
+  const duplicate = findDuplicateMember(text, value);
+  if (duplicate !== null) {
+    throw new AppError('not_plain_json', `The body names the member ${JSON.stringify(duplicate.name)} twice in one object (at ${duplicate.pointer}); JSON readers disagree on which one counts, so send each member once.`, {
+      details: [{ pointer: duplicate.pointer, detail: 'a member named twice in one object' }],
+    });
+  }
   return value;
 }
 

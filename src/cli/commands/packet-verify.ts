@@ -6,6 +6,9 @@ import { join } from 'node:path';
 import { createClient } from '../../client/client.ts';
 import { parseTokenFile } from '../../client/credentials.ts';
 import type { StoredEvent } from '../../domain/event.ts';
+import { MAX_CANONICAL_NESTING } from '../../domain/canonical-json.ts';
+import { findTooDeep } from '../../domain/json-depth.ts';
+import { findDuplicateMember } from '../../domain/json-duplicates.ts';
 import { loadSchemas } from '../../deps.ts';
 import { isRecord } from '../../domain/gate-context.ts';
 import { verifyPacket, type PacketVerification, type Receipt, type VerifyKey } from '../../domain/packet-verify.ts';
@@ -132,11 +135,20 @@ function readJson(path: string, what: string): unknown {
   } catch (err) {
     throw new AppError('bad_input_file', `Cannot read the ${what} file ${path} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}); check the path and run the command again.`);
   }
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch (err) {
     throw new AppError('bad_input_file', `The ${what} file ${path} is not valid JSON (${(err as Error).message}); give the file as the API answered it, saved unchanged.`);
   }
+  // A member named twice reads differently in other JSON readers (JSON.parse keeps the last): a
+  // file that means two things is refused, not verified as one of them. (Deeper than canonical
+  // JSON allows, it is refused when it is canonicalized.)
+  const duplicate = findTooDeep(value, MAX_CANONICAL_NESTING) === null ? findDuplicateMember(text, value) : null;
+  if (duplicate !== null) {
+    throw new AppError('bad_input_file', `The ${what} file ${path} names the member ${JSON.stringify(duplicate.name)} twice in one object (at ${duplicate.pointer}); readers disagree on which one counts, so it is not verified. The API never answers such a file: get the ${what} again.`);
+  }
+  return value;
 }
 
 function renderChecks(mode: string, result: PacketVerification): string {
