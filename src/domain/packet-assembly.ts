@@ -187,14 +187,20 @@ function checkSnapshot(scope: Scope, taskIds: readonly string[], events: readonl
   }
 }
 
-/** Defaults filled and as_of dropped (it enters the inputs on its own), so equal requests hash equal. */
+/**
+ * The request as the packet's ids derive from it: defaults filled, so equal requests hash equal;
+ * as_of dropped (it enters the inputs on its own); packet_status dropped, as the id stays through
+ * the packet's re-issues (GOVERNANCE K), so assembling an issued snapshot under another status is
+ * the 409 of a status move, not a new packet; signature_alg kept only where it signs (hash_bound
+ * packets carry no signature).
+ */
 function normalizeRequest(r: ProofPacketRequest): Record<string, unknown> {
-  const { as_of: _asOf, ...rest } = r;
+  const { as_of: _asOf, packet_status: _status, signature_alg: _alg, ...rest } = r;
+  const integrityClass = r.integrity_class ?? 'hash_bound';
   return {
     ...rest,
-    integrity_class: r.integrity_class ?? 'hash_bound',
-    signature_alg: r.signature_alg ?? 'ed25519',
-    packet_status: r.packet_status ?? 'draft',
+    integrity_class: integrityClass,
+    ...(integrityClass === 'hash_bound' ? {} : { signature_alg: r.signature_alg ?? 'ed25519' }),
   };
 }
 

@@ -86,7 +86,8 @@ t.test('ids derive from the canonical inputs', async (t) => {
   const base = ids(input());
   for (const [name, changed] of [
     ['another as_of', input({ asOf: '2025-01-16T00:00:00.000Z' })],
-    ['another request', input({ request: { ...input().request, packet_status: 'final' } })],
+    ['another request', input({ request: { ...input().request, non_claims: ['The parser was not fuzzed.'] } })],
+    ['another integrity class', input({ request: { ...input().request, integrity_class: 'signed' } })],
     ['another snapshot', input({ events: EVENTS.slice(0, 4) })],
     // The access log entries are content: a packet listing one more must not share the id.
     ['one more access log entry', input({ accessLog: [...ACCESS_LOG, accessEntry('evt_access_2', 7)] })],
@@ -95,6 +96,16 @@ t.test('ids derive from the canonical inputs', async (t) => {
     const other = ids(changed);
     t.ok(other.every((id, k) => id !== base[k]), `${name}: every id changes`);
   }
+  // The id stays through the packet's re-issues (GOVERNANCE K): the status asked for is not in it,
+  // nor an algorithm a hash_bound packet does not sign with.
+  for (const [name, same] of [
+    ['another status', input({ request: { ...input().request, packet_status: 'final' } })],
+    ['a signature_alg on a hash_bound packet', input({ request: { ...input().request, signature_alg: 'ecdsa-p256-sha256' } })],
+  ] as const) {
+    t.same(ids(same), base, `${name}: the same ids`);
+  }
+  const signed = (alg: 'ed25519' | 'ecdsa-p256-sha256') => ids(input({ request: { ...input().request, integrity_class: 'signed', signature_alg: alg } }));
+  t.ok(signed('ed25519').every((id, k) => id !== signed('ecdsa-p256-sha256')[k]), 'a signed packet: another algorithm is another request');
   for (const spelling of ['2025-01-15T00:00:00Z', '2025-01-14t12:00:00-12:00', '2025-01-15T05:30:00.000999+05:30']) {
     t.same(ids(input({ asOf: spelling })), base, `as_of ${spelling}: the same instant names the same packet`);
   }

@@ -141,3 +141,22 @@ t.test('assembling the same packet again cannot move its status back', async (t)
   t.equal(resurrect.json.code, 'invalid_transition');
   t.equal((await call(`/v1/proof-packets/${first.packet_id}`)).json.packet_status, 'revoked', 'still revoked');
 });
+
+t.test('a revoked snapshot cannot come back under another status or an unused algorithm', async (t) => {
+  const { assemble, move, call } = await seeded(t);
+  const first = await assemble({ non_claims: ['Revoked, then asked for again.'] });
+  const body = { task_ids: ['task-1'], non_claims: ['Revoked, then asked for again.'], as_of: first.assembled_at };
+  t.equal((await move(first.packet_id, { status: 'revoked', reason: 'Superseded' })).status, 201);
+  // The packet id derives from the request and the snapshot, not the status (GOVERNANCE K), nor from
+  // a signature_alg that a hash_bound packet never signs with: each of these is the revoked packet.
+  for (const [name, extra] of [['as final', { packet_status: 'final' }], ['as a draft again', { packet_status: 'draft' }], ['with an algorithm it does not use', { signature_alg: 'ecdsa-p256-sha256' }]] as const) {
+    const res = await call('/v1/proof-packets', { body: { ...body, ...extra } });
+    t.equal(res.status, 409, `${name}: ${res.text.slice(0, 200)}`);
+    t.equal(res.json.code, 'invalid_transition');
+    t.match(res.json.detail, new RegExp(`Proof packet ${first.packet_id} .* is already issued and now revoked`));
+  }
+  const draft = await assemble({ non_claims: ['A draft asked for as final.'] });
+  const asFinal = await call('/v1/proof-packets', { body: { task_ids: ['task-1'], non_claims: ['A draft asked for as final.'], as_of: draft.assembled_at, packet_status: 'final' } });
+  t.same([asFinal.status, asFinal.json.code], [409, 'invalid_transition'], 'an issued draft is moved by the status route, not assembled again as final');
+  t.match(asFinal.json.detail, /Move it with POST \/v1\/proof-packets\/.*\/status/);
+});
