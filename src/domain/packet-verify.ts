@@ -26,7 +26,12 @@ export type PacketVerifyInput = {
   keys: readonly VerifyKey[];
   /** The preview's HMAC secret; never served, so only the server itself can check hmac-sha256. */
   hmacSecret?: Uint8Array;
-  receipt?: Receipt;
+  /**
+   * The receipt of a signed_and_receipted packet: absent → the receipt check is skipped (not given,
+   * as a stranger holding only the packet and the keys); null → it was looked for where it must be
+   * (the server's log) and is not there, which fails (receipt_missing).
+   */
+  receipt?: Receipt | null;
   /** The transparency log's ed25519 key; the note key name defaults to the origin. */
   log?: { publicKey: KeyObject | string; origin?: string; name?: string };
 };
@@ -171,7 +176,8 @@ function checkReceipt(packet: Packet, input: PacketVerifyInput): CheckResult {
   const { integrity_class: cls, receipt_id: receiptId, packet_sha256: hash } = packet.integrity;
   if (cls !== 'signed_and_receipted') return skipped(`${cls} packets carry no receipt`);
   const receipt = input.receipt;
-  if (!receipt) return fail('receipt_missing', `the receipt ${String(receiptId)} was not given`);
+  if (receipt === undefined) return skipped(`the receipt ${String(receiptId)} was not given`);
+  if (receipt === null) return fail('receipt_missing', `the receipt ${String(receiptId)} is not in this log`);
   if (receipt.receipt_id !== receiptId || (packet.receipt_id !== undefined && packet.receipt_id !== receiptId)) {
     return fail('receipt_id_mismatch', 'the receipt, integrity.receipt_id and receipt_id disagree');
   }

@@ -55,13 +55,13 @@ export async function verifySignatures(deps: ServiceDeps, ctx: WriteContext, bod
     await deny(deps, ctx, ctx.principal, packetResource(packet.packet_id), { code: 'not_found_in_scope', message: 'The packet belongs to another tenant, workspace or project; verify it with the scope headers of its own scope.' });
   }
   const events: StoredEvent[] = packet.task_ids.flatMap((id) => deps.queries.taskEventsUpTo(scope, id, Number.MAX_SAFE_INTEGER));
-  let receipt: Receipt | undefined;
+  let receipt: Receipt | null | undefined;
   const receiptId = packet.integrity.receipt_id;
   if (receiptId) {
     try {
       receipt = getReceipt(deps, scope, receiptId);
     } catch {
-      receipt = undefined; // the verifier reports receipt_missing
+      receipt = null; // not in this log: the verifier reports receipt_missing
     }
   }
   const result = verifyPacket({
@@ -69,7 +69,7 @@ export async function verifySignatures(deps: ServiceDeps, ctx: WriteContext, bod
     events,
     keys: publicKeys(deps.keys).keys,
     hmacSecret: deps.keys.hmac.secret,
-    ...(receipt ? { receipt } : {}),
+    ...(receipt !== undefined ? { receipt } : {}),
     log: { publicKey: deps.keys.ed25519.publicKey, origin: deps.keys.logOrigin },
   });
   return { ...result, non_claims: [...CLAIM_BOUNDARY_NON_CLAIMS] };

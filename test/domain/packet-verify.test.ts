@@ -41,6 +41,11 @@ t.test('valid packets of every class and algorithm', async (t) => {
   const unchecked = verifyPacket(noTimeline);
   t.equal(unchecked.checks.hash_chain.status, 'skipped', 'no timeline given: hash_chain skipped');
   t.equal(unchecked.ok, true);
+  // A stranger holding only the packet and the keys: the receipt is not checked, and nothing failed.
+  const { receipt: _receipt, ...noReceipt } = proofScenario('signed_and_receipted');
+  const unreceipted = verifyPacket(noReceipt);
+  t.match(unreceipted.checks.receipt, { status: 'skipped', detail: /^the receipt evt_receipt was not given$/ }, 'no receipt given: receipt skipped');
+  t.equal(unreceipted.ok, true);
   // A timeline given is all there is: one without the packet's events fails the chain.
   const noEvents = verifyPacket({ ...proofScenario('signed'), events: [] });
   t.match(noEvents.checks.hash_chain, { status: 'fail', code: 'event_range_mismatch' }, 'an empty timeline: the packet names events that are not there');
@@ -75,7 +80,7 @@ const tampers: [string, IntegrityClass, (s: Scenario) => void, Expect][] = [
   ['an event rewritten and rehashed', 'signed', (s) => { rehash(Object.assign(taskA(s)[0]!, { payload: { progress: 'x' } })); }, { hash_chain: 'prev_hash_mismatch' }],
   ['the last event rewritten and rehashed', 'signed', (s) => { rehash(Object.assign(taskA(s).at(-1)!, { payload: { progress: 'x' } })); }, { hash_chain: 'hash_chain_root_mismatch' }],
   ['an event duplicated', 'signed', (s) => { s.events.push({ ...taskA(s)[0]! }); }, { hash_chain: 'duplicate_seq' }],
-  ['receipt missing', 'signed_and_receipted', (s) => { delete s.receipt; }, { receipt: 'receipt_missing' }],
+  ['receipt not in the log', 'signed_and_receipted', (s) => { s.receipt = null; }, { receipt: 'receipt_missing' }],
   ['receipt id changed', 'signed_and_receipted', (s) => { s.receipt!.receipt_id = 'evt_other'; }, { receipt: 'receipt_id_mismatch' }],
   ['receipt event changed', 'signed_and_receipted', (s) => { s.receipt!.event = { ...s.receipt!.event, recorded_at: '2030-01-01T00:00:00Z' }; }, { receipt: 'receipt_event_hash_mismatch' }],
   ['receipt event of another packet', 'signed_and_receipted', (s) => { s.receipt!.event = rehash({ ...s.receipt!.event, payload: { packet_sha256: `sha256:${'2'.repeat(64)}` } }); }, { receipt: 'receipt_event_mismatch' }],

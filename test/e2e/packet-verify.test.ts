@@ -41,6 +41,12 @@ t.test('verify an exported packet offline and online', async (t) => {
   const report = JSON.parse(offline.stdout);
   t.match(report, { mode: 'offline', ok: true, checks: { packet_hash: { status: 'pass' }, signature: { status: 'pass' }, hash_chain: { status: 'pass' }, receipt: { status: 'pass' } } });
 
+  // Only the packet and the keys, as a stranger may hold them: verified, and said what was not checked.
+  const bare = await runGov(['packet', 'verify', files.packet, '--keys', files.keys]);
+  t.equal(bare.code, 0, bare.stdout + bare.stderr);
+  t.match(bare.stdout, /^packet verified \(offline\), but not its hash chain: no timeline was given \(--timeline FILE, per task\), nor its receipt: no receipt was given \(--receipt FILE\)\n/);
+  t.match(bare.stdout, /receipt\s+skipped\s+the receipt \S+ was not given/);
+
   const tampered = await runGov(['packet', 'verify', files.tampered, '--keys', files.keys, '--timeline', files.timeline, '--receipt', files.receipt]);
   t.equal(tampered.code, 1);
   t.match(tampered.stdout, /packet_hash\s+fail/);

@@ -153,7 +153,12 @@ function readJson(path: string, what: string): unknown {
 
 function renderChecks(mode: string, result: PacketVerification): string {
   const lines = Object.entries(result.checks).map(([name, check]) => `  ${name.padEnd(12)} ${check.status.padEnd(8)} ${check.code ? `${check.code}: ` : ''}${check.detail}`);
-  // Verified says what was checked: without a timeline the events behind hash_chain_root were not.
-  const unchecked = result.ok && result.checks.hash_chain.status === 'skipped' ? ', but not its hash chain: no timeline was given (--timeline FILE, per task)' : '';
+  // Verified says what was checked: without a timeline the events behind hash_chain_root were not,
+  // without the receipt of a receipted packet its place in the log was not.
+  const notChecked = [
+    ...(result.checks.hash_chain.status === 'skipped' ? ['its hash chain: no timeline was given (--timeline FILE, per task)'] : []),
+    ...(result.checks.receipt.status === 'skipped' && result.checks.receipt.detail.includes('was not given') ? ['its receipt: no receipt was given (--receipt FILE)'] : []),
+  ];
+  const unchecked = result.ok && notChecked.length > 0 ? `, but not ${notChecked.join(', nor ')}` : '';
   return `${result.ok ? 'packet verified' : 'packet verification FAILED'} (${mode})${unchecked}\n${lines.join('\n')}\nIntegrity proofs show the events were not changed; they do not show the work was semantically correct.\n`;
 }
