@@ -57,6 +57,7 @@ t.test('a revoked packet is refused offline and online; a current one passes wit
   t.equal(offline.code, 1, 'a revoked file is refused');
   t.match(offline.stdout, /signature\s+pass/, 'its integrity still verifies');
   t.match(offline.stdout, /status\s+revoked/);
+  t.match(offline.stdout, /^packet intact but REFUSED as not current \(offline\)/, 'the first line is no acceptance');
   t.match(offline.stdout, /REFUSED: packet pkt_[0-9a-f]+ is revoked/);
   const offlineJson = await gov(['packet', 'verify', files.revoked, '--keys', files.keys, '--json'], dir);
   t.equal(offlineJson.code, 1);

@@ -39,7 +39,7 @@ export async function packetVerify(file: string, options: PacketVerifyOptions, i
   const status = typeof packet.packet_status === 'string' ? packet.packet_status : null;
   const refusal = currentRefusal(packet, status, latest);
   const json = { mode, status, ...(latest !== undefined ? { latest_status: latest?.packet_status ?? null } : {}), current: refusal === null, ...result };
-  const text = `${renderChecks(mode, result)}${renderStatus(status, latest)}${refusal ? `REFUSED: ${refusal}\n` : ''}`;
+  const text = `${renderChecks(mode, result, refusal !== null)}${renderStatus(status, latest)}${refusal ? `REFUSED: ${refusal}\n` : ''}`;
   return { exitCode: result.ok && refusal === null ? 0 : 1, json, text };
 }
 
@@ -151,7 +151,7 @@ function readJson(path: string, what: string): unknown {
   return value;
 }
 
-function renderChecks(mode: string, result: PacketVerification): string {
+function renderChecks(mode: string, result: PacketVerification, refused: boolean): string {
   const lines = Object.entries(result.checks).map(([name, check]) => `  ${name.padEnd(12)} ${check.status.padEnd(8)} ${check.code ? `${check.code}: ` : ''}${check.detail}`);
   // Verified says what was checked: without a timeline the events behind hash_chain_root were not,
   // without the receipt of a receipted packet its place in the log was not.
@@ -160,5 +160,8 @@ function renderChecks(mode: string, result: PacketVerification): string {
     ...(result.checks.receipt.status === 'skipped' && result.checks.receipt.detail.includes('was not given') ? ['its receipt: no receipt was given (--receipt FILE)'] : []),
   ];
   const unchecked = result.ok && notChecked.length > 0 ? `, but not ${notChecked.join(', nor ')}` : '';
-  return `${result.ok ? 'packet verified' : 'packet verification FAILED'} (${mode})${unchecked}\n${lines.join('\n')}\nIntegrity proofs show the events were not changed; they do not show the work was semantically correct.\n`;
+  // An intact file that is not a current packet (revoked, or not the latest issue) is refused below:
+  // its first line must not read as an acceptance.
+  const headline = !result.ok ? 'packet verification FAILED' : refused ? 'packet intact but REFUSED as not current' : 'packet verified';
+  return `${headline} (${mode})${unchecked}\n${lines.join('\n')}\nIntegrity proofs show the events were not changed; they do not show the work was semantically correct.\n`;
 }
