@@ -73,9 +73,10 @@ export type RouteSpec = {
    * across scopes, is in the access log as denied. Its service logs the refusals its rules decide;
    * the app logs the others (the operator transport, an auditor's token, an actor that is not the
    * token's subject) on this resource, whose id is the path parameter `idParam`, or `new` for a
-   * route that creates.
+   * route that creates; `idOf` gives the id the service names it by where the parameter has
+   * several spellings (a requirement with or without its profile's prefix), so one filter finds both.
    */
-  accessLog?: { resource: string; idParam?: string };
+  accessLog?: { resource: string; idParam?: string; idOf?: (deps: ServiceDeps, param: (name: string) => string | undefined) => string | undefined };
 };
 
 /** Everything a handler may use: the services, the quota engine, the run's token check, the table. */

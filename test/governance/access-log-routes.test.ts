@@ -143,3 +143,16 @@ t.test('a governance write refused before its service (the operator token) is lo
     ['olivia', 'approval', 'nowhere', 'not_found_in_scope'],
   ]);
 });
+
+t.test('a posture item refused before its service is logged under its full requirement id, however the path spells it', async (t) => {
+  const { call } = await logged(t);
+  for (const requirement of ['bias-audit', 'nyc-ll144%3Abias-audit']) {
+    const res = await call(`/v1/regulatory/frameworks/nyc-ll144/requirements/${requirement}`, { method: 'PATCH', token: 'operator', body: { status: 'in_progress' } });
+    t.same([res.status, res.json.code], [403, 'operator_transport_rejected'], requirement);
+  }
+  const found = (await call('/v1/access-log?outcome=denied&resource_id=nyc-ll144:bias-audit')).json.entries;
+  t.same(found.map((e: Entry & { reason_code: string }) => [e.resource, e.reason_code]), [
+    [{ type: 'posture_item', id: 'nyc-ll144:bias-audit' }, 'operator_transport_rejected'],
+    [{ type: 'posture_item', id: 'nyc-ll144:bias-audit' }, 'operator_transport_rejected'],
+  ], 'one filter finds both spellings');
+});

@@ -80,6 +80,9 @@ t.test('POST /v1/incidents: 201 incident.logged with its access entry in one uni
     const refused = await g.log(body);
     t.same([refused.status, refused.json.code], [status, code], name);
     t.same(g.events().slice(before).map(denied), [['access.logged', 'attempted', 'denied', code]], `${name}: logged as denied, nothing else`);
+    // A missing asset is the resource refused; otherwise the entry names no incident (none was logged).
+    const resource = status === 404 ? { type: 'asset', id: body.asset_ids!.at(-1) } : { type: 'incident', id: 'new' };
+    t.same(g.events().at(-1)!.payload.resource, resource, `${name}: the entry names ${resource.type} ${resource.id}`);
   }
   const bad = await g.log({ severity: 'sev5' });
   t.same([bad.status, bad.json.code], [422, 'validation_failed'], 'the schema refuses an unknown severity');

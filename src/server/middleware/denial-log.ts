@@ -10,6 +10,7 @@ import { AppError } from '../../errors.ts';
 import { accessEvent } from '../../service/governance/refusals.ts';
 import type { ServiceDeps } from '../../service/deps.ts';
 import type { AppEnv } from '../env.ts';
+import type { Route } from '../route-spec.ts';
 import { readScope } from '../request-input.ts';
 import { readContextOf } from '../write-context.ts';
 import { grantsScope } from './request-input.ts';
@@ -19,7 +20,7 @@ function isDenial(code: AppError['code']): boolean {
   return code === 'not_found_in_scope' || errorSpecOf(code)?.http?.[0] === 403;
 }
 
-export function logDenials(deps: ServiceDeps, route: AppEnv['Variables']['route'], resource: { resource: string; idParam?: string }): MiddlewareHandler<AppEnv> {
+export function logDenials(deps: ServiceDeps, route: AppEnv['Variables']['route'], resource: NonNullable<Route['accessLog']>): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     // The entry names the route, whichever check refused the request.
     c.set('route', route);
@@ -37,7 +38,7 @@ export function logDenials(deps: ServiceDeps, route: AppEnv['Variables']['route'
       }
     }
     if (!grantsScope(c.get('identity'), scope)) return;
-    const param = resource.idParam === undefined ? 'new' : c.req.param(resource.idParam);
+    const param = resource.idParam === undefined ? 'new' : (resource.idOf?.(deps, (name) => c.req.param(name)) ?? c.req.param(resource.idParam));
     const ctx = readContextOf(c, scope);
     await deps.store.append([
       accessEvent(deps, ctx, ctx.principal, {

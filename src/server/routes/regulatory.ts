@@ -4,7 +4,7 @@
 // the item's version). The rules live in src/domain/governance/regulatory.ts; the service reads and
 // appends (src/service/governance/regulatory-service.ts).
 import { POSTURE_PATCH_SCHEMA } from '../../domain/governance/regulatory.ts';
-import { listProfiles, readPosture, updatePosture, type PostureBody } from '../../service/governance/regulatory-service.ts';
+import { listProfiles, postureRequirementId, readPosture, updatePosture, type PostureBody } from '../../service/governance/regulatory-service.ts';
 import { readQuery, type QuerySpec } from '../query-params.ts';
 import { requirePathId } from '../request-input.ts';
 import { P } from '../responses.ts';
@@ -47,7 +47,7 @@ export const REGULATORY_ROUTES: Route[] = [
     },
   },
   {
-    method: 'PATCH', path: '/v1/regulatory/frameworks/{profile_id}/requirements/{requirement_id}', status: 'preview', access: 'write', scoped: true, accessLog: { resource: 'posture_item', idParam: 'requirement_id' },
+    method: 'PATCH', path: '/v1/regulatory/frameworks/{profile_id}/requirements/{requirement_id}', status: 'preview', access: 'write', scoped: true, accessLog: { resource: 'posture_item', idParam: 'requirement_id', idOf: (deps, param) => postureRequirementId(deps, param('profile_id'), param('requirement_id')) },
     summary: 'Update one posture item (regulatory.posture.updated): met needs evidence from the scope\'s pool, not_applicable a 20–500 character justification; If-Match the item\'s version.',
     readme: '→ `regulatory.posture.updated`; JSON or merge-patch; `met` without pooled evidence → 422 `evidence_required`, `not_applicable` → 422 `justification_required`; `If-Match` (412)',
     checkBody: true, request: POSTURE_PATCH_SCHEMA,

@@ -78,9 +78,11 @@ export async function logIncident(deps: ServiceDeps, ctx: WriteContext, body: In
   const result = await decideAndAppend(deps, ctx, async (): Promise<Decision> => {
     const incidentId = deps.newId('inc');
     const resource = resourceOf(incidentId);
-    await checkRefs(deps, ctx, actor, resource, input, 'created');
+    // A refused create names no incident: the entry's resource is `new`, as the app's own are.
+    const refusedResource = resourceOf('new');
+    await checkRefs(deps, ctx, actor, refusedResource, input, 'created');
     const checked = buildLoggedPayload(incidentId, input);
-    if (!checked.ok) return deny(deps, ctx, actor, resource, checked);
+    if (!checked.ok) return deny(deps, ctx, actor, refusedResource, checked);
     const stream = incidentStream(ctx.scope, incidentId);
     return {
       events: [

@@ -169,6 +169,12 @@ export async function readPosture(deps: ServiceDeps, ctx: WriteContext, q: { pro
 
 export type PostureBody = PosturePatch & { actor?: Actor };
 
+/** A requirement's full id (`profile:local`) however the path spells it, when the profile has it. */
+export function postureRequirementId(deps: ServiceDeps, profileId: string | undefined, requirementParam: string | undefined): string | undefined {
+  const profile = profileId === undefined ? undefined : deps.regulatoryProfiles.get(profileId);
+  return profile && requirementParam !== undefined ? requirementOf(profile, requirementParam)?.requirement_id : undefined;
+}
+
 /** The access-log resource of an item: its requirement id, prefixed by the asset's id when it is an asset's and that fits an id. */
 function postureResource(requirementId: string, assetId: string | undefined): Resource {
   const both = assetId === undefined ? requirementId : `${assetId}:${requirementId}`;
