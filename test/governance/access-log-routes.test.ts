@@ -156,3 +156,18 @@ t.test('a posture item refused before its service is logged under its full requi
     [{ type: 'posture_item', id: 'nyc-ll144:bias-audit' }, 'operator_transport_rejected'],
   ], 'one filter finds both spellings');
 });
+
+t.test('every governance list filtered by an asset outside the scope answers 404, logged as denied', async (t) => {
+  const { call, events } = await logged(t);
+  t.equal((await call('/v1/governance/assets', { body: asset('chat-1') })).status, 201);
+  t.equal((await call('/v1/governance/assets', { scope: SCOPE_B, body: asset('chat-b') })).status, 201);
+  for (const list of ['/v1/approvals', '/v1/reviews', '/v1/incidents']) {
+    t.equal((await call(`${list}?asset_id=chat-1`)).status, 200, `${list}: an asset of the scope is a filter`);
+    for (const assetId of ['chat-b', 'nowhere']) {
+      const before = events().length;
+      const res = await call(`${list}?asset_id=${assetId}`);
+      t.same([res.status, res.json.code], [404, 'not_found_in_scope'], `${list}?asset_id=${assetId}`);
+      t.same(events().slice(before).map((e) => [e.kind, e.payload.action, e.payload.outcome, e.payload.resource, e.tenant_id]), [['access.logged', 'attempted', 'denied', { type: 'asset', id: assetId }, 'tenant-a']], `${list}?asset_id=${assetId}: logged in the caller's scope`);
+    }
+  }
+});

@@ -171,11 +171,11 @@ export const REGISTRY_ROUTES: Route[] = [
   },
   {
     method: 'GET', path: '/v1/approvals', status: 'preview', access: 'read', scoped: true,
-    summary: 'Approval requests by status, asset and the role their current step needs (cursor paging).', readme: '`?status=&asset_id=&assignee_role=&limit=&cursor=`; expired computed now',
-    query: APPROVAL_QUERY, responses: { 200: 'api/approval-list.json', 400: P },
-    handler: (c, deps) => {
+    summary: 'Approval requests by status, asset and the role their current step needs (cursor paging).', readme: '`?status=&asset_id=&assignee_role=&limit=&cursor=`; expired computed now; an asset outside the scope → 404 (logged)',
+    query: APPROVAL_QUERY, responses: { 200: 'api/approval-list.json', 400: P, 404: P },
+    handler: async (c, deps) => {
       const q = readQuery(c, APPROVAL_QUERY, deps.registry);
-      return c.json(listApprovals(deps, c.get('scope'), {
+      return c.json(await listApprovals(deps, readContextOf(c), {
         ...(q.status ? { status: q.status } : {}), ...(q.asset_id ? { asset_id: q.asset_id } : {}), ...(q.assignee_role ? { assignee_role: q.assignee_role } : {}), ...(q.cursor ? { cursor: q.cursor } : {}), limit: q.limit,
       }));
     },
@@ -203,11 +203,11 @@ export const REGISTRY_ROUTES: Route[] = [
   },
   {
     method: 'GET', path: '/v1/reviews', status: 'preview', access: 'read', scoped: true,
-    summary: 'Open reviews by status (upcoming, due, overdue) and asset (cursor paging).', readme: '`?status=upcoming|due|overdue&asset_id=`; cadence by tier',
-    query: REVIEW_QUERY, responses: { 200: 'api/review-list.json', 400: P },
-    handler: (c, deps) => {
+    summary: 'Open reviews by status (upcoming, due, overdue) and asset (cursor paging).', readme: '`?status=upcoming|due|overdue&asset_id=`; cadence by tier; an asset outside the scope → 404 (logged)',
+    query: REVIEW_QUERY, responses: { 200: 'api/review-list.json', 400: P, 404: P },
+    handler: async (c, deps) => {
       const q = readQuery(c, REVIEW_QUERY, deps.registry);
-      return c.json(listReviews(deps, c.get('scope'), { ...(q.status ? { status: q.status } : {}), ...(q.asset_id ? { asset_id: q.asset_id } : {}), ...(q.cursor ? { cursor: q.cursor } : {}), limit: q.limit }));
+      return c.json(await listReviews(deps, readContextOf(c), { ...(q.status ? { status: q.status } : {}), ...(q.asset_id ? { asset_id: q.asset_id } : {}), ...(q.cursor ? { cursor: q.cursor } : {}), limit: q.limit }));
     },
   },
   {

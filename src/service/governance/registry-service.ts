@@ -222,7 +222,10 @@ export function approvalView(approval: Approval, now: Date, identities: ServiceD
   };
 }
 
-export function listApprovals(deps: ServiceDeps, scope: Scope, q: { status?: string; asset_id?: string; assignee_role?: string; cursor?: string; limit?: number }) {
+/** `GET /v1/approvals`; an asset_id outside the scope is a 404 logged as denied, as on every governance list. */
+export async function listApprovals(deps: ServiceDeps, ctx: WriteContext, q: { status?: string; asset_id?: string; assignee_role?: string; cursor?: string; limit?: number }) {
+  const scope = ctx.scope;
+  if (q.asset_id !== undefined) await findAsset(deps, ctx, q.asset_id);
   const limit = q.limit ?? GOV_PAGE.default;
   const now = deps.clock();
   const rows = deps.gov.approvals(scope, {
@@ -275,7 +278,10 @@ function reviewView(schedule: ReviewSchedule) {
   return { ...schedule, trigger: schedule.trigger ?? null };
 }
 
-export function listReviews(deps: ServiceDeps, scope: Scope, q: { status?: 'upcoming' | 'due' | 'overdue'; asset_id?: string; cursor?: string; limit?: number }) {
+/** `GET /v1/reviews`; an asset_id outside the scope is a 404 logged as denied, as on every governance list. */
+export async function listReviews(deps: ServiceDeps, ctx: WriteContext, q: { status?: 'upcoming' | 'due' | 'overdue'; asset_id?: string; cursor?: string; limit?: number }) {
+  const scope = ctx.scope;
+  if (q.asset_id !== undefined) await findAsset(deps, ctx, q.asset_id);
   const limit = q.limit ?? GOV_PAGE.default;
   const now = deps.clock();
   // An expired vendor assessment brings a review forward, so the status is decided here, on each
