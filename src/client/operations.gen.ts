@@ -703,7 +703,7 @@ export type Operations = {
       cursor?: string;
     };
     body: undefined;
-    responses: { 200: ApprovalList; 400: Problem };
+    responses: { 200: ApprovalList; 400: Problem; 404: Problem };
   };
   /** One approval: its steps, decisions, status and the evaluation it is bound to (ETag: its version). */
   'GET /v1/approvals/{approval_id}': {
@@ -930,7 +930,7 @@ export type Operations = {
     params: undefined;
     query: { status?: 'upcoming' | 'due' | 'overdue'; asset_id?: string; limit?: number; cursor?: string };
     body: undefined;
-    responses: { 200: ReviewList; 400: Problem };
+    responses: { 200: ReviewList; 400: Problem; 404: Problem };
   };
   /** Complete the open review of an asset (review.completed); 409 review_cycle_stale for any other cycle; If-Match takes the asset's version (its ETag). */
   'POST /v1/reviews/{review_id}/complete': {
