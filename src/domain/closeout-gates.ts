@@ -2,7 +2,7 @@
 // template call validateTemplatePayload, so a body that validates is exactly a body the route takes.
 import type { ErrorDetail } from '../errors.ts';
 import {
-  checkpointRules, closeoutRules, evidenceAttachRules, sessionBindRules, taskCreateRules, type TemplateRule,
+  checkpointRules, closeoutRules, evidenceAttachRules, packetAssembleRules, sessionBindRules, taskCreateRules, type TemplateRule,
 } from './closeout-rules.ts';
 import { payloadSchemaOf } from './event.ts';
 import { fieldPointer, GateContext, isRecord, jsonType, type ValidationResult } from './gate-context.ts';
@@ -35,6 +35,7 @@ const TEMPLATE_RULES: Readonly<Record<string, TemplateRule>> = {
   'checkpoint.write.v1': checkpointRules,
   'task.create.v1': taskCreateRules,
   'session.bind.v1': sessionBindRules,
+  'proof_packet.assemble.v1': packetAssembleRules,
 };
 
 /**

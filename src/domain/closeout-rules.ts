@@ -52,6 +52,28 @@ export const checkpointRules: TemplateRule = (payload, ctx) => {
   checkEvidenceRefs(payload, ctx, false);
 };
 
+/**
+ * proof_packet.assemble.v1: a non-claim or a claim that is only a placeholder (TODO, TBD, n/a, lorem
+ * ipsum, `<…>`) would be signed into the packet as if it said something.
+ */
+export const packetAssembleRules: TemplateRule = (payload, ctx) => {
+  // The schema says what each member must be; these look only at the strings it holds.
+  const check = (text: unknown, pointer: string) => {
+    if (typeof text !== 'string' || text.trim() === '') return;
+    const token = findEmptyValue(text) ?? FILLER.exec(text)?.[0];
+    if (token !== undefined) ctx.block('placeholder_text', pointer, ISSUE_TEXT.placeholder_text(token));
+  };
+  if (Array.isArray(payload.non_claims)) payload.non_claims.forEach((text, i) => check(text, `/non_claims/${i}`));
+  if (Array.isArray(payload.claims)) {
+    payload.claims.forEach((claim, i) => {
+      if (claim !== null && typeof claim === 'object' && !Array.isArray(claim)) check((claim as Payload).claim, `/claims/${i}/claim`);
+    });
+  }
+};
+
+/** Filler text anywhere in a packet's statement (a whole-value placeholder is findEmptyValue's). */
+const FILLER = /\blorem\s+ipsum\b/iu;
+
 export const taskCreateRules: TemplateRule = (payload, ctx) => {
   checkText(payload, 'title', ctx, true);
   checkText(payload, 'description', ctx, false);

@@ -384,3 +384,24 @@ t.test('a packet lists each access entry about its tasks once, and none about ot
   t.equal(oracle.length, 3, 'three exports named task-1 or task-2 before this one');
   t.same(got.access_log_ids, oracle, 'each once, in log order; the export of task-3 is not among them');
 });
+
+t.test('placeholder claims and non-claims are refused with the validation body; real ones pass', async (t) => {
+  const { call } = await seeded(t);
+  for (const [what, body, pointer, token] of [
+    ['a non-claim TBD', { non_claims: ['TBD'] }, '/non_claims/0', 'TBD'],
+    ['a non-claim n/a after a real one', { non_claims: ['The export was not load-tested.', 'n/a'] }, '/non_claims/1', 'n/a'],
+    ['filler text in a non-claim', { non_claims: ['lorem ipsum dolor sit amet'] }, '/non_claims/0', 'lorem ipsum'],
+    ['a claim TODO', { claims: [{ claim: 'TODO' }] }, '/claims/0/claim', 'TODO'],
+    ['a claim that opens with TBD', { claims: [{ claim: 'The export job ran' }, { claim: 'TBD: the audit' }] }, '/claims/1/claim', 'TBD'],
+  ] as const) {
+    const res = await call('/v1/proof-packets', { body: { task_ids: ['task-1'], as_of: AS_OF, ...body } });
+    t.equal(res.status, 422, `${what}: ${res.text.slice(0, 200)}`);
+    t.equal(res.json.ok, false);
+    t.match(res.json.blockers, [{ code: 'placeholder_text', pointer }], `${what}: at ${pointer}`);
+    t.match(res.json.blockers[0].detail, token, `${what}: names ${token}`);
+    const validated = await call('/v1/templates/validate', { body: { template_id: 'proof_packet.assemble.v1', payload: { task_ids: ['task-1'], ...body } } });
+    t.match(validated.json, { ok: false, blockers: [{ code: 'placeholder_text', pointer }] }, `${what}: validate says the same`);
+  }
+  const real = await call('/v1/proof-packets', { body: { task_ids: ['task-1'], as_of: AS_OF, non_claims: ['The todo-list sync was not part of this task.'], claims: [{ claim: 'The export job ran' }] } });
+  t.equal(real.status, 201, real.text.slice(0, 300));
+});
