@@ -42,6 +42,16 @@ t.test('authentication: missing or wrong token is 401 with WWW-Authenticate', as
   }
 });
 
+t.test('the scheme Bearer is case-insensitive; the token is not', async (t) => {
+  const { call } = await testApp(t);
+  for (const scheme of ['bearer', 'BEARER', 'BeArEr']) {
+    const res = await call('/v1/search?q=x', { token: null, headers: { Authorization: `${scheme} ${TOKENS.customer}` } });
+    t.equal(res.status, 200, `${scheme}: accepted (RFC 9110 §11.1)`);
+  }
+  const shouted = await call('/v1/search?q=x', { token: null, headers: { Authorization: `Bearer ${TOKENS.customer.toUpperCase()}` } });
+  t.equal(shouted.status, 401, 'the token is compared exactly');
+});
+
 t.test('Host and Origin are checked before authentication', async (t) => {
   const { call } = await testApp(t);
   for (const host of ['evil.example:7337', '127.0.0.1:9999', '127.0.0.1', '10.0.0.1:7337']) {
