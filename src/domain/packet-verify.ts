@@ -148,9 +148,14 @@ function checkHashChain(packet: Packet, events: readonly StoredEvent[] | undefin
   const first = inScope.findIndex((e) => e.event_id === range?.first_event_id);
   const last = inScope.findIndex((e) => e.event_id === range?.last_event_id);
   if (first < 0 || last < first) {
+    // A task of the packet with no event in the timelines given: most likely its timeline was left out.
+    const held = new Set(inScope.map((e) => e.task_id));
+    const without = [...taskIds].filter((id) => !held.has(id));
     return fail('event_range_mismatch', inScope.length === 0
       ? 'the timeline holds no event of these tasks in this scope: the packet names events that are not there'
-      : 'event_range does not name events of these tasks in order');
+      : without.length > 0
+        ? `the timelines given hold no event of task ${without.map(String).join(', ')}: give each task's timeline (--timeline FILE, per task)`
+        : 'event_range does not name events of these tasks in order');
   }
   const covered = inScope.slice(first, last + 1);
   if (covered.length !== range?.event_count) {

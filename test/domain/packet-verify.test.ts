@@ -109,6 +109,17 @@ t.test('each tampered field fails exactly the checks that cover it', async (t) =
   }
 });
 
+t.test('a task of the packet without its timeline is named', async (t) => {
+  // As a two-task packet verified with one task's timeline: the range opens with an event of the other.
+  const scenario = proofScenario('signed');
+  const taskB = scenario.events.find((e) => e.task_id === 'task-b')!;
+  scenario.packet.task_ids = ['task-a', 'task-b'];
+  (scenario.packet.event_range as { first_event_id: string }).first_event_id = taskB.event_id;
+  scenario.events = taskA(scenario);
+  const result = verifyPacket(scenario);
+  t.match(result.checks.hash_chain, { status: 'fail', code: 'event_range_mismatch', detail: "the timelines given hold no event of task task-b: give each task's timeline (--timeline FILE, per task)" });
+});
+
 t.test('a packet that cannot be parsed fails every check', async (t) => {
   for (const packet of [null, [], 'pkt', { integrity: null }, { integrity: { packet_sha256: 'x', key_id: 'k', integrity_class: 'other' } }]) {
     const result = verifyPacket({ ...proofScenario('signed'), packet });
