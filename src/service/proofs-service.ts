@@ -19,7 +19,7 @@ import { committedReplay } from './idempotency.ts';
 import { retryOnConflict, writeConflict } from './optimistic.ts';
 import { gateRouteBody, type Gated } from './templates-service.ts';
 import { pendingEvent, type WriteContext } from './write-context.ts';
-import { requestedAsOf } from './as-of.ts';
+import { requestedAsOf, snapshotNow } from './as-of.ts';
 import { accessEvent, deny } from './governance/refusals.ts';
 
 export async function evaluateClaims(deps: ServiceDeps, ctx: WriteContext, body: unknown): Promise<{ replayed: boolean; decision: ClaimDecision }> {
@@ -30,7 +30,7 @@ export async function evaluateClaims(deps: ServiceDeps, ctx: WriteContext, body:
   await guardScope(deps, ctx, { taskIds: req.task_ids, sessionIds: [], resource: 'claim_boundary' });
   const staleAfterDays = req.stale_after_days ?? DEFAULT_STALE_AFTER_DAYS;
   const result = committedReplay(deps, ctx) ?? await retryOnConflict(async () => {
-    const asOfMs = requested ?? deps.clock().getTime();
+    const asOfMs = requested ?? snapshotNow(deps);
     await deps.store.settledAsOf(asOfMs);
     const asOf = formatDateTime(asOfMs);
     const { events, expect } = snapshot(deps, ctx.scope, req.task_ids, asOfMs);
@@ -59,7 +59,7 @@ export async function assemblePacket(deps: ServiceDeps, ctx: WriteContext, body:
   await guardScope(deps, ctx, { taskIds: req.task_ids, sessionIds: req.session_ids ?? [], resource: 'proof_packet' });
   let round = 0;
   const result = committedReplay(deps, ctx) ?? await retryOnConflict(async () => {
-    const asOfMs = requested ?? deps.clock().getTime();
+    const asOfMs = requested ?? snapshotNow(deps);
     // A round after a conflict reads everything acknowledged: the receipt an identical request
     // recorded meanwhile may lie beyond as_of, which is all settledAsOf waits for.
     if (round++ > 0) await deps.store.settled();

@@ -405,3 +405,22 @@ t.test('placeholder claims and non-claims are refused with the validation body; 
   const real = await call('/v1/proof-packets', { body: { task_ids: ['task-1'], as_of: AS_OF, non_claims: ['The todo-list sync was not part of this task.'], claims: [{ claim: 'The export job ran' }] } });
   t.equal(real.status, 201, real.text.slice(0, 300));
 });
+
+t.test('after the clock goes back, a packet of what was just recorded still assembles', async (t) => {
+  let now = Date.parse('2026-11-20T12:00:00.000Z');
+  const { call } = await testApp(t, { clock: () => new Date(now) });
+  t.equal((await call('/v1/tasks', { body: { task_id: 'before', title: 'Work before the clock moved', session_id: 'sess-1' } })).status, 201);
+  // The clock is set back ten minutes (an NTP step): new events keep the last recorded_at until it catches up.
+  now -= 10 * 60_000;
+  const created = await call('/v1/tasks', { body: { task_id: 'after', title: 'Work after the clock moved', session_id: 'sess-1' } });
+  t.equal(created.status, 201);
+  const recordedAt = created.json.event.recorded_at;
+  t.equal(recordedAt, '2026-11-20T12:00:00.000Z', 'recorded_at never goes back');
+  const byDefault = await call('/v1/proof-packets', { body: { task_ids: ['after'] } });
+  t.equal(byDefault.status, 201, `as of now, the new task is in the snapshot: ${byDefault.text.slice(0, 200)}`);
+  t.equal(byDefault.json.assembled_at, recordedAt, 'now is the last recorded instant while the clock is behind it');
+  const named = await call('/v1/proof-packets', { body: { task_ids: ['after'], as_of: recordedAt } });
+  t.equal(named.status, 201, `an as_of at the event's own recorded_at is not in the future: ${named.text.slice(0, 200)}`);
+  const later = await call('/v1/proof-packets', { body: { task_ids: ['after'], as_of: '2026-11-20T12:00:00.001Z' } });
+  t.same([later.status, later.json.code], [422, 'as_of_in_future'], 'past both the clock and the log is still the future');
+});

@@ -37,7 +37,7 @@ import type { WriteContext } from '../write-context.ts';
 import { ACCESS_LOGGED, accessEntryOf } from './access-log-service.ts';
 import { accessEvent, deny } from './refusals.ts';
 import { approvalView } from './registry-service.ts';
-import { requestedAsOf } from '../as-of.ts';
+import { requestedAsOf, snapshotNow } from '../as-of.ts';
 
 export const EXPORT_KINDS = ['assets', 'risk', 'approvals', 'incidents', 'posture', 'vendors', 'reviews', 'access-log', 'evidence-manifest'] as const;
 export type ExportKind = (typeof EXPORT_KINDS)[number];
@@ -376,7 +376,7 @@ export async function exportKind(deps: ServiceDeps, ctx: WriteContext, kind: str
   const format = q.format ?? 'json';
   const every = paging.pageRows ?? EXPORT_PAGE_ROWS;
   return retryOnConflict(async () => {
-    const asOfMs = requested ?? deps.clock().getTime();
+    const asOfMs = requested ?? snapshotNow(deps);
     await deps.store.settledAsOf(asOfMs);
     const cut = cutOf(deps, ctx.scope, asOfMs, paging);
     const records = recordsOf(deps, kind, cut);
