@@ -4,7 +4,7 @@
 // Nothing is kept between calls: each running system owns its registries, caches and quota context.
 import { nanoid } from 'nanoid';
 import { randomBytes } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { writeRunFile, removeRunFile } from './cli/run-file.ts';
@@ -277,6 +277,9 @@ export async function startPreview(config: StartConfig, options: PreviewOptions 
   let boundPort = config.port;
   // Aborted first thing in stop(): open event streams end, so the server's close need not wait for them.
   const shutdown = new AbortController();
+  // A data dir this start makes is taken away again when the start fails before serving (a port in
+  // use): a mistyped --port must not leave a new preview's files behind.
+  const dataDirBefore = !existsSync(config.dataDir) ? 'absent' : readdirSync(config.dataDir).length === 0 ? 'empty' : 'used';
   const deps = await openPreviewDeps(config, { ...options, tokens, port: () => boundPort, stopping: shutdown.signal });
   const app = createApp(deps);
   const server = createNodeServer(options.wrapFetch ? options.wrapFetch((req) => app.fetch(req)) : app.fetch, deps);
@@ -285,6 +288,8 @@ export async function startPreview(config: StartConfig, options: PreviewOptions 
     ({ baseUrl, port: boundPort } = await listenOn(server, config.host, config.port));
   } catch (err) {
     await deps.store.close();
+    if (dataDirBefore === 'absent') rmSync(config.dataDir, { recursive: true, force: true });
+    else if (dataDirBefore === 'empty') for (const name of readdirSync(config.dataDir)) rmSync(join(config.dataDir, name), { recursive: true, force: true });
     throw err;
   }
   const runFile = writeRunFile(config.dataDir, { base_url: baseUrl, pid: process.pid, started_at: deps.startedAt.toISOString(), data_dir: config.dataDir, tokens });

@@ -2,7 +2,9 @@
 // host_not_allowed), and what Node's parser or the adapter refuses gets a problem body with a
 // request id and an access line — never a bare 400/431. Nothing is written in any case.
 import t, { type Test } from 'tap';
-import { connect } from 'node:net';
+import { existsSync, mkdirSync, readdirSync } from 'node:fs';
+import { connect, createServer as createNetServer, type AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import { expectNoEvents, spec } from '../fixtures/api-spec.ts';
 import { withQuota } from '../../src/config.ts';
 import { startPreview } from '../../src/deps.ts';
@@ -203,4 +205,24 @@ t.test('once a stop begins, the next answer on a busy keep-alive connection clos
   await connection.closed;
   t.pass('and the server closed the connection after that answer');
   await stopped;
+});
+
+t.test('a start that cannot listen takes away the data dir it made, and only that', async (t) => {
+  const blocker = createNetServer();
+  await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => new Promise<void>((resolve) => blocker.close(() => resolve())));
+  const port = (blocker.address() as AddressInfo).port;
+  const start = (dataDir: string) => startPreview({ ...withQuota(), dataDir, host: '127.0.0.1', port, forgeData: 'none' }, { tokens: TOKENS, clock: fixedClock(), warn: () => {}, registry: testSchemas() });
+  const root = tempDir(t);
+  for (const [what, dataDir, before] of [['a new data dir', join(root, 'new'), null], ['an empty one', join(root, 'empty'), []]] as const) {
+    if (before !== null) mkdirSync(dataDir);
+    await t.rejects(start(dataDir), { message: /Cannot listen on 127\.0\.0\.1:\d+ .*EADDRINUSE/ }, `${what}: the port is in use`);
+    t.same(existsSync(dataDir) ? readdirSync(dataDir) : null, before, `${what}: as it was before`);
+  }
+  const used = join(root, 'used');
+  const first = await startPreview({ ...withQuota(), dataDir: used, host: '127.0.0.1', port: 0, forgeData: 'none' }, { tokens: TOKENS, clock: fixedClock(), warn: () => {}, registry: testSchemas() });
+  await first.stop();
+  const files = readdirSync(used).sort();
+  await t.rejects(start(used), { message: /EADDRINUSE/ });
+  t.same(readdirSync(used).sort(), files, 'a data dir in use before keeps every file');
 });
