@@ -3,6 +3,7 @@
 // A short list of rules that catch real faults, not a style guide: formatting is prettier's.
 import js from '@eslint/js';
 import { defineConfig } from 'eslint/config';
+import regexp from 'eslint-plugin-regexp';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
@@ -39,6 +40,16 @@ export default defineConfig(
   {
     files: ['**/*.{js,mjs,cjs}'],
     extends: [js.configs.recommended],
+  },
+  {
+    // The server is one event loop: a regex that backtracks super-linearly on caller text (a
+    // lookbehind scanning back over a run of blanks at every position) holds every other request.
+    files: ['src/**/*.ts'],
+    plugins: { regexp },
+    rules: {
+      'regexp/no-super-linear-backtracking': 'error',
+      'regexp/no-super-linear-move': 'error',
+    },
   },
   {
     // stdout is the MCP protocol channel of `gov mcp` and the one --json document of every command.

@@ -41,3 +41,15 @@ t.test('the CLI entry point owns stdout, but not console', async (t) => {
 t.test('tests may print; the typed rules hold there too', async (t) => {
   t.same(await rulesBroken('test/schemas.test.ts'), ['1: @typescript-eslint/consistent-type-imports', '5: @typescript-eslint/no-floating-promises']);
 });
+
+t.test('in src/, a regex that backtracks or rescans super-linearly on caller text fails', async (t) => {
+  const regexes = [
+    // The placeholder marker that held the event loop for seconds on a 40,000-blank closeout line.
+    'export const lookbehindFirst = /(?<!\\bfor\\s+)\\bexamples?\\b/iu;',
+    'export const exchanging = /^https?:\\/\\/[^\\s/?#]+[^\\s]*$/;',
+    'export const fine = /\\bexamples?\\b(?<!\\bfor\\s+examples?)/iu;',
+    '',
+  ].join('\n');
+  const [result] = await eslint.lintText(regexes, { filePath: 'src/domain/placeholder-text.ts' });
+  t.same((result?.messages ?? []).map((m) => `${m.line}: ${m.ruleId ?? m.message}`), ['1: regexp/no-super-linear-move', '2: regexp/no-super-linear-backtracking']);
+});

@@ -22,7 +22,7 @@ function examples(...lines: string[]): string {
 
 /** Commander's `error: unknown command 'x'` as one sentence that says where the usage is. */
 export function usageSentence(text: string): string {
-  const said = text.replace(/^error:\s*/i, '').replace(/\s*\n\s*/g, ' ').trim().replace(/[.;]$/, '');
+  const said = oneLine(text.replace(/^error:\s*/i, '')).replace(/[.;]$/, '');
   return `${said}; see --help for the usage and examples.`;
 }
 
@@ -270,4 +270,9 @@ export function createProgram(io: CliIo, state: ProgramState): Command {
     .action(async (opts) => finish(await (await import('./commands/smoke.ts')).smokeCommand(opts, io), opts.json));
 
   return program;
+}
+
+/** Lines joined by one space, each trimmed: commander's wrapped message on one line. */
+function oneLine(text: string): string {
+  return text.split('\n').map((line) => line.trim()).filter((line) => line !== '').join(' ');
 }

@@ -106,7 +106,7 @@ const SCOPE_HEADERS = [
 ] as const;
 
 export function createClient(options: ClientOptions): GovClient {
-  const baseUrl = options.baseUrl.replace(/\/+$/, '');
+  const baseUrl = withoutTrailingSlashes(options.baseUrl);
   const doFetch = options.fetch ?? fetch;
 
   async function request(method: string, path: string, call: RequestOptions = {}): Promise<ApiResponse> {
@@ -143,7 +143,7 @@ export function createClient(options: ClientOptions): GovClient {
     const { params, ...rest } = input;
     const space = op.indexOf(' ');
     const method = op.slice(0, space);
-    const path = op.slice(space + 1).replace(/\{([^}]+)\}/g, (_, name: string) => {
+    const path = op.slice(space + 1).replace(/\{([^{}]+)\}/g, (_, name: string) => {
       const value = params?.[name];
       if (value === undefined) throw new Error(`${op} needs the path parameter ${name}.`);
       return encodeURIComponent(value);
@@ -201,4 +201,11 @@ export function unreachable(baseUrl: string, err: unknown): AppError {
     `The gov API is not reachable at ${baseUrl} (${reason}). Start the preview with \`gov preview start\` (it prints its base URL and writes the token to <data-dir>/run.json), or point --base-url / GOV_BASE_URL at a running API, then try again.`,
     { cause: err, extra: { base_url: baseUrl } },
   );
+}
+
+/** `url` without the slashes it ends with (a loop: a regex would rescan a run of slashes from each one). */
+export function withoutTrailingSlashes(url: string): string {
+  let end = url.length;
+  while (end > 0 && url.charCodeAt(end - 1) === 0x2f) end--;
+  return url.slice(0, end);
 }

@@ -4,7 +4,7 @@
 // stopped server or a 5xx is retried with Last-Event-ID (the last seq delivered), so no event is
 // delivered twice or skipped; an answer that retrying cannot change (400, 401, 403, 404) ends the
 // stream and is handed back.
-import type { ClientScope } from './client.ts';
+import { withoutTrailingSlashes, type ClientScope } from './client.ts';
 
 /** One event of the stream: its seq (the SSE id), its kind (the SSE event) and the stored event. */
 export type StreamedEvent = { seq: number; kind: string; event: Record<string, unknown> };
@@ -43,7 +43,7 @@ const RETRIED = (status: number) => status >= 500 || status === 408 || status ==
  */
 export async function streamEvents(options: StreamEventsOptions): Promise<StreamEnd> {
   const doFetch = options.fetch ?? globalThis.fetch.bind(globalThis);
-  const base = options.baseUrl.replace(/\/+$/, '');
+  const base = withoutTrailingSlashes(options.baseUrl);
   const firstDelay = options.retryMs ?? 1000;
   let lastSeq = options.afterSeq;
   let attempt = 0;

@@ -28,7 +28,9 @@ const MAX_LENGTH: Record<RedactionField, number> = { uri: 2048, source: 256 };
 const RULE_ORDER: readonly RedactionRule[] = ['userinfo', 'secret_param', 'oversize'];
 
 // scheme://userinfo@host: greedy up to the last '@' before the path, since a raw password may hold '@'.
-const URL_USERINFO = /([A-Za-z][A-Za-z0-9+.-]*:\/\/)([^\s/?#]*)@/g;
+// A scheme of at most 64 characters: unbounded, a long run of scheme characters without "://" was
+// scanned again from each of its characters (quadratic in caller text).
+const URL_USERINFO = /([A-Za-z][A-Za-z0-9+.-]{0,63}:\/\/)([^\s/?#]*)@/g;
 // user:pass@rest at the start of a string that is not a scheme:// URL (scp-like git remotes).
 const BARE_USERINFO = /^([^\s:/@?#]+:[^\s/?#]*)@/;
 // name=value after a query, fragment or parameter separator, or at a word start in free text.

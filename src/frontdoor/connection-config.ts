@@ -2,7 +2,7 @@
 // customer token). run.json and the --token-file are the only files it may read: the front door
 // never opens the event log or the SQLite index (api_only_no_local_fallback).
 import { join } from 'node:path';
-import type { ClientScope } from '../client/client.ts';
+import { withoutTrailingSlashes, type ClientScope } from '../client/client.ts';
 import { parseTokenFile } from '../client/credentials.ts';
 import { AppError, type ErrorCode } from '../errors.ts';
 
@@ -65,5 +65,5 @@ function checkUrl(raw: string, from: string): string {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new AppError('usage_error', `The base URL from ${from} must be http:// or https://, not ${url.protocol}.`);
   }
-  return raw.replace(/\/+$/, '');
+  return withoutTrailingSlashes(raw);
 }

@@ -66,7 +66,7 @@ export function buildOpenApi(routes: readonly RouteSpec[], registry: SchemaRegis
 }
 
 function operation(route: RouteSpec, registry: SchemaRegistry): Record<string, unknown> {
-  const parameters: unknown[] = [...route.path.matchAll(/\{([^}]+)\}/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: { type: 'string' } }));
+  const parameters: unknown[] = [...route.path.matchAll(/\{([^{}]+)\}/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: { type: 'string' } }));
   for (const [name, param] of Object.entries(route.query ?? {})) parameters.push(queryParameter(name, param, registry));
   if (route.scoped) parameters.push(...SCOPE_PARAMS.map(([name]) => ({ $ref: `#/components/parameters/${name}` })));
   if (route.method === 'POST' && route.path.startsWith('/v1/')) {

@@ -122,5 +122,5 @@ export type Route = RouteSpec & { handler: RouteHandler };
 
 /** The Hono path of a declared path: {name} becomes :name. */
 export function honoPath(path: string): string {
-  return path.replace(/\{([^}]+)\}/g, ':$1');
+  return path.replace(/\{([^{}]+)\}/g, ':$1');
 }

@@ -107,7 +107,7 @@ export function negative(name: string, route: string, run: SmokeCheck['run'], ex
 
 /** "GET /v1/tasks/{task_id}" → "GET /v1/tasks/{}": the form routes are compared in. */
 export function routeKey(route: string): string {
-  return route.replace(/\{[^}]*\}/g, '{}');
+  return route.replace(/\{[^{}]*\}/g, '{}');
 }
 
 export function summarize(checks: CheckOutcome[]): SmokeCounts {

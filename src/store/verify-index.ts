@@ -100,7 +100,7 @@ export function compareIndex(path: string): IndexComparison {
     }
     const found = new Map(db.prepare<[], { key: string; value: unknown }>('SELECT key, value FROM meta').all().map((r) => [r.key, r.value]));
     meta = { lastSeq: Number(found.get('last_seq') ?? 0), lastHash: (found.get('last_hash') as string | undefined) ?? null, logOffset: Number(found.get('log_offset') ?? 0) };
-    const problems = (db.pragma('integrity_check(5)') as Array<{ integrity_check: string }>).map((r) => r.integrity_check.replace(/\s*\n\s*/g, ' ')).filter((m) => m !== 'ok');
+    const problems = (db.pragma('integrity_check(5)') as Array<{ integrity_check: string }>).map((r) => r.integrity_check.split('\n').map((line) => line.trim()).join(' ')).filter((m) => m !== 'ok');
     if (problems.length > 0) {
       verdict = corruptIndex(`PRAGMA integrity_check: ${problems.join('; ')}`, 0);
       close();

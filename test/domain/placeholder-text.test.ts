@@ -5,7 +5,7 @@
 // compatibility characters, astral characters).
 import t from 'tap';
 import fc from 'fast-check';
-import { CopySources, findEmptyValue, isCopiedFrom, normaliseText, trimmedLength } from '../../src/domain/placeholder-text.ts';
+import { CopySources, findEmptyValue, findPlaceholder, isCopiedFrom, normaliseText, trimmedLength } from '../../src/domain/placeholder-text.ts';
 
 const EMPTY_NORMAL_FORMS = new Set([
   '', 'n a', 'na', 'none', 'nil', 'null', 'todo', 'tbd', 'tbc', 'fixme', 'xxx', 'example',
@@ -51,4 +51,13 @@ t.test('isCopiedFrom over CopySources: whole, an excerpt from a word on, or a so
   t.ok(copied('Now rotate the signing key'), 'a source of at least 80 % of the line, with a word added');
   t.notOk(copied('We rotate the signing key every quarter and record the new key id in the vault'), 'a short source inside a longer own sentence is no copy');
   t.notOk(copied('Rotated the exporter signing key and re-signed the first archive'), 'an own line');
+});
+
+t.test('the markers read a long run of blanks once (it held the event loop for seconds)', async (t) => {
+  // 400,000 blanks fit a 1 MiB closeout body; the old marker rescanned the run from every position.
+  const run = ' '.repeat(400_000);
+  t.equal(findPlaceholder(`a${run}a`), undefined, 'text and blanks: nothing');
+  t.equal(findPlaceholder(`for${run}example`), undefined, '"for example" across the run is English');
+  t.equal(findPlaceholder(`see${run}example`), 'example', 'another word before it: a placeholder');
+  t.equal(findPlaceholder(`${'\t'.repeat(400_000)}`), '', 'blanks only: an empty value');
 });

@@ -84,7 +84,9 @@ function v4Class(ip: string): IpClass {
 
 /** The class of an IP address (docs/governance/sessions.md); anything that is not one is `unknown`. */
 export function classifyIp(raw: string): IpClass {
-  const ip = raw.trim().replace(/^\[|\]$/g, '').replace(/%.*$/, '');
+  const bare = raw.trim().replace(/^\[|\]$/g, '');
+  const zone = bare.indexOf('%'); // an IPv6 zone id (fe80::1%eth0) says nothing of the address's class
+  const ip = zone < 0 ? bare : bare.slice(0, zone);
   if (isIPv4(ip)) return v4Class(ip);
   if (!isIPv6(ip)) return 'unknown';
   const lower = ip.toLowerCase();

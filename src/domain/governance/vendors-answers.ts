@@ -31,7 +31,7 @@ export const TEXT_MAX = 1000;
 export const INTEGER_FACT_MAX = 100_000;
 const BODY_MEMBERS = ['vendor_id', 'name', 'website', 'answers', 'assessed_for_asset_ids'];
 const ANSWER_MEMBERS = ['question_id', 'value', 'facts', 'evidence_refs'];
-const WEBSITE = /^https?:\/\/[^\s/?#]+[^\s]*$/;
+const WEBSITE = /^https?:\/\/[^\s/?#]\S*$/;
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);

@@ -70,10 +70,11 @@ const UNITS: Record<string, number> = { '': 1, b: 1 };
  * Forgejo also gives -1 above 2^63−1; here the bound is 2^53−1, the largest exact limit.
  */
 export function parseByteSize(value: string): number {
-  const match = /^([0-9.,]*)(.*)$/s.exec(value)!;
-  const digits = match[1]!.replace(/,/g, '');
-  if (!/^(\d+\.?\d*|\.\d+)$/.test(digits)) return -1;
-  const unit = UNITS[match[2]!.trim().toLowerCase()];
+  let split = 0;
+  while (split < value.length && '0123456789.,'.includes(value[split]!)) split++;
+  const digits = value.slice(0, split).replace(/,/g, '');
+  if (!/^(?:\d+(?:\.\d*)?|\.\d+)$/.test(digits)) return -1;
+  const unit = UNITS[value.slice(split).trim().toLowerCase()];
   if (unit === undefined) return -1;
   const bytes = Math.trunc(Number(digits) * unit);
   return Number.isSafeInteger(bytes) ? bytes : -1;

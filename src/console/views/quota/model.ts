@@ -113,7 +113,7 @@ const UNIT: Record<string, number> = { '': 1, b: 1, k: 1e3, kb: 1e3, m: 1e6, mb:
 
 /** A byte count as typed: an integer, or a number with k/M/G (decimal) or KiB/MiB/GiB/TiB; null when it is neither. */
 export function parseBytes(text: string): number | null {
-  const m = /^\s*(-?\d+(?:\.\d+)?)\s*([a-z]*)\s*$/i.exec(text);
+  const m = /^(-?\d+(?:\.\d+)?)\s*([a-z]*)$/i.exec(text.trim());
   if (!m) return null;
   const unit = UNIT[m[2]!.toLowerCase()];
   if (unit === undefined) return null;
