@@ -7,7 +7,7 @@ import { SCOPE_HOLDER } from '../domain/evidence-pool.ts';
 import type { Task } from '../domain/task.ts';
 import { AppError } from '../errors.ts';
 import { preparedOn } from './index-handle.ts';
-import { scopeKey, scopeToken } from './projections/core.ts';
+import { scopeKey, scopeToken, searchText } from './projections/core.ts';
 
 export type SearchHit = { task_id: string | null; event_id: string; seq: number; kind: string; snippet: string };
 
@@ -29,8 +29,13 @@ export function createQueries(db: Database.Database) {
     );
     const bySeqRange = db.prepare<[number, number], { line: string }>('SELECT line FROM events WHERE seq BETWEEN ? AND ? ORDER BY seq');
     const byEventId = db.prepare<[string], { line: string }>('SELECT line FROM events WHERE event_id = ?');
-    const searchText = db.prepare<[string, string, string | null, string | null, string | null, string | null, number, number], { seq: number; task_id: string | null; event_id: string; kind: string; snippet: string }>(
-      `SELECT e.seq, e.task_id, e.event_id, e.kind, snippet(search, 1, '[', ']', '…', 16) AS snippet
+    const searchText = db.prepare<[string, string, string | null, string | null, string | null, string | null, number, number], { seq: number; task_id: string | null; event_id: string; kind: string; snippet: string | null; long_line: string | null }>(
+      // FTS5's snippet() and highlight() grow with the square of the matches in one event (an event
+      // of 80 KB full of the word took seconds): a longer event's snippet is cut in JS around the
+      // first place a term of the query reads (markedSnippet), from its line.
+      `SELECT e.seq, e.task_id, e.event_id, e.kind,
+              CASE WHEN length(e.line) <= ${FULL_SNIPPET_MAX_CHARS} THEN snippet(search, 1, '[', ']', '…', 16) END AS snippet,
+              CASE WHEN length(e.line) > ${FULL_SNIPPET_MAX_CHARS} THEN e.line END AS long_line
          FROM search JOIN events e ON e.seq = search.rowid
         WHERE search MATCH ? AND e.scope = ?
           AND (? IS NULL OR e.kind = ?) AND (? IS NULL OR e.task_id = ?)
@@ -161,8 +166,12 @@ export function createQueries(db: Database.Database) {
     search(scope: Scope, q: { match: string | null; kind: string | null; taskId: string | null; beforeSeq: number; limit: number }): SearchHit[] {
       if (q.match !== null) {
         const match = `scope_tok : ${scopeToken(scope)} AND body : (${q.match})`;
+        const terms = queryTerms(q.match);
         return statements().searchText.all(match, scopeKey(scope), q.kind, q.kind, q.taskId, q.taskId, q.beforeSeq, q.limit)
-          .map((r) => (r.snippet.length > MAX_SNIPPET ? { ...r, snippet: boundedSnippet(r.snippet) } : r));
+          .map(({ long_line: longLine, snippet, ...r }) => ({
+            ...r,
+            snippet: longLine !== null ? markedSnippet(searchText(indexed<StoredEvent>(longLine)), terms) : snippet!.length > MAX_SNIPPET ? boundedSnippet(snippet!) : snippet!,
+          }));
       }
       return statements().searchKind.all(scopeKey(scope), q.kind ?? '', q.taskId, q.taskId, q.beforeSeq, q.limit).map((r) => ({
         seq: r.seq, task_id: r.task_id, event_id: r.event_id, kind: r.kind, snippet: r.body.slice(0, 160),
@@ -173,10 +182,31 @@ export function createQueries(db: Database.Database) {
 
 /** FTS5 cuts a snippet to 16 tokens, but one token may be a megabyte of text without a break. */
 export const MAX_SNIPPET = 320;
+/** Events up to this many characters (their stored line) get FTS5's snippet(); longer ones, highlight() cut. */
+const FULL_SNIPPET_MAX_CHARS = 4096;
+/** The words of a match expression (search-service.ts quotes each word of the query: no operators). */
+export function queryTerms(match: string): string[] {
+  return [...new Set((match.match(/[\p{L}\p{N}]+/gu) ?? []).map((word) => word.toLowerCase()))];
+}
 
-/** A snippet cut to MAX_SNIPPET characters around its first marked match, with … where it was cut. */
-export function boundedSnippet(snippet: string): string {
-  const at = Math.max(0, snippet.indexOf('['));
+/**
+ * A long event's snippet: its text cut to MAX_SNIPPET characters around the first word a term of
+ * the query reads, marked [ ]. One pass over the text. FTS5's tokenizer folds more than lower case
+ * (diacritics): where no term reads as written, the snippet is the text's beginning, unmarked.
+ */
+export function markedSnippet(text: string, terms: readonly string[]): string {
+  // Words are letters and digits only (queryTerms), so they need no escaping in the pattern.
+  const hit = terms.length === 0 ? null : new RegExp(`(?<![\\p{L}\\p{N}])(?:${terms.join('|')})(?![\\p{L}\\p{N}])`, 'iu').exec(text);
+  if (hit === null) return boundedSnippet(text, 0);
+  return boundedSnippet(`${text.slice(0, hit.index)}[${hit[0]}]${text.slice(hit.index + hit[0].length)}`, hit.index);
+}
+
+/**
+ * A snippet cut to MAX_SNIPPET characters around its match (at `markAt`, else its first '['), with …
+ * where it was cut.
+ */
+export function boundedSnippet(snippet: string, markAt?: number): string {
+  const at = Math.max(0, markAt ?? snippet.indexOf('['));
   const start = Math.max(0, Math.min(at - 80, snippet.length - MAX_SNIPPET));
   const end = Math.min(snippet.length, start + MAX_SNIPPET);
   // Never between the halves of a surrogate pair.

@@ -260,3 +260,22 @@ t.test('task writes honour Idempotency-Key: a replay answers the original task s
   t.equal(replay.headers.get('idempotent-replayed'), 'true');
   t.same(replay.json, first.json, 'the task as it was right after creation');
 });
+
+t.test('a long event full of the word: its snippet is cut around the first match, marked', async (t) => {
+  const { call } = await testApp(t);
+  t.equal((await call('/v1/tasks', { body: { task_id: 'long-1', title: 'Store the bulk export', session_id: 'sess-1' } })).status, 201);
+  // ~300 KB of text holding the word 30,000 times: FTS5's own snippet() took seconds on it.
+  const text = `${'x'.repeat(500)} [not a mark] ${Array.from({ length: 30_000 }, (_, i) => `Quartz w${i}`).join(' ')}`;
+  const raw = await call('/v1/events', { body: rawEvent(SCOPE_A, { task_id: 'long-1', payload: { text } }), idempotencyKey: 'long-1' });
+  t.equal(raw.status, 201, raw.text.slice(0, 200));
+  for (const q of ['quartz', 'QUARTZ', 'w7 quartz']) {
+    const res = await call(`/v1/search?q=${encodeURIComponent(q)}&task_id=long-1`);
+    t.equal(res.status, 200, q);
+    assertSchema(t, 'api/search-result.json', res.json);
+    const [hit] = res.json.results;
+    t.ok(hit.snippet.length <= 322, `${q}: at most MAX_SNIPPET characters and the two ellipses`);
+    t.match(hit.snippet, /^….*\[not a mark\] \[Quartz\] w0 Quartz w1/, `${q}: cut around the first match, which is marked as the text spells it`);
+  }
+  const unreadable = await call('/v1/search?q=%22w29999%22&task_id=long-1');
+  t.match(unreadable.json.results[0].snippet, /\[w29999\]…?$/, 'a match at the very end');
+});
