@@ -111,9 +111,23 @@ export function createQueries(db: Database.Database) {
     timeline(scope: Scope, taskId: string, afterSeq: number, limit: number): StoredEvent[] {
       return statements().timelineLines.all(scopeKey(scope), taskId, afterSeq, limit).map((line) => indexed<StoredEvent>(line));
     },
-    /** The stored canonical lines themselves, in seq order, for answers that embed events without re-encoding them. */
-    timelineLines(scope: Scope, taskId: string, afterSeq: number, limit: number): string[] {
-      return statements().timelineLines.all(scopeKey(scope), taskId, afterSeq, limit);
+    /**
+     * A timeline page as its stored canonical lines (answers embed them without re-encoding), in seq
+     * order: at most `limit` lines and `maxBytes` of UTF-8 (the first line whatever its size), each
+     * with its byte length; `more` when the task has events after the page's last.
+     */
+    timelinePage(scope: Scope, taskId: string, afterSeq: number, limit: number, maxBytes: number): { lines: string[]; bytes: number[]; more: boolean } {
+      const lines: string[] = [];
+      const bytes: number[] = [];
+      let total = 0;
+      for (const line of statements().timelineLines.iterate(scopeKey(scope), taskId, afterSeq, limit + 1)) {
+        const size = Buffer.byteLength(line);
+        if (lines.length === limit || (lines.length > 0 && total + size > maxBytes)) return { lines, bytes, more: true };
+        lines.push(line);
+        bytes.push(size);
+        total += size;
+      }
+      return { lines, bytes, more: false };
     },
     taskEventsUpTo(scope: Scope, taskId: string, seq: number): StoredEvent[] {
       return parse(statements().taskEventsUpTo.all(scopeKey(scope), taskId, seq));

@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
 import { expectNewEvents, expectNoEvents, expectResponse, spec } from '../fixtures/api-spec.ts';
+import { MAX_TIMELINE_PAGE_BYTES } from '../../src/server/routes/tasks.ts';
 import { assertSchema, rawEvent, SCOPE_A, SCOPE_B, testApp } from '../fixtures/test-app.ts';
 
 const evidence = {
@@ -278,4 +279,25 @@ t.test('a long event full of the word: its snippet is cut around the first match
   }
   const unreadable = await call('/v1/search?q=%22w29999%22&task_id=long-1');
   t.match(unreadable.json.results[0].snippet, /\[w29999\]…?$/, 'a match at the very end');
+});
+
+t.test('a timeline page holds at most 8 MiB of events; next_after_seq goes on from there', async (t) => {
+  const { call } = await testApp(t);
+  t.equal((await call('/v1/tasks', { body: { task_id: 'big-1', title: 'Keep the large run logs', session_id: 'sess-1' } })).status, 201);
+  // Ten events of ~900 KB each: all ten would be ~9 MB, past the page's budget.
+  const chunk = 'log line of the nightly run '.repeat(32_000);
+  for (let i = 0; i < 10; i++) {
+    const res = await call('/v1/events', { body: rawEvent(SCOPE_A, { task_id: 'big-1', payload: { text: `${i} ${chunk}` } }), idempotencyKey: `big-${i}` });
+    t.equal(res.status, 201, `event ${i}`);
+  }
+  const first = await call('/v1/tasks/big-1/timeline?limit=1000');
+  t.equal(first.status, 200);
+  assertSchema(t, 'api/timeline.json', first.json);
+  const seqs = first.json.events.map((e: { seq: number }) => e.seq);
+  t.ok(Buffer.byteLength(first.text) <= MAX_TIMELINE_PAGE_BYTES + 2_000, `the page stays within the budget (${first.text.length} bytes)`);
+  t.equal(seqs.length, 10, 'the task.created and nine events fit (~8.1 MB); the tenth would pass 8 MiB');
+  t.equal(first.json.next_after_seq, seqs.at(-1), 'next_after_seq is the page\'s last seq');
+  t.equal(Number(first.headers.get('content-length')), Buffer.byteLength(first.text), 'Content-Length is the body\'s');
+  const second = await call(`/v1/tasks/big-1/timeline?limit=1000&after_seq=${first.json.next_after_seq}`);
+  t.same([second.json.events.length, second.json.next_after_seq], [1, null], 'the rest, and no more');
 });

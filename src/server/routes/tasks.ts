@@ -11,6 +11,12 @@ import { P, U } from '../responses.ts';
 import type { Route } from '../route-spec.ts';
 import { etagOf, RawJson, writeContextOf, writeResponse } from '../write-context.ts';
 
+/**
+ * How many bytes of events a timeline page holds at most (its first event whatever its size): a
+ * page stops before the event that would pass it, and next_after_seq says where to go on.
+ */
+export const MAX_TIMELINE_PAGE_BYTES = 8 * 1024 * 1024;
+
 /** GET /v1/tasks/{task_id}/timeline: cursor paging by seq. */
 export const TIMELINE_QUERY = {
   after_seq: { schema: { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER, default: 0 }, description: 'Only events after this seq: the next_after_seq of the previous page (0, the default, starts at the first event).' },
@@ -92,25 +98,24 @@ export const TASK_ROUTES: Route[] = [
   {
     method: 'GET', path: '/v1/tasks/{task_id}/timeline', status: 'live', access: 'read', scoped: true,
     summary: 'Ordered task event truth (cursor paging by after_seq).',
-    readme: '`?after_seq=` (default 0) `&limit=` (1–1000, default 100)',
+    readme: '`?after_seq=` (default 0) `&limit=` (1–1000, default 100); a page holds at most 8 MiB of events (its first whatever its size)',
     query: TIMELINE_QUERY, responses: { 200: 'api/timeline.json', 400: P, 404: P },
     handler: (c, deps) => {
       const scope = c.get('scope');
       const taskId = requirePathId(c.req.param('task_id') ?? '', 'task');
       const { after_seq: afterSeq, limit } = readQuery(c, TIMELINE_QUERY);
       findTask(deps, scope, taskId);
-      // One line more than asked tells whether another page exists; the page's last line names the
-      // seq the next page starts after.
-      const lines = deps.queries.timelineLines(scope, taskId, afterSeq, limit + 1);
-      const page = lines.length > limit ? lines.slice(0, limit) : lines;
-      const next = lines.length > limit ? (JSON.parse(page[page.length - 1]!) as StoredEvent).seq : null;
+      // At most `limit` events and MAX_TIMELINE_PAGE_BYTES of them (events of a megabyte each made a
+      // page of 1,000 hundreds of megabytes); the page's last line names the seq the next starts after.
+      const { lines: page, bytes: sizes, more } = deps.queries.timelinePage(scope, taskId, afterSeq, limit, MAX_TIMELINE_PAGE_BYTES);
+      const next = more ? (JSON.parse(page[page.length - 1]!) as StoredEvent).seq : null;
       // The stored lines are already canonical JSON: they are embedded as they are, not parsed and
       // encoded again (a 1,000-event page would spend most of its time doing that). Measured line
       // by line, the answer's Content-Length spares the adapter a pass over the joined ~0.8 MB.
       const head = `${JSON.stringify({ task_id: taskId, scope }).slice(0, -1)},"events":[`;
       const tail = `],"next_after_seq":${next},"authority":"event_truth"}`;
       let bytes = Buffer.byteLength(head) + Buffer.byteLength(tail) + Math.max(page.length - 1, 0);
-      for (const line of page) bytes += Buffer.byteLength(line);
+      for (const size of sizes) bytes += size;
       const text = `${head}${page.join(',')}${tail}`;
       return c.body(text, 200, { 'Content-Type': 'application/json', 'Content-Length': String(bytes) });
     },
