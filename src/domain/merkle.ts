@@ -157,3 +157,70 @@ function isHash(h: Uint8Array): boolean {
 function equal(a: Uint8Array, b: Uint8Array): boolean {
   return Buffer.compare(a, b) === 0;
 }
+
+/** The lowest level whose subtree hashes a SubtreeCache keeps: below it, subtrees are hashed from their leaves. */
+export const CACHED_SUBTREE_LEVEL = 8;
+
+/**
+ * Tree heads and audit paths of a log that only grows, without hashing the whole log each time.
+ * In RFC 9162's tree every left subtree is perfect (2^level leaves, aligned), and a perfect subtree
+ * never changes as leaves are added: its hash is kept from level `minLevel` up (a log of a million
+ * events keeps ~8,000 hashes), so a tree head or an audit path costs O(log n) kept hashes and at
+ * most a few hundred leaves read through `leaves(from, to)` (leaf hashes of [from, to)).
+ */
+export class SubtreeCache {
+  private readonly kept = new Map<string, Buffer>();
+
+  constructor(
+    private readonly leaves: (from: number, to: number) => readonly Uint8Array[],
+    private readonly minLevel = CACHED_SUBTREE_LEVEL,
+  ) {}
+
+  /** MTH of the tree of `size` leaves (the first `size` of the log). */
+  rootOf(size: number): Buffer {
+    return size === 0 ? createHash('sha256').digest() : this.range(0, size);
+  }
+
+  /** PATH(index, D[size]): the audit path of leaf `index` in the tree of `size` leaves, leaf to root. */
+  inclusionProof(index: number, size: number): Buffer[] {
+    if (!Number.isInteger(index) || index < 0 || index >= size) throw new RangeError(`leaf index ${index} is outside a tree of size ${size}`);
+    const out: Buffer[] = [];
+    let from = 0;
+    let to = size;
+    let m = index;
+    // Top-down, each step's sibling is the other half; the path lists them leaf to root.
+    while (to - from > 1) {
+      const k = splitPoint(to - from);
+      if (m < k) {
+        out.push(this.range(from + k, to));
+        to = from + k;
+      } else {
+        out.push(this.range(from, from + k));
+        from += k;
+        m -= k;
+      }
+    }
+    return out.reverse();
+  }
+
+  /** MTH of leaves [from, to), `from` aligned as the tree's splits make it (a multiple of the left part). */
+  private range(from: number, to: number): Buffer {
+    const n = to - from;
+    if (isPowerOfTwo(n) && from % n === 0) return this.perfect(Math.log2(n), from / n);
+    const k = splitPoint(n);
+    return nodeHash(this.range(from, from + k), this.range(from + k, to));
+  }
+
+  private perfect(level: number, index: number): Buffer {
+    if (level < this.minLevel) return rootFromLeafHashes(this.leaves(index * 2 ** level, (index + 1) * 2 ** level));
+    const key = `${level}:${index}`;
+    let node = this.kept.get(key);
+    if (node === undefined) {
+      node = level === this.minLevel
+        ? rootFromLeafHashes(this.leaves(index * 2 ** level, (index + 1) * 2 ** level))
+        : nodeHash(this.perfect(level - 1, 2 * index), this.perfect(level - 1, 2 * index + 1));
+      this.kept.set(key, node);
+    }
+    return node;
+  }
+}

@@ -62,7 +62,7 @@ export function createQueries(db: Database.Database) {
       "SELECT event_id FROM events WHERE scope = ? AND kind = 'proof_packet.receipted' AND json_extract(line, '$.payload.packet_sha256') = ? ORDER BY seq LIMIT 1",
     );
     const bySeq = db.prepare<[number], { line: string }>('SELECT line FROM events WHERE seq = ?');
-    const hashes = db.prepare<[number], { event_hash: string }>('SELECT event_hash FROM events WHERE seq <= ? ORDER BY seq');
+    const hashesBetween = db.prepare<[number, number], string>('SELECT event_hash FROM events WHERE seq BETWEEN ? AND ? ORDER BY seq').pluck();
     // The scope's tasks, newest created first: the scope's task.created rows walked backwards on
     // events_by_kind (bounded by the limit, a status filter aside), each joined to its projection.
     // A task counts by its first task.created (the fold ignores any later one; `+p.kind` looks for
@@ -83,7 +83,7 @@ export function createQueries(db: Database.Database) {
     const scopeLines = db.prepare<[number, string, number], { seq: number; kind: string; line: string }>(
       'SELECT seq, kind, line FROM events WHERE seq > ? AND +scope = ? ORDER BY seq LIMIT ?',
     );
-    return { task, timelineLines, taskEventsUpTo, scopeEvidenceUpTo, bySeqRange, byEventId, searchText, searchKind, sessionSeen, byKind, byAssetKind, taskAccessUpTo, packet, receipt, bySeq, hashes, taskPage, taskCreatedSeq, scopeLines };
+    return { task, timelineLines, taskEventsUpTo, scopeEvidenceUpTo, bySeqRange, byEventId, searchText, searchKind, sessionSeen, byKind, byAssetKind, taskAccessUpTo, packet, receipt, bySeq, hashesBetween, taskPage, taskCreatedSeq, scopeLines };
   });
   const parse = (rows: Array<{ line: string }>) => rows.map((r) => indexed<StoredEvent>(r.line));
 
@@ -172,9 +172,9 @@ export function createQueries(db: Database.Database) {
     receiptOf(scope: Scope, packetSha256: string): string | undefined {
       return statements().receipt.get(scopeKey(scope), packetSha256)?.event_id;
     },
-    /** Every event hash of the log up to `size`, in seq order (the leaves of the log's Merkle tree). */
-    eventHashesUpTo(size: number): string[] {
-      return statements().hashes.all(size).map((r) => r.event_hash);
+    /** The event hashes of seqs `from` to `to` (inclusive), in seq order. */
+    eventHashesBetween(from: number, to: number): string[] {
+      return statements().hashesBetween.all(from, to);
     },
     /** Newest first; `beforeSeq` is the cursor. FTS ordered by rowid streams, so the cost is bounded by `limit`. */
     search(scope: Scope, q: { match: string | null; kind: string | null; taskId: string | null; beforeSeq: number; limit: number }): SearchHit[] {

@@ -6,7 +6,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
-  consistencyProof, inclusionProof, leafHash, rootFromLeafHashes, verifyConsistency, verifyInclusion,
+  consistencyProof, inclusionProof, leafHash, rootFromLeafHashes, SubtreeCache, verifyConsistency, verifyInclusion,
 } from '../../src/domain/merkle.ts';
 
 const VECTORS = fileURLToPath(new URL('../fixtures/vectors/rfc9162/', import.meta.url));
@@ -109,3 +109,35 @@ t.test('generating a proof outside the tree is a RangeError', async (t) => {
   t.same(consistencyProof(leafHashes, 8), []);
 });
 
+
+t.test('SubtreeCache gives the roots and audit paths of the whole-tree functions, reading few leaves', async (t) => {
+  const all = Array.from({ length: 300 }, (_, i) => leafHash(Buffer.from(`leaf ${i}`)));
+  for (const minLevel of [0, 2, 3, 8]) {
+    let read = 0;
+    const cache = new SubtreeCache((from, to) => {
+      read += to - from;
+      return all.slice(from, to);
+    }, minLevel);
+    let mismatches = 0;
+    // Growing sizes, as a log grows: every root and every audit path equals the reference one.
+    for (let n = 1; n <= all.length; n += n < 40 ? 1 : 37) {
+      const leaves = all.slice(0, n);
+      if (!cache.rootOf(n).equals(rootFromLeafHashes(leaves))) mismatches++;
+      for (let i = 0; i < n; i += n < 40 ? 1 : 13) {
+        const expected = inclusionProof(leaves, i);
+        const got = cache.inclusionProof(i, n);
+        if (got.length !== expected.length || got.some((h, p) => !h.equals(expected[p]!))) mismatches++;
+      }
+    }
+    t.equal(mismatches, 0, `minLevel ${minLevel}: the same roots and paths`);
+    if (minLevel === 3) {
+      // Kept subtrees are never hashed again: once warm, a tree head reads at most 7 leaves per level.
+      read = 0;
+      cache.rootOf(300);
+      cache.inclusionProof(5, 300);
+      t.ok(read <= 2 * 7 * 9, `a warm cache reads few leaves (${read} for a root and a path of 300)`);
+    }
+  }
+  t.same(new SubtreeCache(() => [], 0).rootOf(0), rootFromLeafHashes([]), 'the empty tree');
+  t.throws(() => new SubtreeCache(() => all, 0).inclusionProof(3, 3), RangeError);
+});
