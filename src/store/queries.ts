@@ -104,9 +104,19 @@ export function createQueries(db: Database.Database) {
     taskCreatedSeq(scope: Scope, taskId: string): number | undefined {
       return statements().taskCreatedSeq.get(scopeKey(scope), taskId)?.seq;
     },
-    /** The scope's stored lines after `afterSeq`, in seq order (the event stream's pages). */
-    scopeEventLines(scope: Scope, afterSeq: number, limit: number): Array<{ seq: number; kind: string; line: string }> {
-      return statements().scopeLines.all(afterSeq, scopeKey(scope), limit);
+    /**
+     * The scope's stored lines after `afterSeq`, in seq order (the event stream's pages): at most
+     * `limit` of them and, past the first, no more than `maxChars` characters of lines in all.
+     */
+    scopeEventLines(scope: Scope, afterSeq: number, limit: number, maxChars = Number.POSITIVE_INFINITY): Array<{ seq: number; kind: string; line: string }> {
+      const rows: Array<{ seq: number; kind: string; line: string }> = [];
+      let chars = 0;
+      for (const row of statements().scopeLines.iterate(afterSeq, scopeKey(scope), limit)) {
+        if (rows.length > 0 && chars + row.line.length > maxChars) break;
+        rows.push(row);
+        chars += row.line.length;
+      }
+      return rows;
     },
     timeline(scope: Scope, taskId: string, afterSeq: number, limit: number): StoredEvent[] {
       return statements().timelineLines.all(scopeKey(scope), taskId, afterSeq, limit).map((line) => indexed<StoredEvent>(line));

@@ -12,7 +12,8 @@ import { withQuota } from '../../src/config.ts';
 import { startPreview, type PreviewHandle } from '../../src/deps.ts';
 import { spawnPreview } from '../fixtures/spawn-preview.ts';
 import { testSchemas } from '../fixtures/templates.ts';
-import { counterIds, fixedClock, rawEvent, SCOPE_A, SCOPE_B, tempDir, TOKENS, type Scope } from '../fixtures/test-app.ts';
+import { counterIds, fixedClock, rawEvent, SCOPE_A, SCOPE_B, tempDir, testApp, TOKENS, type Scope } from '../fixtures/test-app.ts';
+import { STREAM_PAGE, STREAM_PAGE_CHARS } from '../../src/server/routes/event-stream.ts';
 
 type Frame = { id: string; event: string; data: string } | { comment: string };
 
@@ -318,4 +319,19 @@ t.test('a client that stops reading does not hold the stop: its connection is dr
   socket.resume();
   await closed;
   t.pass('the stalled connection was closed by the server');
+});
+
+t.test('a backlog chunk holds at most 1 MiB of events (its first whatever its size); the stream still sends every one', async (t) => {
+  const { call, service } = await testApp(t);
+  const text = 'stream me '.repeat(60_000); // ~600 KB a line
+  for (let i = 0; i < 4; i++) t.equal((await call('/v1/events', { body: rawEvent(SCOPE_A, { payload: { n: i, text } }), idempotencyKey: `chunk-${i}` })).status, 201);
+  await service.store.settled();
+  const pages: number[][] = [];
+  for (let after = 0; ;) {
+    const rows = service.queries.scopeEventLines(SCOPE_A, after, STREAM_PAGE, STREAM_PAGE_CHARS);
+    if (rows.length === 0) break;
+    pages.push(rows.map((r) => r.seq));
+    after = rows.at(-1)!.seq;
+  }
+  t.same(pages, [[1], [2], [3], [4]], 'one ~600 KB event a chunk: two would pass 1 MiB');
 });

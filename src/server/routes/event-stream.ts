@@ -18,6 +18,11 @@ export const EVENT_STREAM_QUERY = {
 
 /** Events read from the index per page of the backlog (one chunk written to the socket). */
 export const STREAM_PAGE = 500;
+/**
+ * And at most this many characters of events a chunk (its first event whatever its size): 500
+ * events of a megabyte each were one 440 MB chunk, built and written in one turn of the event loop.
+ */
+export const STREAM_PAGE_CHARS = 1024 * 1024;
 /** How long the stream may stay silent before a comment line tells proxies and clients it is alive. */
 export const KEEP_ALIVE_MS = 15_000;
 /**
@@ -120,7 +125,7 @@ function eventStream(deps: RouteDeps, scope: Scope, afterSeq: number, onStop: ()
         const indexed = deps.store.indexedSeq();
         let rows: Array<{ seq: number; kind: string; line: string }>;
         try {
-          rows = deps.queries.scopeEventLines(scope, after, STREAM_PAGE);
+          rows = deps.queries.scopeEventLines(scope, after, STREAM_PAGE, STREAM_PAGE_CHARS);
         } catch (err) {
           // The index is being rebuilt or cannot be read: the connection drops and the client
           // reconnects with Last-Event-ID (answered 503 until the index is back).
