@@ -16,7 +16,16 @@ export type NodeServerDeps = {
   logError: (line: string) => void;
   /** Aborted when the server starts to stop: answers from then on close their connection. */
   stopping?: AbortSignal;
+  /** How long a request's headers, and the whole request, may take to arrive (ms); REQUEST_TIMEOUTS by default. */
+  timeouts?: { headersMs: number; requestMs: number };
 };
+
+/**
+ * A client that sends its request a byte at a time holds a socket (and a file descriptor) for as
+ * long as it likes: headers must arrive within 20 s and a whole request (at most 1 MiB) within 60 s,
+ * else the answer is 408 request_timeout and the connection closes. Node checks every few seconds.
+ */
+export const REQUEST_TIMEOUTS = { headersMs: 20_000, requestMs: 60_000 };
 
 type Fetch = (request: Request) => Response | Promise<Response>;
 
@@ -40,7 +49,13 @@ export function createNodeServer(fetch: Fetch, deps: NodeServerDeps): Server {
   });
   // requireHostHeader: false — Node would answer an HTTP/1.1 request without Host a bare 400; the
   // guard answers it 403 host_not_allowed with a body that says what to do.
-  const server = createServer({ requireHostHeader: false }, (incoming: IncomingMessage, outgoing: ServerResponse) => {
+  const timeouts = deps.timeouts ?? REQUEST_TIMEOUTS;
+  const server = createServer({
+    requireHostHeader: false,
+    headersTimeout: timeouts.headersMs,
+    requestTimeout: timeouts.requestMs,
+    connectionsCheckingInterval: Math.min(5_000, Math.ceil(timeouts.headersMs / 4)),
+  }, (incoming: IncomingMessage, outgoing: ServerResponse) => {
     const host = incoming.headers.host;
     // The URL is built from Host only when the guard will accept it. The guard reads the Host the
     // client sent (the request's headers come from the raw header list), not this one.

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { expectNoEvents, spec } from '../fixtures/api-spec.ts';
 import { withQuota } from '../../src/config.ts';
 import { startPreview } from '../../src/deps.ts';
+import { createNodeServer } from '../../src/server/node-server.ts';
 import { serveApp } from '../fixtures/served-app.ts';
 import { testSchemas } from '../fixtures/templates.ts';
 import { assertSchema, counterIds, fixedClock, rawEvent, SCOPE_A, tempDir, TOKENS } from '../fixtures/test-app.ts';
@@ -225,4 +226,33 @@ t.test('a start that cannot listen takes away the data dir it made, and only tha
   const files = readdirSync(used).sort();
   await t.rejects(start(used), { message: /EADDRINUSE/ });
   t.same(readdirSync(used).sort(), files, 'a data dir in use before keeps every file');
+});
+
+t.test('a request that trickles in past its time is refused and its socket closed', async (t) => {
+  const accessLines: string[] = [];
+  // The handler reads the whole body, as every route that takes one does.
+  const server = createNodeServer(async (req) => new Response(await req.text()), { newRequestId: () => 'req_slow', access: (l) => accessLines.push(l), logError: () => {}, timeouts: { headersMs: 400, requestMs: 800 } });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  const port = (server.address() as AddressInfo).port;
+  /** Sends `head`, then `drip` every 50 ms until the server closes the socket; what it answered. */
+  const trickle = (head: string, drip: string) => new Promise<string>((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    let text = '';
+    socket.on('data', (d) => (text += d.toString('utf8')));
+    socket.on('error', () => {});
+    const timer = setInterval(() => socket.writable && socket.write(drip), 50);
+    socket.on('close', () => {
+      clearInterval(timer);
+      resolve(text);
+    });
+    socket.write(head);
+  });
+  const headers = await trickle(`GET /health HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n`, 'X-Slow: 1\r\n');
+  t.match(headers, /^HTTP\/1\.1 408 /, 'headers a line at a time: 408');
+  t.match(headers, /"code":"request_timeout"/, 'with a problem body');
+  t.equal(accessLines.filter((l) => l.includes('408')).length, 1, 'and an access line');
+  // Once the handler has the request, the timeout can only close the connection (its answer is pending).
+  const body = await trickle(`POST /echo HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n`, '{');
+  t.notMatch(body, /HTTP\/1\.1 200/, 'a body a byte at a time: never answered as whole, the socket closed');
 });
