@@ -206,7 +206,7 @@ export function createQueries(db: Database.Database) {
 
 /** FTS5 cuts a snippet to 16 tokens, but one token may be a megabyte of text without a break. */
 export const MAX_SNIPPET = 320;
-/** Events up to this many characters (their stored line) get FTS5's snippet(); longer ones, highlight() cut. */
+/** Events up to this many characters (their stored line) get FTS5's snippet(); longer ones, markedSnippet. */
 const FULL_SNIPPET_MAX_CHARS = 4096;
 /** The words of a match expression (search-service.ts quotes each word of the query: no operators). */
 export function queryTerms(match: string): string[] {
