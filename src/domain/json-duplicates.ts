@@ -57,6 +57,8 @@ function heldMembers(value: unknown): number {
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const COLON = 0x3a;
+/** What ends a number, true, false or null: a comma, a closing bracket or brace, a blank. */
+const ENDS_SCALAR: ReadonlySet<number> = new Set([0x2c, 0x5d, 0x7d, 0x20, 0x0a, 0x0d, 0x09]);
 
 function isBlank(code: number): boolean {
   return code === 0x20 || code === 0x0a || code === 0x0d || code === 0x09;
@@ -89,7 +91,7 @@ class DuplicateFinder {
     if (code === 0x7b) return this.object(pointer);
     if (code === 0x5b) return this.array(pointer);
     if (code === QUOTE) this.at = stringEnd(this.text, this.at) + 1;
-    else while (this.at < this.text.length && !/[,\]}\s]/.test(this.text[this.at]!)) this.at++;
+    else while (this.at < this.text.length && !ENDS_SCALAR.has(this.text.charCodeAt(this.at))) this.at++; // a number, true, false or null
     return null;
   }
 
