@@ -183,12 +183,13 @@ export function createProgram(io: CliIo, state: ProgramState): Command {
     .description('verify a Proof Packet: hash, signature, hash chain, receipt; offline with --keys, else online against a preview')
     .argument('<file>', 'the packet JSON (as POST or GET /v1/proof-packets answered it)')
     .option('--keys <file>', 'offline: the public keys (GET /v1/keys answer)')
-    .option('--timeline <file>', 'offline: a task timeline (GET /v1/tasks/{id}/timeline answer); repeat per task', (v: string, all: string[] = []) => [...all, v])
-    .option('--receipt <file>', 'offline: the receipt (GET /v1/receipts/{id} answer) of a receipted packet')
+    .option('--timeline <file>', 'offline: a task timeline (GET /v1/tasks/{id}/timeline answer); repeat per task; without it the hash chain is skipped, not failed', (v: string, all: string[] = []) => [...all, v])
+    .option('--receipt <file>', 'offline: the receipt (GET /v1/receipts/{id} answer) of a receipted packet; without it the receipt is skipped, not failed')
     .option('--base-url <url>', 'online: the preview to ask (default: run.json of the data dir, or $GOV_BASE_URL)')
     .option('--token-file <file>', 'online: a file holding the token, or a run.json')
     .option('--data-dir <dir>', 'online: data dir whose run.json gives URL and token (default .gov-preview/)')
     .option('--json', 'machine output')
+    .addHelpText('after', '\nExit 0: every check given passes and the packet is current; 1: a check fails, or the packet is\nnot current (revoked in the file or at the preview, or not its latest issue); 2: a bad file or\nusage; 3: the preview could not be asked.')
     .addHelpText('after', examples(
       'gov packet verify packet.json --keys keys.json --timeline timeline.json --receipt receipt.json',
       'gov packet verify packet.json --base-url http://127.0.0.1:7337 --token-file .gov-preview/run.json --json',
