@@ -2,14 +2,16 @@
 // transaction holds many batches; a reader never waits for the linger, and while nobody reads the
 // linger is longer. And inside one transaction a
 // task that several events change is read once and written once (projections/core.ts), which must
-// give the row the fold gives, and a rolled-back transaction must leave nothing of it behind.
+// give the row the fold gives, and a rolled-back transaction must leave nothing of it behind; the
+// same holds for the asset rows the governance projection keeps parsed between transactions.
 import t, { type Test } from 'tap';
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { StoredEvent } from '../../src/domain/event.ts';
 import { foldTask } from '../../src/domain/task.ts';
 import type { PendingEvent } from '../../src/store/event-log.ts';
-import { openIndexDb } from '../../src/store/index-db.ts';
+import { ASSET_REGISTERED, type AssetState } from '../../src/domain/governance/assets.ts';
+import { openIndexDb, type ProjectionFactory } from '../../src/store/index-db.ts';
 import { READERS_GONE_MS } from '../../src/store/index-writer.ts';
 import { EXTRA_PROJECTIONS } from '../../src/store/projections/registry.ts';
 import { sealEvent } from '../../src/store/seal-batch.ts';
@@ -124,6 +126,47 @@ t.test('a task changed by several events of one transaction gets the row the fol
   index.applyBatch(retry, 0);
   t.same(JSON.parse(taskRow('task-3')!), foldTask([retry[0]!.event]), 'the next transaction folds from the stored rows only');
   t.same(JSON.parse(taskRow('task-3')!).session_ids, []);
+});
+
+t.test('an asset row the index writer remembers is the committed row: a transaction rolled back at its end leaves nothing', async (t) => {
+  const dir = tempDir(t);
+  mkdirSync(dir, { recursive: true });
+  // A projection after the governance one whose finish fails: the governance projection has then
+  // finished its transaction (its rows written, its states remembered) and the commit never comes.
+  let failAtEnd = false;
+  const failing: ProjectionFactory = () => Object.assign(() => {}, {
+    finish: () => {
+      if (failAtEnd) throw new Error('the disk went away after the projections finished');
+    },
+  });
+  const index = openIndexDb(join(dir, 'index.sqlite'), [...EXTRA_PROJECTIONS, failing]);
+  t.teardown(() => index.close());
+  const assetRow = () => JSON.parse((index.db.prepare('SELECT state FROM gov_assets WHERE asset_id = ?').get('asset-1') as { state: string }).state) as AssetState;
+  const registration = (revision: number, purpose: string) => pending({
+    kind: ASSET_REGISTERED,
+    payload: { asset_id: 'asset-1', revision, name: 'Ticket summariser', purpose, owner: { type: 'user', id: 'owner-1' }, deployment_context: 'support, internal', models: [{ provider: 'acme', name: 'sum-2' }] },
+  });
+  const zero = `sha256:${'0'.repeat(64)}`;
+  const first = sealed([registration(1, 'Summarise support tickets')], 1, zero);
+  index.applyBatch(first, 0);
+  // A re-registration appends a revision: folded twice, the asset would show it twice.
+  const second = sealed([registration(2, 'Summarise and route support tickets')], 2, first[0]!.event.event_hash);
+  failAtEnd = true;
+  t.throws(() => index.applyBatch(second, 0), /disk went away/);
+  t.same(assetRow().revisions.map((r) => r.revision), [1], 'nothing of the rolled-back transaction is stored');
+  failAtEnd = false;
+  index.applyBatch(second, 0);
+  const asset = assetRow();
+  t.same(asset.revisions.map((r) => r.revision), [1, 2], 'the batch tried again folds onto the committed row, not onto what was rolled back');
+  t.same(asset.revisions[1]!.changed, ['purpose']);
+  t.equal(asset.registration.purpose, 'Summarise and route support tickets');
+
+  // And the rows are what a fresh index folds from the same events.
+  const fresh = openIndexDb(join(dir, 'fresh.sqlite'), EXTRA_PROJECTIONS);
+  t.teardown(() => fresh.close());
+  fresh.applyBatch([...first, ...second], 0);
+  const rows = (db: typeof index.db) => db.prepare('SELECT * FROM gov_assets ORDER BY scope, asset_id').all();
+  t.same(rows(index.db), rows(fresh.db), 'gov_assets as a rebuild gives it');
 });
 
 t.test('the index writer thread yields the cores to the event loop (nice +10 on Linux)', async (t) => {

@@ -20,18 +20,24 @@ import { scopeKey, type Apply } from './core.ts';
 /** The kinds whose events an asset's own rows (asset_events) list: GET …/risk and …/evidence read them. */
 const ASSET_HISTORY_KINDS: ReadonlySet<string> = new Set(['risk.evaluated', 'evidence.attached', REVIEW_COMPLETED]);
 
+/** How many assets' committed rows the index writer keeps parsed (~2 KB each). */
+const COMMITTED_ASSETS = 10_000;
+
 export function governanceProjection(db: Database.Database): Apply {
   const getAsset = db.prepare<[string, string], { state: string }>('SELECT state FROM gov_assets WHERE scope = ? AND asset_id = ?');
   // Written in place (an upsert, not a replace): a row keeps its place and the index entries whose
   // columns did not change (migrations.ts, 10).
+  // An update sets only the columns that can change: a column in the SET list has its index entries
+  // rewritten even when its value is the same (an asset's id_hash and an approval's asset_id never
+  // change), and each index page rewritten goes whole into the WAL at the commit.
   const putAsset = db.prepare(
     `INSERT INTO gov_assets (scope, asset_id, state, tier, status, expires_at, review_due_at, id_hash, seq) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (scope, asset_id) DO UPDATE SET state = excluded.state, tier = excluded.tier, status = excluded.status,
-         expires_at = excluded.expires_at, review_due_at = excluded.review_due_at, id_hash = excluded.id_hash, seq = excluded.seq`,
+         expires_at = excluded.expires_at, review_due_at = excluded.review_due_at, seq = excluded.seq`,
   );
   const putApproval = db.prepare(
     `INSERT INTO gov_approvals (scope, approval_id, asset_id, state, status, current_role, due_at, seq) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-       ON CONFLICT (scope, approval_id) DO UPDATE SET asset_id = excluded.asset_id, state = excluded.state, status = excluded.status,
+       ON CONFLICT (scope, approval_id) DO UPDATE SET state = excluded.state, status = excluded.status,
          current_role = excluded.current_role, due_at = excluded.due_at, seq = excluded.seq`,
   );
   const getVendor = db.prepare<[string, string], { state: string }>('SELECT state FROM gov_vendors WHERE scope = ? AND vendor_id = ?');
@@ -52,14 +58,22 @@ export function governanceProjection(db: Database.Database): Apply {
   type AssetEntry = { scope: string; assetId: string; state: AssetState | undefined; changed?: { full: AssetState; event: StoredEvent } };
   const assets = new Map<string, AssetEntry>();
   const approvals = new Map<string, { scope: string; assetId: string; approval: Approval; event: StoredEvent }>();
+  // The assets' rows as committed, parsed, for the next transactions: this connection is the only
+  // writer of gov_assets while it is open, so a remembered row is the row. A transaction moves the
+  // states it wrote in at its end; one that rolls back forgets them all (its states never landed).
+  const committed = new Map<string, AssetState>();
 
   const applyAsset = (event: StoredEvent, assetId: string) => {
     const scope = scopeKey(event);
     const key = `${scope}\n${assetId}`;
     let entry = assets.get(key);
     if (entry === undefined) {
-      const row = getAsset.get(scope, assetId);
-      entry = { scope, assetId, state: row ? (JSON.parse(row.state) as AssetState) : undefined };
+      let state = committed.get(key);
+      if (state === undefined) {
+        const row = getAsset.get(scope, assetId);
+        state = row ? (JSON.parse(row.state) as AssetState) : undefined;
+      }
+      entry = { scope, assetId, state };
       assets.set(key, entry);
     }
     const after = applyAssetEvent(entry.state, event);
@@ -85,7 +99,14 @@ export function governanceProjection(db: Database.Database): Apply {
   };
 
   const finish = () => {
-    for (const entry of assets.values()) writeAsset(entry);
+    for (const [key, entry] of assets) {
+      writeAsset(entry);
+      if (entry.state === undefined) continue;
+      // Most recently written last, so the oldest goes first when the map is full.
+      committed.delete(key);
+      if (committed.size >= COMMITTED_ASSETS) committed.delete(committed.keys().next().value!);
+      committed.set(key, entry.state);
+    }
     for (const { scope, assetId, approval, event } of approvals.values()) {
       const { status: approvalState } = approvalStatus(approval, new Date(event.recorded_at));
       const step = approvalState === 'pending' ? currentStep(approval) : undefined;
@@ -97,6 +118,7 @@ export function governanceProjection(db: Database.Database): Apply {
   const discard = () => {
     assets.clear();
     approvals.clear();
+    committed.clear();
   };
 
   const putAssetEvent = db.prepare('INSERT OR IGNORE INTO asset_events (scope, asset_id, kind, seq) VALUES (?, ?, ?, ?)');
