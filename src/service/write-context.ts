@@ -38,6 +38,12 @@ export type WriteContext = {
    * entry is made, so the hot write paths never compute it.
    */
   request?: () => RequestFacts;
+  /**
+   * Set while a governance write is decided tentatively, on the index as it is (which may trail the
+   * log by the batches the index writer has not applied yet): a refusal then is not recorded but
+   * sends the write back to be decided on the settled index (governance/decide.ts, refusals.ts).
+   */
+  tentative?: true;
 };
 
 /** What the access log records of an HTTP request: the route it matched, its success status and the class of the peer's address. */

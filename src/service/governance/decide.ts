@@ -2,7 +2,6 @@
 // the request answers first; otherwise `decide` reads the aggregates it needs and returns the
 // events to append with the stream versions it read, and the append runs under those expectations
 // (If-Match checked against the named stream). A concurrent write to a stream read → decided again.
-import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Scope } from '../../domain/event.ts';
 import { assetStream } from '../../domain/streams.ts';
 import { withVerifiedCaller, type Team } from '../../domain/governance/team.ts';
@@ -53,21 +52,9 @@ export function readExpectations(ctx: WriteContext, decision: Decision): Expecta
   return out;
 }
 
-/**
- * Set while a decision is tentative (made on the index as it is, which may trail the log by the
- * batches the index writer has not applied yet): a refusal then is not recorded but sends the
- * write back to be decided on the settled index (refusals.ts).
- */
-const tentative = new AsyncLocalStorage<true>();
-
 /** Thrown instead of recording a refusal decided tentatively: decide again on the settled index. */
 export class DecideOnSettledIndex extends Error {
   override readonly name = 'DecideOnSettledIndex';
-}
-
-/** Whether the decision running now is tentative (a refusal must not be recorded from it). */
-export function isTentative(): boolean {
-  return tentative.getStore() === true;
 }
 
 export type DecideOptions = {
@@ -99,7 +86,7 @@ function writerRedecide(ctx: WriteContext, redecide: DecideOptions['redecide']):
  * caught up with fails the append and the write is decided again on the settled index, as is a
  * decision that refuses or fails. Only for decisions whose every read is a stream in `read`.
  */
-export async function decideAndAppend(deps: ServiceDeps, ctx: WriteContext, decide: () => Promise<Decision> | Decision, options: DecideOptions = {}): Promise<AppendResult> {
+export async function decideAndAppend(deps: ServiceDeps, ctx: WriteContext, decide: (ctx: WriteContext) => Promise<Decision> | Decision, options: DecideOptions = {}): Promise<AppendResult> {
   const appendOptions = writerRedecide(ctx, options.redecide);
   if (options.tentative === true) {
     // A record found in the index is committed; one the index does not hold yet the gate replays.
@@ -107,7 +94,8 @@ export async function decideAndAppend(deps: ServiceDeps, ctx: WriteContext, deci
     if (replay) return replay;
     let attempt: { events: PendingEvent[]; expect: Expectation[] } | null = null;
     try {
-      const decision = await tentative.run(true, decide);
+      // The context the decision passes on to what may refuse: marked tentative (see WriteContext).
+      const decision = await decide({ ...ctx, tentative: true });
       attempt = { events: decision.events, expect: readExpectations(ctx, decision) };
     } catch {
       attempt = null; // a refusal or an If-Match mismatch is only answered from the settled index
@@ -126,7 +114,7 @@ export async function decideAndAppend(deps: ServiceDeps, ctx: WriteContext, deci
   if (replay) return replay;
   return retryOnConflict(async () => {
     await deps.store.settled();
-    const decision = await decide();
+    const decision = await decide(ctx);
     return deps.store.append(decision.events, readExpectations(ctx, decision), appendOptions);
   });
 }

@@ -10,7 +10,7 @@ import { AppError, type ErrorCode } from '../../errors.ts';
 import type { PendingEvent } from '../../store/event-log.ts';
 import type { ServiceDeps } from '../deps.ts';
 import { pendingEvent, type WriteContext } from '../write-context.ts';
-import { DecideOnSettledIndex, isTentative } from './decide.ts';
+import { DecideOnSettledIndex } from './decide.ts';
 
 type Json = PendingEvent['payload'][string];
 
@@ -55,7 +55,7 @@ export function accessEvent(deps: ServiceDeps, ctx: WriteContext, actor: Actor, 
  * trail the log, decide.ts) is not recorded: the write is decided again on the settled index.
  */
 export async function deny(deps: ServiceDeps, ctx: WriteContext, actor: Actor, resource: Resource, refusal: Pick<Refusal, 'code' | 'message'> & { rule?: string }): Promise<never> {
-  if (isTentative()) throw new DecideOnSettledIndex(refusal.code);
+  if (ctx.tentative === true) throw new DecideOnSettledIndex(refusal.code);
   await deps.store.append([accessEvent(deps, ctx, actor, { action: 'attempted', outcome: 'denied', resource, reason_code: refusal.code, reason: `${refusal.rule ? `${refusal.rule}: ` : ''}${refusal.message}` })]);
   throw new AppError(refusal.code, refusal.message, { accessLogged: true });
 }

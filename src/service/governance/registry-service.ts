@@ -158,11 +158,12 @@ export async function evaluateAssetRisk(deps: ServiceDeps, ctx: WriteContext, bo
     events.push(accessEvent(deps, ctx, actor, { action: 'created', outcome: 'allowed', resource: { type: 'risk_evaluation', id: evaluationId } }));
     return { events, read: [read, ...vendors] };
   };
-  const result = await decideAndAppend(deps, ctx, async () => {
+  // `attempt` is the context a refusal sees: marked when the decision is tentative (decide.ts).
+  const result = await decideAndAppend(deps, ctx, async (attempt) => {
     const read = assetRead(deps, ctx.scope, assetId); // before the state: see StreamRead in decide.ts
-    const asset = await findAsset(deps, ctx, assetId, actor);
+    const asset = await findAsset(deps, attempt, assetId, actor);
     if (asset.retired_at !== undefined) {
-      return deny(deps, ctx, actor, { type: 'asset', id: assetId }, { code: 'asset_retired', message: `Asset ${assetId} was retired at ${asset.retired_at}; a retired asset is not evaluated. Register it again under a new asset_id to bring it back.` });
+      return deny(deps, attempt, actor, { type: 'asset', id: assetId }, { code: 'asset_retired', message: `Asset ${assetId} was retired at ${asset.retired_at}; a retired asset is not evaluated. Register it again under a new asset_id to bring it back.` });
     }
     return decideOn(asset, read);
   }, {
