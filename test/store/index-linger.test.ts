@@ -7,7 +7,7 @@
 import t, { type Test } from 'tap';
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { StoredEvent } from '../../src/domain/event.ts';
+import { ZERO_HASH, type StoredEvent } from '../../src/domain/event.ts';
 import { foldTask } from '../../src/domain/task.ts';
 import type { PendingEvent } from '../../src/store/event-log.ts';
 import { ASSET_REGISTERED, type AssetState } from '../../src/domain/governance/assets.ts';
@@ -97,14 +97,13 @@ t.test('a task changed by several events of one transaction gets the row the fol
   t.teardown(() => index.close());
   t.equal(index.db.pragma('page_size', { simple: true }), 8192, 'a new index file has 8 KiB pages');
   const taskRow = (taskId: string) => (index.db.prepare('SELECT state FROM tasks WHERE task_id = ?').get(taskId) as { state: string } | undefined)?.state;
-  const zero = `sha256:${'0'.repeat(64)}`;
   const batch = sealed([
     pending({ kind: 'task.created', task_id: 'task-1', session_id: 'sess-b', payload: { title: 'Fold me' } }),
     pending({ kind: 'ext.acme.note', task_id: 'task-1', session_id: 'sess-a' }),
     pending({ kind: 'ext.acme.note', task_id: 'task-1', session_id: 'sess-c' }),
     pending({ kind: 'task.created', task_id: 'task-2', payload: { title: 'Other' } }),
     pending({ kind: 'task.closed', task_id: 'task-1', payload: { outcome: 'succeeded' } }),
-  ], 1, zero);
+  ], 1, ZERO_HASH);
   index.applyBatch(batch, 0);
   t.same(JSON.parse(taskRow('task-1')!), foldTask(batch.filter((r) => r.event.task_id === 'task-1').map((r) => r.event)));
   t.same(JSON.parse(taskRow('task-1')!).session_ids, ['sess-a', 'sess-b', 'sess-c']);
@@ -119,7 +118,7 @@ t.test('a task changed by several events of one transaction gets the row the fol
     pending({ kind: 'task.created', task_id: 'task-3', session_id: 'sess-leak', payload: { title: 'Three' } }),
     pending({ kind: 'ext.acme.note', task_id: 'task-3', session_id: 'sess-leak-2' }),
   ], 6, batch[4]!.event.event_hash);
-  const duplicate = sealed([pending({ kind: 'ext.acme.note' })], 1, zero);
+  const duplicate = sealed([pending({ kind: 'ext.acme.note' })], 1, ZERO_HASH);
   t.throws(() => index.applyBatch([...failing, ...duplicate], 0), /UNIQUE|PRIMARY KEY/);
   t.equal(taskRow('task-3'), undefined, 'nothing of the failed transaction is stored');
   const retry = sealed([pending({ kind: 'task.created', task_id: 'task-3', payload: { title: 'Three' } })], 6, batch[4]!.event.event_hash);
@@ -146,8 +145,7 @@ t.test('an asset row the index writer remembers is the committed row: a transact
     kind: ASSET_REGISTERED,
     payload: { asset_id: 'asset-1', revision, name: 'Ticket summariser', purpose, owner: { type: 'user', id: 'owner-1' }, deployment_context: 'support, internal', models: [{ provider: 'acme', name: 'sum-2' }] },
   });
-  const zero = `sha256:${'0'.repeat(64)}`;
-  const first = sealed([registration(1, 'Summarise support tickets')], 1, zero);
+  const first = sealed([registration(1, 'Summarise support tickets')], 1, ZERO_HASH);
   index.applyBatch(first, 0);
   // A re-registration appends a revision: folded twice, the asset would show it twice.
   const second = sealed([registration(2, 'Summarise and route support tickets')], 2, first[0]!.event.event_hash);
@@ -160,11 +158,15 @@ t.test('an asset row the index writer remembers is the committed row: a transact
   t.same(asset.revisions.map((r) => r.revision), [1, 2], 'the batch tried again folds onto the committed row, not onto what was rolled back');
   t.same(asset.revisions[1]!.changed, ['purpose']);
   t.equal(asset.registration.purpose, 'Summarise and route support tickets');
+  // The next transaction starts from the state the last one committed and remembered.
+  const third = sealed([registration(3, 'Summarise, route and tag support tickets')], 3, second[0]!.event.event_hash);
+  index.applyBatch(third, 0);
+  t.same(assetRow().revisions.map((r) => r.revision), [1, 2, 3], 'a remembered state folds on as the row would');
 
   // And the rows are what a fresh index folds from the same events.
   const fresh = openIndexDb(join(dir, 'fresh.sqlite'), EXTRA_PROJECTIONS);
   t.teardown(() => fresh.close());
-  fresh.applyBatch([...first, ...second], 0);
+  fresh.applyBatch([...first, ...second, ...third], 0);
   const rows = (db: typeof index.db) => db.prepare('SELECT * FROM gov_assets ORDER BY scope, asset_id').all();
   t.same(rows(index.db), rows(fresh.db), 'gov_assets as a rebuild gives it');
 });
