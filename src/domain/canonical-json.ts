@@ -102,7 +102,7 @@ export function canonicalJson(value: unknown): string {
  * The canonical text of `v` (members sorted by UTF-16 code units, ECMAScript number and string
  * forms, as RFC 8785 §3.2 says), or undefined for anything that is not plain JSON or nests too deep.
  */
-function write(v: unknown, depth: number): string | undefined {
+function write(v: unknown, depth: number, skipUndefined = false): string | undefined {
   switch (typeof v) {
     case 'string':
       return JSON.stringify(v);
@@ -113,23 +113,41 @@ function write(v: unknown, depth: number): string | undefined {
     case 'object': {
       if (v === null) return 'null';
       if (depth > MAX_CANONICAL_NESTING) return undefined;
-      if (Array.isArray(v)) return writeArray(v, depth);
+      if (Array.isArray(v)) return writeArray(v, depth, skipUndefined);
       const proto = Object.getPrototypeOf(v) as unknown;
       if (proto !== Object.prototype && proto !== null) return undefined;
       const record = v as Record<string, unknown>;
       const keys = sortedKeys(record);
       let out = '{';
+      let first = true;
       for (let i = 0; i < keys.length; i++) {
         const key = keys[i]!;
-        const member = write(record[key], depth + 1);
+        const value = record[key];
+        // JSON.stringify leaves out a member whose value is undefined; an answer may have them.
+        if (skipUndefined && value === undefined) continue;
+        const member = write(value, depth + 1, skipUndefined);
         if (member === undefined) return undefined;
-        out += (i === 0 ? '' : ',') + quotedKey(key) + ':' + member;
+        out += (first ? '' : ',') + quotedKey(key) + ':' + member;
+        first = false;
       }
       return out + '}';
     }
     default:
       return undefined;
   }
+}
+
+/**
+ * An answer's JSON text with the members of every object in RFC 8785's order, whatever order the
+ * objects were built in: an answer built from a request's objects and its replay, built from the
+ * stored events, are then the same bytes. Members whose value is undefined are left out, as
+ * JSON.stringify leaves them out; anything else that is not plain JSON goes through JSON.stringify
+ * first (a Date's toJSON, say).
+ */
+export function sortedJson(value: unknown): string {
+  const text = write(value, 0, true);
+  if (text !== undefined && !text.includes('\\ud')) return text;
+  return canonicalJson(JSON.parse(JSON.stringify(value)) as unknown);
 }
 
 /** Objects up to this many members have their names sorted in place (an insertion sort). */
@@ -171,11 +189,11 @@ function quotedKey(key: string): string {
   return quoted;
 }
 
-function writeArray(v: unknown[], depth: number): string | undefined {
+function writeArray(v: unknown[], depth: number, skipUndefined: boolean): string | undefined {
   let out = '[';
   for (let i = 0; i < v.length; i++) {
     // A hole reads as undefined, which write refuses.
-    const item = write(v[i], depth + 1);
+    const item = write(v[i], depth + 1, skipUndefined);
     if (item === undefined) return undefined;
     out += i === 0 ? item : `,${item}`;
   }

@@ -3,7 +3,7 @@
 // and the canonical fingerprint of method, path, scope and body that a replay is compared against;
 // and the write answer, which embeds stored event lines as they are.
 import type { Context } from 'hono';
-import { canonicalSha256Uri } from '../domain/canonical-json.ts';
+import { canonicalSha256Uri, sortedJson } from '../domain/canonical-json.ts';
 import type { IncomingMessage } from 'node:http';
 import { transportPrincipal, type Scope } from '../domain/event.ts';
 import { classifyIp } from '../domain/governance/provenance.ts';
@@ -79,6 +79,18 @@ export function writeResponse(c: Context<AppEnv>, replayed: boolean, body: Recor
   if (version !== undefined) c.header('ETag', etagOf(version));
   const members = Object.entries(body).map(([key, value]) => `${JSON.stringify(key)}:${value instanceof RawJson ? value.text : JSON.stringify(value)}`);
   return c.body(`{${members.join(',')}}`, replayed ? 200 : 201, { 'Content-Type': 'application/json' });
+}
+
+/**
+ * The answer of a write whose body is built from objects, not stored lines: 201 (or `status`), 200
+ * with Idempotent-Replayed: true for a replay, the aggregate's new version as its ETag. The first
+ * answer holds objects in the order the request sent them and a replay the stored events' (RFC 8785)
+ * order, so every object's members are sorted: the replay is the original answer's bytes again.
+ */
+export function writtenAnswer(c: Context<AppEnv>, replayed: boolean, body: object, options: { status?: 200 | 201; version?: number } = {}): Response {
+  if (replayed) c.header('Idempotent-Replayed', 'true');
+  if (options.version !== undefined) c.header('ETag', etagOf(options.version));
+  return c.body(sortedJson(body), replayed ? 200 : (options.status ?? 201), { 'Content-Type': 'application/json' });
 }
 
 /** A strong entity tag for an aggregate version (the seq of its last event). */

@@ -6,7 +6,7 @@ import canonicalize from 'canonicalize';
 import fc from 'fast-check';
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { canonicalJson, canonicalSha256Uri } from '../../src/domain/canonical-json.ts';
+import { canonicalJson, canonicalSha256Uri, sortedJson } from '../../src/domain/canonical-json.ts';
 import { AppError } from '../../src/errors.ts';
 
 const VECTORS = fileURLToPath(new URL('../fixtures/vectors/rfc8785/', import.meta.url));
@@ -115,4 +115,13 @@ t.test('values that are not plain JSON are refused', async (t) => {
       t.same((err as AppError).details?.map((d) => d.pointer), [pointer], `${name}: pointer`);
     }
   }
+});
+
+t.test('sortedJson: an answer in canonical member order, members without a value left out as JSON.stringify leaves them', async (t) => {
+  const built = { member: { member_id: 'olivia', actor: { type: 'user', id: 'olivia' }, note: undefined }, event: { seq: 1 } };
+  const stored = JSON.parse('{"event":{"seq":1},"member":{"actor":{"id":"olivia","type":"user"},"member_id":"olivia"}}');
+  t.equal(sortedJson(built), sortedJson(stored), 'built and stored answer alike');
+  t.equal(sortedJson(built), '{"event":{"seq":1},"member":{"actor":{"id":"olivia","type":"user"},"member_id":"olivia"}}');
+  t.equal(sortedJson({ b: [1, undefined], a: new Date(0) }), '{"a":"1970-01-01T00:00:00.000Z","b":[1,null]}', 'a Date and an undefined array item as JSON.stringify writes them');
+  t.equal(sortedJson({ z: 'é\u2028', a: '\\ud800 is text' }), canonicalJson({ z: 'é\u2028', a: '\\ud800 is text' }), 'strings as canonical JSON writes them');
 });

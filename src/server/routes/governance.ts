@@ -17,7 +17,7 @@ import { readQuery, type QuerySpec } from '../query-params.ts';
 import { requirePathId } from '../request-input.ts';
 import { P } from '../responses.ts';
 import type { Route } from '../route-spec.ts';
-import { readContextOf, etagOf, writeContextOf } from '../write-context.ts';
+import { readContextOf, etagOf, writeContextOf, writtenAnswer } from '../write-context.ts';
 
 const TIERS = ['minimal', 'limited', 'high', 'prohibited'] as const;
 const ROLES = ['owner', 'admin', 'governance_reviewer', 'accountable_executive', 'contributor', 'auditor', 'agent'] as const;
@@ -50,9 +50,7 @@ const id = (c: Context<AppEnv>, name: string, what: string) => requirePathId(c.r
 
 /** 201 for a new write, 200 + Idempotent-Replayed for a replay, ETag the written aggregate's version. */
 function written(c: Context<AppEnv>, replayed: boolean, body: object, version?: number): Response {
-  if (replayed) c.header('Idempotent-Replayed', 'true');
-  if (version !== undefined) c.header('ETag', etagOf(version));
-  return c.json(body, replayed ? 200 : 201);
+  return writtenAnswer(c, replayed, body, version === undefined ? {} : { version });
 }
 
 const W = { 400: P, 403: P, 404: P, 409: P, 412: P, 422: P } as const;
@@ -110,9 +108,7 @@ export const TEAM_ROUTES: Route[] = [
     checkBody: true, request: 'api/team-member-patch-request.json', responses: { 200: 'api/team-roles-response.json', ...W }, etag: 'write',
     handler: async (c, deps) => {
       const { replayed, ...out } = await changeRoles(deps, writeContextOf(c), id(c, 'member_id', 'member'), c.get('body') as RoleChangeBody);
-      if (replayed) c.header('Idempotent-Replayed', 'true');
-      c.header('ETag', etagOf(out.event.seq));
-      return c.json(out, 200);
+      return writtenAnswer(c, replayed, out, { status: 200, version: out.event.seq });
     },
   },
 ];

@@ -14,7 +14,7 @@ import { readQuery, type QuerySpec } from '../query-params.ts';
 import { requirePathId } from '../request-input.ts';
 import { P } from '../responses.ts';
 import type { Route } from '../route-spec.ts';
-import { readContextOf, etagOf, writeContextOf } from '../write-context.ts';
+import { readContextOf, etagOf, writeContextOf, writtenAnswer } from '../write-context.ts';
 
 export const INCIDENT_QUERY = {
   status: { schema: { type: 'string', enum: INCIDENT_STATUSES }, description: 'Only incidents with this status.' },
@@ -36,9 +36,7 @@ export const INCIDENT_ROUTES: Route[] = [
     responses: { 201: 'api/incident-write-response.json', 200: 'api/incident-write-response.json', 400: P, 403: P, 404: P, 409: P, 422: P },
     handler: async (c, deps) => {
       const { replayed, version, ...out } = await logIncident(deps, writeContextOf(c), c.get('body') as IncidentCreateBody);
-      if (replayed) c.header('Idempotent-Replayed', 'true');
-      c.header('ETag', etagOf(version));
-      return c.json(out, replayed ? 200 : 201);
+      return writtenAnswer(c, replayed, out, { version });
     },
   },
   {
@@ -72,9 +70,7 @@ export const INCIDENT_ROUTES: Route[] = [
     responses: { 200: 'api/incident-write-response.json', 400: P, 403: P, 404: P, 409: P, 412: P, 422: P }, etag: 'write',
     handler: async (c, deps) => {
       const { replayed, version, ...out } = await updateIncident(deps, writeContextOf(c), incidentId(c), c.get('body') as IncidentPatchBody);
-      if (replayed) c.header('Idempotent-Replayed', 'true');
-      c.header('ETag', etagOf(version));
-      return c.json(out, 200);
+      return writtenAnswer(c, replayed, out, { status: 200, version });
     },
   },
 ];

@@ -9,7 +9,7 @@ import { readQuery, type QuerySpec } from '../query-params.ts';
 import { requirePathId } from '../request-input.ts';
 import { P } from '../responses.ts';
 import type { Route } from '../route-spec.ts';
-import { readContextOf, etagOf, writeContextOf } from '../write-context.ts';
+import { readContextOf, writeContextOf, writtenAnswer } from '../write-context.ts';
 
 export const POSTURE_QUERY = {
   profile_id: {
@@ -56,9 +56,7 @@ export const REGULATORY_ROUTES: Route[] = [
       const profileId = requirePathId(c.req.param('profile_id') ?? '', 'regulatory profile');
       const requirementId = requirePathId(c.req.param('requirement_id') ?? '', 'requirement');
       const { replayed, version, ...out } = await updatePosture(deps, writeContextOf(c), profileId, requirementId, c.get('body') as PostureBody);
-      if (replayed) c.header('Idempotent-Replayed', 'true');
-      c.header('ETag', etagOf(version));
-      return c.json(out, 200);
+      return writtenAnswer(c, replayed, out, { status: 200, version });
     },
   },
 ];

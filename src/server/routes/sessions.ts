@@ -9,7 +9,7 @@ import { bindSession, sessionProvenance } from '../../service/governance/session
 import { requirePathId } from '../request-input.ts';
 import { P } from '../responses.ts';
 import type { Route } from '../route-spec.ts';
-import { readContextOf, writeContextOf } from '../write-context.ts';
+import { readContextOf, writeContextOf, writtenAnswer } from '../write-context.ts';
 
 /** The context of a read: its access-log entries name the transport's principal. */
 export const SESSION_ROUTES: Route[] = [
@@ -21,8 +21,7 @@ export const SESSION_ROUTES: Route[] = [
     responses: { 201: 'api/session-write-response.json', 200: 'api/session-write-response.json', 400: P, 409: P, 422: P },
     handler: async (c, deps) => {
       const { replayed, ...out } = await bindSession(deps, writeContextOf(c), c.get('body') as SessionBindBody);
-      if (replayed) c.header('Idempotent-Replayed', 'true');
-      return c.json(out, replayed ? 200 : 201);
+      return writtenAnswer(c, replayed, out);
     },
   },
   {

@@ -4,7 +4,7 @@ import { assessVendorAnswers, getVendor, vendorQuestions } from '../../service/g
 import { requirePathId } from '../request-input.ts';
 import { P } from '../responses.ts';
 import type { Route } from '../route-spec.ts';
-import { readContextOf, etagOf, writeContextOf } from '../write-context.ts';
+import { readContextOf, etagOf, writeContextOf, writtenAnswer } from '../write-context.ts';
 
 export const VENDOR_ROUTES: Route[] = [
   {
@@ -24,9 +24,7 @@ export const VENDOR_ROUTES: Route[] = [
     handler: async (c, deps) => {
       // The service checks the body: the answers by the questionnaire (its refusals name the question and what it allows).
       const out = await assessVendorAnswers(deps, writeContextOf(c), c.get('body'));
-      if (out.replayed) c.header('Idempotent-Replayed', 'true');
-      c.header('ETag', etagOf(out.version));
-      return c.json({ vendor: out.vendor, event: out.event }, out.replayed ? 200 : 201);
+      return writtenAnswer(c, out.replayed, { vendor: out.vendor, event: out.event }, { version: out.version });
     },
   },
   {

@@ -126,6 +126,14 @@ export function binding(result: AppendResult, index = 0): { event_id: string; se
 }
 
 /**
+ * The instant a write's answer is computed at, where time changes it (an incident's clocks, its
+ * as_of): when its events were recorded, so the first answer and a replay read alike.
+ */
+export function writtenAt(result: AppendResult): Date {
+  return new Date(result.events[0]!.recorded_at);
+}
+
+/**
  * The team a decision of the caller is checked against (SoD, who manages the team, who reviews):
  * the recorded one, with the caller's roles taken from its verified token in the hosted service.
  */

@@ -15,7 +15,7 @@ import { AppError } from '../../errors.ts';
 import { incidentStream } from '../../domain/streams.ts';
 import type { ServiceDeps } from '../deps.ts';
 import { actingAs, pendingEvent, type WriteContext } from '../write-context.ts';
-import { binding, decideAndAppend, type Decision } from './decide.ts';
+import { binding, decideAndAppend, writtenAt, type Decision } from './decide.ts';
 import { accessEvent, deny, notInScope, type Resource } from './refusals.ts';
 
 type Json = Parameters<typeof pendingEvent>[2]['payload'][string];
@@ -95,7 +95,7 @@ export async function logIncident(deps: ServiceDeps, ctx: WriteContext, body: In
   await deps.store.settled();
   const incidentId = (result.events[0]!.payload as { incident_id: string }).incident_id;
   const incident = deps.gov.incident(ctx.scope, incidentId)!;
-  return { incident: incidentView(incident, deps.clock()), event: binding(result), version: incident.seq, replayed: result.replayed };
+  return { incident: incidentView(incident, writtenAt(result)), event: binding(result), version: incident.seq, replayed: result.replayed };
 }
 
 /** `limit`: the route's (its query's default when absent). */
@@ -162,7 +162,7 @@ export async function updateIncident(deps: ServiceDeps, ctx: WriteContext, incid
   });
   await deps.store.settled();
   const incident = deps.gov.incident(ctx.scope, incidentId)!;
-  return { incident: incidentView(incident, deps.clock()), event: binding(result), version: incident.seq, replayed: result.replayed };
+  return { incident: incidentView(incident, writtenAt(result)), event: binding(result), version: incident.seq, replayed: result.replayed };
 }
 
 /**

@@ -59,8 +59,10 @@ export async function registerAsset(deps: ServiceDeps, ctx: WriteContext, body: 
     },
   });
   await deps.store.settled();
-  const version = deps.gov.streamVersion(assetStream(ctx.scope, assetId)); // before the state, as getAsset
-  return { asset: assetView(deps.gov.asset(ctx.scope, assetId)!, deps.clock(), policyOptions(deps)), version, event: binding(result), replayed: result.replayed };
+  // The asset the registration wrote: a replay's is in its event (an id the server chose is not this request's).
+  const written = (result.events[0]!.payload as { asset_id: string }).asset_id;
+  const version = deps.gov.streamVersion(assetStream(ctx.scope, written)); // before the state, as getAsset
+  return { asset: assetView(deps.gov.asset(ctx.scope, written)!, deps.clock(), policyOptions(deps)), version, event: binding(result), replayed: result.replayed };
 }
 
 export function listAssets(deps: ServiceDeps, scope: Scope, q: { tier?: string; status?: string; cursor?: string; limit?: number }) {
