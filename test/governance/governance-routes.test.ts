@@ -405,6 +405,8 @@ t.test('the team: bootstrap once, only owners and admins manage, no escalation, 
   await g.setUp();
   const again = await g.call('/v1/team/owner', { body: { actor: reviewer } });
   t.same([again.status, again.json.code], [409, 'owner_exists']);
+  const agentOwner = await g.call('/v1/team/owner', { scope: SCOPE_B, body: { actor: { type: 'agent', id: 'bot-7' } } });
+  t.same([agentOwner.status, agentOwner.json.code], [403, 'actor_type_not_allowed'], 'TEAM-7: the first owner is a user');
   const byReviewer = await g.call('/v1/team/invites', { body: { email: 'x@example.com', role: 'auditor', actor: reviewer } });
   t.same([byReviewer.status, byReviewer.json.code], [403, 'role_required']);
   await g.call('/v1/team/members/rita', { method: 'PATCH', body: { roles: ['admin'], actor: owner } });
@@ -417,6 +419,10 @@ t.test('the team: bootstrap once, only owners and admins manage, no escalation, 
   t.notMatch(JSON.stringify(created), 'z@example.com', 'never the email');
   const wrong = await g.call(`/v1/team/invites/${invite.invite_id}/accept`, { body: { token: `gti_${'A'.repeat(32)}`, actor: { type: 'user', id: 'zed' } } });
   t.same([wrong.status, wrong.json.code], [401, 'invite_token_invalid']);
+  const agentAccept = await g.call(`/v1/team/invites/${invite.invite_id}/accept`, { body: { token: invite.token, actor: { type: 'agent', id: 'bot-7' } } });
+  t.same([agentAccept.status, agentAccept.json.code], [403, 'actor_type_not_allowed'], 'TEAM-7: an agent does not join the team');
+  const short = await g.call(`/v1/team/invites/${invite.invite_id}/accept`, { body: { token: 'gti_wrong', actor: { type: 'user', id: 'zed' } } });
+  t.same([short.status, short.json.code], [401, 'invite_token_invalid'], 'a short token is a wrong token, not a malformed body (GOVERNANCE K)');
   t.equal((await g.call(`/v1/team/invites/${invite.invite_id}/revoke`, { body: { actor: owner } })).status, 201);
   const late = await g.call(`/v1/team/invites/${invite.invite_id}/accept`, { body: { token: invite.token, actor: { type: 'user', id: 'zed' } } });
   t.same([late.status, late.json.code], [409, 'invite_not_open']);

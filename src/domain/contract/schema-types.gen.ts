@@ -184,14 +184,14 @@ export type TaskCreatedDescription = string;
  * @maxItems 32
  */
 export type TaskCreatedLabels = string[];
-export type TeamMemberAddedUser = Actor & {
-  type?: 'user';
-};
 export type TeamInviteRequestEmail = string;
 /**
  * @maxItems 7
  */
 export type TeamMemberAddedRoles = TeamInviteCreatedRole[];
+export type TeamMemberAddedUser = Actor & {
+  type?: 'user';
+};
 /**
  * sha256: + hex HMAC-SHA256 of the trimmed, lower-cased address under the tenant's key (derived from a server secret, never stored).
  */
@@ -2775,8 +2775,14 @@ export type TaskWriteResponse = {
  * POST /v1/team/invites/{invite_id}/accept request body: the invite's token and the user who joins
  */
 export type TeamInviteAcceptRequest = {
+  /**
+   * The token the invite answered once; any other string, however short, is 401 invite_token_invalid.
+   */
   token: string;
-  actor: TeamMemberAddedUser;
+  /**
+   * The user who joins; team members are users, and any other actor type is refused with 403 actor_type_not_allowed (TEAM-7).
+   */
+  actor: Actor;
 };
 /**
  * POST /v1/team/invites request body: invite someone to a role (owner or admin, never above their own rank); the answer shows the token once
@@ -2853,7 +2859,10 @@ export type TeamMemberAddedPayload = {
  * POST /v1/team/owner request body: make the tenant's first owner (refused with 409 owner_exists once one exists)
  */
 export type TeamOwnerRequest = {
-  actor: TeamMemberAddedUser;
+  /**
+   * The tenant's first owner; team members are users, and any other actor type is refused with 403 actor_type_not_allowed (TEAM-7).
+   */
+  actor: Actor;
   email?: TeamInviteRequestEmail;
 };
 /**

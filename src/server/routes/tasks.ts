@@ -38,7 +38,7 @@ export const TASK_ROUTES: Route[] = [
     request: 'api/task-create-request.json',
     // Reads nothing from the index (the log's gate checks that the task is new; the answer folds the
     // event itself), so a create lands while the index cannot be written, as a raw event does.
-    responses: { 201: 'api/task-write-response.json', 200: 'api/task-write-response.json', 400: P, 409: P, 412: P, 422: U }, etag: 'read', readsIndex: false,
+    responses: { 201: 'api/task-write-response.json', 200: 'api/task-write-response.json', 400: P, 409: P, 412: P, 422: U }, etag: 'write', readsIndex: false,
     handler: async (c, deps) => {
       const outcome = await createTask(deps, writeContextOf(c), c.get('body'), c.req.header('if-match') !== undefined);
       if (!outcome.ok) return c.json(outcome.validation, 422);
