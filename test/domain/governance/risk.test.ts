@@ -200,8 +200,8 @@ t.test('checkRiskInputs: every refusal, each prompt quoting the anchors it needs
     );
     for (const p of check.problems) {
       const spec = RISK_INPUT_NAMES.find((n) => n === p.input);
-      // An input's prompt quotes each of its five levels; a whole-object prompt quotes all 25.
-      const quoted = p.input === null ? RISK_INPUT_NAMES.flatMap((n) => policy.document.inputs[n].anchors) : spec ? policy.document.inputs[spec].anchors : [];
+      // An input's prompt quotes each of its five levels; a whole-object prompt, and an extra member's, all 25.
+      const quoted = p.input === null || !spec ? RISK_INPUT_NAMES.flatMap((n) => policy.document.inputs[n].anchors) : policy.document.inputs[spec].anchors;
       for (const anchor of quoted) t.ok(p.repair_prompt.includes(`"${anchor}"`), `${name}: ${p.pointer} quotes "${anchor}"`);
       if (p.code === 'unknown_input') t.match(p.repair_prompt, /remove it/, `${name}: says to remove the member`);
     }
@@ -210,6 +210,12 @@ t.test('checkRiskInputs: every refusal, each prompt quoting the anchors it needs
   t.match(!check.ok && check.problems[0]!.repair_prompt, 'without quotes', 'a numeric string is told to drop its quotes');
   const gate = checkRiskInputs(policy, { ...inputs(1, 1, 1, 1, 0), prohibited_practice: 7 });
   t.match(!gate.ok && gate.problems[0]!.repair_prompt, 'above 0 makes the tier prohibited', 'the gate says what it does, from R1');
+  const { autonomy: _autonomy, ...misspelt } = { ...inputs(1, 1, 1, 1, 0), autonmy: 2 };
+  const typo = checkRiskInputs(policy, misspelt);
+  t.same(!typo.ok && typo.problems.map((p) => [p.code, p.pointer]), [['missing', '/risk_inputs/autonomy'], ['unknown_input', '/risk_inputs/autonmy']]);
+  const meant = !typo.ok ? typo.problems[1]!.repair_prompt : '';
+  t.match(meant, 'did you mean autonomy?', 'a misspelt input is told the name it likely meant');
+  for (const anchor of policy.document.inputs.autonomy.anchors) t.ok(meant.includes(`"${anchor}"`), `the misspelt input's prompt quotes "${anchor}"`);
   const nested = checkRiskInputs(policy, {}, '/arguments/risk_inputs');
   t.equal(!nested.ok && nested.problems[0]!.pointer, '/arguments/risk_inputs/data_sensitivity', 'pointers start where the caller says');
 });
