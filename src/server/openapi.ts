@@ -69,8 +69,9 @@ function operation(route: RouteSpec, registry: SchemaRegistry): Record<string, u
   const parameters: unknown[] = [...route.path.matchAll(/\{([^{}]+)\}/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: { type: 'string' } }));
   for (const [name, param] of Object.entries(route.query ?? {})) parameters.push(queryParameter(name, param, registry));
   if (route.scoped) parameters.push(...SCOPE_PARAMS.map(([name]) => ({ $ref: `#/components/parameters/${name}` })));
-  if (route.method === 'POST' && route.path.startsWith('/v1/')) {
-    // The adapters' raw write must carry a key; other POSTs honour one when sent (docs/contract.md §5).
+  if (route.method === 'POST' && route.path.startsWith('/v1/') && route.access === 'write') {
+    // The adapters' raw write must carry a key; other writes honour one when sent (docs/contract.md §5).
+    // A POST that only computes (a signature check, a template validation) records nothing to replay.
     parameters.push({ $ref: `#/components/parameters/${route.path === '/v1/events' ? 'IdempotencyKeyRequired' : 'IdempotencyKey'}` });
   }
   if (route.etag === 'write') parameters.push({ $ref: '#/components/parameters/IfMatch' });
