@@ -221,4 +221,10 @@ t.test('service.risk.evaluate evaluates a registered asset through the API: the 
   t.equal(bad.structured.body.code, 'validation_failed');
   t.match(bad.text, /suggests only/, 'the refusal quotes the anchor sentences');
   t.ok(service.store.tail().seq > before, 'the evaluations are events in the log');
+  const task = await call('task_create', { task_id: 'adopt-screener', title: 'Adopt the CV screener for the HR pilot', session_id: 'sess-1', ...SCOPE_A });
+  t.equal(task.structured.status, 201, 'a task to bind the evaluation to');
+  const bound = await call('service.risk.evaluate', { asset_id: 'asset-7', risk_inputs: inputs, task_id: 'adopt-screener', ...SCOPE_A });
+  t.equal(bound.structured.status, 201, bound.text);
+  const timeline = await call('task_timeline', { task_id: 'adopt-screener', ...SCOPE_A });
+  t.ok(timeline.structured.body.events.some((e: { event_id: string }) => e.event_id === bound.structured.body.event.event_id), 'an evaluation naming its task is in the task\'s timeline');
 });

@@ -592,6 +592,10 @@ export type ApprovalDecisionRequest = {
    */
   expected_input_sha256?: Sha256Uri;
   /**
+   * Optional: the task this decision is part of. Its events are then written to the task: they show in its timeline, and a Proof Packet over the task covers them. The task must be open in this scope (404 not_found_in_scope, 409 task_closed).
+   */
+  task_id?: Id;
+  /**
    * Who decides. Only a user holding the step's role may approve or reject; without it the event names the transport's principal, a service account, which may not decide.
    */
   actor?: Actor;
@@ -872,6 +876,10 @@ export type AssetRegisterRequest = {
   vendor_ids?: GovernanceAssetRegisteredVendorIds;
   people_affected?: GovernanceAssetRegisteredShortList;
   regulatory_hints?: GovernanceAssetRegisteredShortList;
+  /**
+   * Optional: the task this decision is part of. Its events are then written to the task: they show in its timeline, and a Proof Packet over the task covers them. The task must be open in this scope (404 not_found_in_scope, 409 task_closed).
+   */
+  task_id?: Id;
   /**
    * Who does this write (optional). Without it the event names the transport's principal, e.g. {"type": "service_account", "id": "preview-customer"}.
    */
@@ -2367,6 +2375,10 @@ export type ReviewCompleteRequest = {
   notes: ReviewCompletedNotes;
   evidence_refs?: ReviewCompletedEvidenceRefs;
   /**
+   * Optional: the task this decision is part of. Its events are then written to the task: they show in its timeline, and a Proof Packet over the task covers them. The task must be open in this scope (404 not_found_in_scope, 409 task_closed).
+   */
+  task_id?: Id;
+  /**
    * Who completes the review: a user, and not the owner of a high-tier asset. Without it the event names the transport's principal, a service account, which may not complete one.
    */
   actor?: Actor;
@@ -2458,6 +2470,10 @@ export type RiskEvaluationRequest = {
    */
   asset_id: Id;
   risk_inputs: RiskEvaluationRequestRiskInputs;
+  /**
+   * Optional: the task this decision is part of. Its events are then written to the task: they show in its timeline, and a Proof Packet over the task covers them. The task must be open in this scope (404 not_found_in_scope, 409 task_closed).
+   */
+  task_id?: Id;
   /**
    * Who asks for the evaluation (and so requests its approval, who may then not decide it). Without it, the transport's principal.
    */
@@ -4067,6 +4083,10 @@ export type McpServiceRiskEvaluateArgs = {
    * The registered AI asset being evaluated (POST /v1/governance/assets)
    */
   asset_id: Id;
+  /**
+   * Optional: the task this evaluation is part of (an open task of the scope). The evaluation's events are then written to it: they show in its timeline, and a Proof Packet over the task covers them.
+   */
+  task_id?: Id;
   risk_inputs: {
     /**
      * 0 public or synthetic data only … 4 special-category or biometric data, children's data, credentials or regulated secrets

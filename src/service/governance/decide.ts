@@ -11,7 +11,7 @@ import type { AppendResult, PendingEvent } from '../../store/event-log.ts';
 import type { ServiceDeps } from '../deps.ts';
 import { committedReplay } from '../idempotency.ts';
 import { retryOnConflict, WRITE_CONFLICT, writeConflict } from '../optimistic.ts';
-import { preconditionFailed } from '../write-checks.ts';
+import { expectTask, preconditionFailed } from '../write-checks.ts';
 import { ANY_VERSION, type WriteContext } from '../write-context.ts';
 
 /**
@@ -36,10 +36,22 @@ export function assetRead(deps: ServiceDeps, scope: Scope, assetId: string, vers
   return streamRead(deps, assetStream(scope, assetId), `Asset ${assetId}`, versionOf);
 }
 
-export type Decision = { events: PendingEvent[]; read: StreamRead[]; /** The stream If-Match names, when the route takes it. */ ifMatch?: StreamRead };
+export type Decision = {
+  events: PendingEvent[];
+  read: StreamRead[];
+  /** The stream If-Match names, when the route takes it. */
+  ifMatch?: StreamRead;
+  /**
+   * The task the request binds the decision to (its optional `task_id`): every event of the unit
+   * carries it, so the decision is in the task's timeline and a Proof Packet over the task cites it.
+   * The task must be open when the unit is sealed, as for any event written to a task.
+   */
+  task?: string;
+};
 
 export function readExpectations(ctx: WriteContext, decision: Decision): Expectation[] {
   const out: Expectation[] = [];
+  if (decision.task !== undefined) out.push(expectTask(ctx.scope, decision.task, 'open'));
   const named = ctx.ifMatch;
   if (decision.ifMatch !== undefined && named !== null) {
     // `*` asks only that the aggregate exists (version 0: nothing written to it yet).
@@ -74,7 +86,7 @@ function writerRedecide(ctx: WriteContext, redecide: DecideOptions['redecide']):
   return {
     redecide: (view) => {
       const decision = redecide(view);
-      return decision === null ? null : { unit: decision.events, expect: readExpectations(ctx, decision) };
+      return decision === null ? null : { unit: boundEvents(decision), expect: readExpectations(ctx, decision) };
     },
   };
 }
@@ -96,7 +108,7 @@ export async function decideAndAppend(deps: ServiceDeps, ctx: WriteContext, deci
     try {
       // The context the decision passes on to what may refuse: marked tentative (see WriteContext).
       const decision = await decide({ ...ctx, tentative: true });
-      attempt = { events: decision.events, expect: readExpectations(ctx, decision) };
+      attempt = { events: boundEvents(decision), expect: readExpectations(ctx, decision) };
     } catch {
       attempt = null; // a refusal or an If-Match mismatch is only answered from the settled index
     }
@@ -115,8 +127,14 @@ export async function decideAndAppend(deps: ServiceDeps, ctx: WriteContext, deci
   return retryOnConflict(async () => {
     await deps.store.settled();
     const decision = await decide(ctx);
-    return deps.store.append(decision.events, readExpectations(ctx, decision), appendOptions);
+    return deps.store.append(boundEvents(decision), readExpectations(ctx, decision), appendOptions);
   });
+}
+
+/** A decision's events, each written to its task when the request named one (Decision.task). */
+function boundEvents(decision: Decision): PendingEvent[] {
+  if (decision.task !== undefined) for (const event of decision.events) event.task_id = decision.task;
+  return decision.events;
 }
 
 /** The event binding a governance write answers with. */

@@ -13,7 +13,7 @@ import type { ServiceDeps } from '../deps.ts';
 import { actingAs, pendingEvent, type WriteContext } from '../write-context.ts';
 import type { SealedView } from '../../store/expectations.ts';
 import { assetRead, binding, decideAndAppend, decidingTeam, streamRead, type Decision, type StreamRead } from './decide.ts';
-import { accessEvent, deny, notInScope } from './refusals.ts';
+import { accessEvent, deny, notInScope, taskToBind } from './refusals.ts';
 import { incidentTriggers } from './incidents-service.ts';
 import { assetVendorMaturity, vendorTriggers } from './vendors-service.ts';
 
@@ -29,12 +29,13 @@ function policyOptions(deps: ServiceDeps) {
 
 // ---- the registry ----
 
-export type AssetBody = AssetRegistration & { asset_id?: string; actor?: Actor };
+export type AssetBody = AssetRegistration & { asset_id?: string; actor?: Actor; task_id?: string };
 
 export async function registerAsset(deps: ServiceDeps, ctx: WriteContext, body: AssetBody) {
   const assetId = body.asset_id ?? deps.newId('ast');
   const actor = actingAs(ctx, body.actor);
-  const { actor: _a, asset_id: _i, ...registration } = body;
+  const { actor: _a, asset_id: _i, task_id: _t, ...registration } = body;
+  let task: string | undefined; // the task the registration is written to, once checked (taskToBind)
   // The next revision of the asset as it stands (the first when there is none).
   const decideOn = (asset: AssetState | undefined, read: StreamRead): Decision => {
     const payload = assetRegisteredPayload(asset, assetId, registration);
@@ -45,11 +46,14 @@ export async function registerAsset(deps: ServiceDeps, ctx: WriteContext, body: 
       ],
       read: [read],
       ifMatch: read,
+      ...(task === undefined ? {} : { task }),
     };
   };
-  const result = await decideAndAppend(deps, ctx, () => {
+  const result = await decideAndAppend(deps, ctx, async (attempt) => {
     const read = assetRead(deps, ctx.scope, assetId); // before the state: see StreamRead in decide.ts
-    return decideOn(deps.gov.asset(ctx.scope, assetId), read);
+    const asset = deps.gov.asset(ctx.scope, assetId);
+    task = await taskToBind(deps, attempt, actor, body.task_id);
+    return decideOn(asset, read);
   }, {
     // Re-posts of one asset sent at once: each is decided again in the writer on the revision sealed
     // before it, so each is the next revision. With If-Match, a moved-on asset stays a 412.
@@ -93,7 +97,7 @@ export async function getAsset(deps: ServiceDeps, ctx: WriteContext, assetId: st
 
 // ---- risk ----
 
-export type RiskBody = { asset_id?: unknown; risk_inputs?: unknown; actor?: Actor };
+export type RiskBody = { asset_id?: unknown; risk_inputs?: unknown; actor?: Actor; task_id?: string };
 
 /** The request schema with its inputs left to the policy's own check. */
 const RISK_FRAME_SCHEMA: string = 'api/risk-evaluation-request.json#/$defs/frame';
@@ -133,6 +137,7 @@ export async function evaluateAssetRisk(deps: ServiceDeps, ctx: WriteContext, bo
   const assetId = body.asset_id as string;
   const actor = actingAs(ctx, body.actor);
   const evaluationId = deps.newId('eval');
+  let task: string | undefined; // the task the evaluation is written to, once checked (taskToBind)
   // What the evaluation appends, decided on the asset as it stands: the evaluation, the approval it
   // needs (one unit: both or neither) and its access entry, expecting the asset and every vendor the
   // derived maturity read to be where they were.
@@ -158,7 +163,7 @@ export async function evaluateAssetRisk(deps: ServiceDeps, ctx: WriteContext, bo
     const events = [pendingEvent(ctx, deps.newId, { kind: 'risk.evaluated', actor, payload: json(record) })];
     if (request) events.push(pendingEvent(ctx, deps.newId, { kind: 'approval.requested', actor, payload: json(request) }));
     events.push(accessEvent(deps, ctx, actor, { action: 'created', outcome: 'allowed', resource: { type: 'risk_evaluation', id: evaluationId } }));
-    return { events, read: [read, ...vendors] };
+    return { events, read: [read, ...vendors], ...(task === undefined ? {} : { task }) };
   };
   // `attempt` is the context a refusal sees: marked when the decision is tentative (decide.ts).
   const result = await decideAndAppend(deps, ctx, async (attempt) => {
@@ -167,6 +172,7 @@ export async function evaluateAssetRisk(deps: ServiceDeps, ctx: WriteContext, bo
     if (asset.retired_at !== undefined) {
       return deny(deps, attempt, actor, { type: 'asset', id: assetId }, { code: 'asset_retired', message: `Asset ${assetId} was retired at ${asset.retired_at}; a retired asset is not evaluated. Register it again under a new asset_id to bring it back.` });
     }
+    task = await taskToBind(deps, attempt, actor, body.task_id);
     return decideOn(asset, read);
   }, {
     tentative: true,
@@ -245,7 +251,7 @@ export async function getApproval(deps: ServiceDeps, ctx: WriteContext, approval
   return { view: approvalView(approval, deps.clock(), deps.identities), version };
 }
 
-export async function decideApproval(deps: ServiceDeps, ctx: WriteContext, approvalId: string, body: DecisionBody & { actor?: Actor }) {
+export async function decideApproval(deps: ServiceDeps, ctx: WriteContext, approvalId: string, body: DecisionBody & { actor?: Actor; task_id?: string }) {
   const actor = actingAs(ctx, body.actor);
   const result = await decideAndAppend(deps, ctx, async () => {
     // The asset the approval is bound to never changes; its version, the approval's and the team's
@@ -260,7 +266,9 @@ export async function decideApproval(deps: ServiceDeps, ctx: WriteContext, appro
     const checked = checkDecision(approval, body, actor, decidingTeam(deps, ctx), deps.clock());
     const action = body.decision === 'approve' ? 'approved' : body.decision === 'reject' ? 'rejected' : 'changed';
     if (!checked.ok) return deny(deps, ctx, actor, { type: 'approval', id: approvalId }, checked);
+    const task = await taskToBind(deps, ctx, actor, body.task_id);
     return {
+      ...(task === undefined ? {} : { task }),
       events: [
         pendingEvent(ctx, deps.newId, { kind: 'approval.decided', actor, payload: json(checked.payload) }),
         accessEvent(deps, ctx, actor, { action, outcome: 'allowed', resource: { type: 'approval', id: approvalId } }),
@@ -302,7 +310,7 @@ function assetOfReview(deps: ServiceDeps, scope: Scope, id: string): AssetState 
   return deps.gov.assetsByIdHash(scope, parsed.asset_hash).find((a) => sha256Hex(a.asset_id).startsWith(parsed.asset_hash));
 }
 
-export async function completeReview(deps: ServiceDeps, ctx: WriteContext, id: string, body: ReviewCompleteBody & { actor?: Actor }) {
+export async function completeReview(deps: ServiceDeps, ctx: WriteContext, id: string, body: ReviewCompleteBody & { actor?: Actor; task_id?: string }) {
   const actor = actingAs(ctx, body.actor);
   const result = await decideAndAppend(deps, ctx, async () => {
     // The review id names its asset; the asset's version is read before the asset is read again to be
@@ -314,7 +322,7 @@ export async function completeReview(deps: ServiceDeps, ctx: WriteContext, id: s
     // before their assessments, whose expiry is such a trigger.
     const vendorReads = (asset.registration.vendor_ids ?? []).map((id) => streamRead(deps, vendorStream(ctx.scope, id), `Vendor ${id}`));
     const now = deps.clock();
-    const { actor: _b, ...completion } = body;
+    const { actor: _b, task_id: _t, ...completion } = body;
     const checked = checkReviewCompletion(reviewSchedule(asset, [...vendorTriggers(deps, ctx.scope, asset, now), ...incidentTriggers(deps, ctx.scope, asset, now)], now), id, completion, actor, asset.registration.owner, now);
     if (!checked.ok) return deny(deps, ctx, actor, { type: 'review', id }, checked);
     // REV-4: what the review cites is evidence of this scope (the pool only grows, so no stream to expect).
@@ -325,7 +333,9 @@ export async function completeReview(deps: ServiceDeps, ctx: WriteContext, id: s
         message: `${unknown.join(', ')} ${unknown.length === 1 ? 'is' : 'are'} not in this scope's evidence pool: attach the evidence first (a task's evidence_refs, or a raw evidence.attached event with or without a task), then cite its artifact_id.`,
       });
     }
+    const task = await taskToBind(deps, ctx, actor, body.task_id);
     return {
+      ...(task === undefined ? {} : { task }),
       events: [
         pendingEvent(ctx, deps.newId, { kind: REVIEW_COMPLETED, actor, payload: json(checked.payload) }),
         accessEvent(deps, ctx, actor, { action: 'changed', outcome: 'allowed', resource: { type: 'review', id } }),
