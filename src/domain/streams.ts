@@ -58,9 +58,21 @@ function payloadId(event: StreamMember, member: string): string | null {
   return typeof value === 'string' ? value : null;
 }
 
-/** The stream an event extends, or null for events no route guards (notes, access logs, packets). */
-export function streamOf(event: StreamMember): string | null {
-  if (event.task_id !== undefined) return taskStream(event, event.task_id);
+/**
+ * The streams an event extends: its task's, when it names one, and the aggregate's its kind guards
+ * (an asset, an approval, the team, …), when it has one. A governance decision written to a task
+ * extends both, so a write that expects either version sees it. None for events no route guards
+ * (notes without a task, access logs, packets).
+ */
+export function streamsOf(event: StreamMember): string[] {
+  const aggregate = aggregateStreamOf(event);
+  if (event.task_id === undefined) return aggregate === null ? [] : [aggregate];
+  const task = taskStream(event, event.task_id);
+  return aggregate === null ? [task] : [task, aggregate];
+}
+
+/** The aggregate stream an event's kind guards, whether or not it is also written to a task. */
+function aggregateStreamOf(event: StreamMember): string | null {
   if (sameScope(event, QUOTA_SCOPE)) return QUOTA_STREAM;
   if (ASSET_KINDS.has(event.kind)) {
     const id = payloadId(event, 'asset_id');
@@ -92,12 +104,12 @@ export function closesStream(event: StreamMember): boolean {
 }
 
 /**
- * The state of the stream after `event` (which belongs to it). Only a task's stream ever closes, so
- * only a task event needs the state before it (`before`, which may cost a look-up in the index):
- * any other stream's state is its new version alone. An evaluation's new approval stream, say, is
- * not looked for in the index to learn that it was not closed.
+ * The state of `stream` (one of streamsOf(event)) after `event`. Only a task's stream ever closes,
+ * so only a task's stream needs the state before it (`before`, which may cost a look-up in the
+ * index): any other stream's state is its new version alone. An evaluation's new approval stream,
+ * say, is not looked for in the index to learn that it was not closed.
  */
-export function nextStreamState(before: () => StreamState | undefined, event: StreamMember & { seq: number }): StreamState {
-  if (event.task_id === undefined) return { version: event.seq, closed: false };
+export function nextStreamState(before: () => StreamState | undefined, event: StreamMember & { seq: number }, stream: string): StreamState {
+  if (event.task_id === undefined || stream !== taskStream(event, event.task_id)) return { version: event.seq, closed: false };
   return { version: event.seq, closed: (before()?.closed ?? false) || closesStream(event) };
 }

@@ -5,7 +5,7 @@
 // background) and the batch being sealed. So no caller holds a lock across an fsync, and an
 // acknowledgement never waits for the index.
 import type { StoredEvent } from '../domain/event.ts';
-import { nextStreamState, streamOf, type StreamState } from '../domain/streams.ts';
+import { nextStreamState, streamsOf, type StreamState } from '../domain/streams.ts';
 import { AppError } from '../errors.ts';
 import type { PendingEvent, SealedRow } from './event-log.ts';
 import { checkExpectations, type Expectation, type SealedView, type WriteView } from './expectations.ts';
@@ -175,8 +175,7 @@ export function createWriteGate(committed: CommittedState): WriteGate {
       // then nothing of the unit may stay in the overlay (the unit is refused, not written).
       const streams = new Map<string, StreamState>();
       for (const { event } of rows) {
-        const stream = streamOf(event);
-        if (stream !== null) streams.set(stream, nextStreamState(() => streams.get(stream) ?? view.stream(stream), event));
+        for (const stream of streamsOf(event)) streams.set(stream, nextStreamState(() => streams.get(stream) ?? view.stream(stream), event, stream));
       }
       const head = rows[0]!.event;
       if (head.idempotency_key !== null) {

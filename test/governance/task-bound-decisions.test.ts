@@ -121,3 +121,35 @@ t.test('a closeout racing decisions bound to its task: none is written to the ta
   const written = log.filter((e) => e.kind === 'risk.evaluated' && e.task_id === 'adopt-cv-screener').length;
   t.equal(written, evaluations.filter((a) => a.status === 201).length, 'every 201 is an evaluation in the task');
 });
+
+t.test('a decision written to a task still moves its aggregate: versions, If-Match and races as without a task', async (t) => {
+  const g = await governed(t);
+  const task = 'adopt-cv-screener';
+  const first = await g.call('/v1/governance/assets', { body: asset({ task_id: task }) });
+  t.equal(first.status, 201, first.text);
+  const read = await g.call('/v1/governance/assets/cv-screener');
+  t.equal(read.headers.get('etag'), `"${first.json.event.seq}"`, 'the asset\'s ETag is the bound registration\'s seq');
+  t.equal(first.headers.get('etag'), read.headers.get('etag'), 'the answer\'s ETag is the one a read gives');
+  const moved = await g.call('/v1/governance/assets', { body: asset({ name: 'CV screener v2', task_id: task }), headers: { 'If-Match': read.headers.get('etag')! } });
+  t.equal(moved.status, 201, 'the current version passes');
+  const stale = await g.call('/v1/governance/assets', { body: asset({ name: 'CV screener v3', task_id: task }), headers: { 'If-Match': read.headers.get('etag')! } });
+  t.same([stale.status, stale.json.code], [412, 'precondition_failed'], 'a version a bound write moved on is stale');
+
+  const reposts = await Promise.all(Array.from({ length: 12 }, (_, i) => g.call('/v1/governance/assets', { body: asset({ name: `CV screener r${i}`, task_id: task }) })));
+  t.same(reposts.map((r) => r.status), Array<number>(12).fill(201));
+  t.same(reposts.map((r) => r.json.event.seq).length, 12);
+  const revisions = g.events().filter((e) => e.kind === 'governance.asset.registered').map((e) => e.payload.revision as number);
+  t.same(revisions, Array.from({ length: revisions.length }, (_, i) => i + 1), 'bound re-posts sent at once: each the next revision');
+
+  const evaluated = await g.call('/v1/risk/evaluations', { body: { asset_id: 'cv-screener', risk_inputs: HIGH, actor: requester, task_id: task } });
+  const approvalId = evaluated.json.evaluation.approval_id as string;
+  const others = ['rosa', 'raul', 'remy'].map((id) => ({ type: 'user', id }));
+  for (const who of others) {
+    const invite = (await g.call('/v1/team/invites', { body: { email: `${who.id}@example.com`, role: 'governance_reviewer', actor: owner } })).json;
+    t.equal((await g.call(`/v1/team/invites/${invite.invite_id}/accept`, { body: { token: invite.token, actor: who } })).status, 201);
+  }
+  const deciders = [reviewer, ...others];
+  const decisions = await Promise.all(deciders.flatMap((who) => [0, 1].map((n) => g.call(`/v1/approvals/${approvalId}/decision`, { body: { step: 1, decision: n === 0 ? 'approve' : 'reject', reason: 'Decided at once', actor: who, task_id: task } }))));
+  t.same(decisions.map((d) => d.status).sort(), [201, ...Array<number>(decisions.length - 1).fill(409)], 'one decision of step 1 wins, every other is 409');
+  t.equal(g.events().filter((e) => e.kind === 'approval.decided').length, 1, 'one approval.decided in the log');
+});

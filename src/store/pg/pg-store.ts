@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { ZERO_HASH, type StoredEvent } from '../../domain/event.ts';
-import { streamOf } from '../../domain/streams.ts';
+import { streamsOf } from '../../domain/streams.ts';
 import { AppError } from '../../errors.ts';
 import { committedReads } from '../committed-state.ts';
 import type { AppendResult, PendingEvent, SealedRow } from '../event-log.ts';
@@ -166,7 +166,7 @@ export async function openPgStore(options: PgStoreOptions): Promise<PgStore> {
     const last = fresh[fresh.length - 1]!.event;
     indexed = { seq: last.seq, hash: last.event_hash, recordedAt: last.recorded_at };
     // Another process's events may have moved streams this process holds in its cache.
-    if (foreign) gate.forgetStreams(fresh.map(({ event }) => streamOf(event)).filter((s): s is string => s !== null));
+    if (foreign) gate.forgetStreams(fresh.flatMap(({ event }) => streamsOf(event)));
     gate.indexed(last.seq);
     announce(last.seq);
   };

@@ -5,7 +5,7 @@ import type Database from 'better-sqlite3';
 import { createHash } from 'node:crypto';
 import type { Scope, StoredEvent } from '../../domain/event.ts';
 import { EVIDENCE_REVIEWED_KIND, EVIDENCE_SANITIZED_KIND, SCOPE_HOLDER } from '../../domain/evidence-pool.ts';
-import { nextStreamState, streamOf, type StreamState } from '../../domain/streams.ts';
+import { nextStreamState, streamsOf, type StreamState } from '../../domain/streams.ts';
 import { applyTaskEvent, type Task } from '../../domain/task.ts';
 
 /**
@@ -95,15 +95,14 @@ export function prepareCoreProjections(db: Database.Database): Apply {
         task.changed = true;
       }
     }
-    const stream = streamOf(event);
-    if (stream !== null) {
+    for (const stream of streamsOf(event)) {
       const before = () => {
         const cached = streams.get(stream);
         if (cached !== undefined) return cached;
         const row = getStream.get(stream);
         return row ? { version: row.version, closed: row.closed === 1 } : undefined;
       };
-      streams.set(stream, nextStreamState(before, event));
+      streams.set(stream, nextStreamState(before, event, stream));
     }
     if (event.idempotency_key !== null && (event.unit === undefined || event.unit.index === 0)) {
       putIdem.run(event.tenant_id, event.idempotency_key, event.seq, event.unit?.size ?? 1, event.request_sha256);
