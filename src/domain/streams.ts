@@ -11,9 +11,12 @@ export type StreamState = { version: number; closed: boolean };
 /** The forge quota state is one instance-wide stream: a quota write is decided against all of it. */
 export const QUOTA_STREAM = 'quota';
 
+/** Every stream's name starts with its kind: `task:`, `asset:`, … */
+const TASK_PREFIX = 'task:';
+
 export function taskStream(scope: Scope, taskId: string): string {
   // ids cannot contain '/', so the name is unambiguous.
-  return `task:${scope.tenant_id}/${scope.workspace_id}/${scope.project_id}/${taskId}`;
+  return `${TASK_PREFIX}${scope.tenant_id}/${scope.workspace_id}/${scope.project_id}/${taskId}`;
 }
 
 /** A governed AI asset (docs/governance/approvals.md): its revisions, evaluations and reviews. */
@@ -110,6 +113,6 @@ export function closesStream(event: StreamMember): boolean {
  * say, is not looked for in the index to learn that it was not closed.
  */
 export function nextStreamState(before: () => StreamState | undefined, event: StreamMember & { seq: number }, stream: string): StreamState {
-  if (event.task_id === undefined || stream !== taskStream(event, event.task_id)) return { version: event.seq, closed: false };
+  if (!stream.startsWith(TASK_PREFIX)) return { version: event.seq, closed: false };
   return { version: event.seq, closed: (before()?.closed ?? false) || closesStream(event) };
 }

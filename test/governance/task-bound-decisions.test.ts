@@ -137,7 +137,6 @@ t.test('a decision written to a task still moves its aggregate: versions, If-Mat
 
   const reposts = await Promise.all(Array.from({ length: 12 }, (_, i) => g.call('/v1/governance/assets', { body: asset({ name: `CV screener r${i}`, task_id: task }) })));
   t.same(reposts.map((r) => r.status), Array<number>(12).fill(201));
-  t.same(reposts.map((r) => r.json.event.seq).length, 12);
   const revisions = g.events().filter((e) => e.kind === 'governance.asset.registered').map((e) => e.payload.revision as number);
   t.same(revisions, Array.from({ length: revisions.length }, (_, i) => i + 1), 'bound re-posts sent at once: each the next revision');
 

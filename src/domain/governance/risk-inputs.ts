@@ -1,6 +1,7 @@
 // Checking the risk_inputs of an evaluation request against a policy: the typed inputs, or one
 // problem per place with a repair prompt that quotes the anchor sentence of every allowed level,
 // so that an agent can pick a level from the asset's facts instead of guessing a number.
+import leven from 'leven';
 import { AppError } from '../../errors.ts';
 import { escapePointer } from '../json-pointer.ts';
 import { RISK_INPUT_NAMES, type RiskInputName, type RiskInputs, type RiskInputSpec, type RiskPolicy } from './risk-policy.ts';
@@ -111,24 +112,13 @@ function inputPrompt(policy: RiskPolicy, name: RiskInputName, detail: string): s
  * misspelt name that is missing), else of every input, so the caller can pick the level it meant.
  */
 function unknownPrompt(policy: RiskPolicy, name: string, detail: string, given: readonly string[]): string {
-  const meant = RISK_INPUT_NAMES.find((input) => !given.includes(input) && editDistance(input, name.toLowerCase()) <= 3);
+  const meant = RISK_INPUT_NAMES.find((input) => !given.includes(input) && leven(input, name.toLowerCase()) <= 3);
   if (meant !== undefined) {
     const spec = policy.document.inputs[meant];
     return `risk_inputs.${name} ${detail}; did you mean ${meant}? Send ${meant} instead, the integer ${spec.min} to ${spec.max} (${directionText(policy, meant)}) whose description fits the asset: ${quoteAnchors(spec)}.`;
   }
   const each = RISK_INPUT_NAMES.map((input) => `${input} (${directionText(policy, input)}): ${quoteAnchors(policy.document.inputs[input])}`);
   return `risk_inputs.${name} ${detail}; remove it. The policy takes exactly ${listNames()}, each the integer level whose description fits the asset — ${each.join(' | ')}.`;
-}
-
-/** Levenshtein distance: how many single-character edits turn a into b. */
-function editDistance(a: string, b: string): number {
-  let row = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const next = [i];
-    for (let j = 1; j <= b.length; j++) next[j] = Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
-    row = next;
-  }
-  return row[b.length]!;
 }
 
 function wholePrompt(policy: RiskPolicy, detail: string): string {

@@ -48,11 +48,6 @@ export const REVIEW_QUERY = {
 /** The context of a governance read: its access-log entries name the transport's principal. */
 const id = (c: Context<AppEnv>, name: string, what: string) => requirePathId(c.req.param(name) ?? '', what);
 
-/** 201 for a new write, 200 + Idempotent-Replayed for a replay, ETag the written aggregate's version. */
-function written(c: Context<AppEnv>, replayed: boolean, body: object, version?: number): Response {
-  return writtenAnswer(c, replayed, body, version === undefined ? {} : { version });
-}
-
 const W = { 400: P, 403: P, 404: P, 409: P, 412: P, 422: P } as const;
 
 export const TEAM_ROUTES: Route[] = [
@@ -72,7 +67,7 @@ export const TEAM_ROUTES: Route[] = [
     checkBody: true, request: 'api/team-owner-request.json', responses: { 201: 'api/team-member-response.json', 200: 'api/team-member-response.json', ...W },
     handler: async (c, deps) => {
       const out = await bootstrapOwner(deps, writeContextOf(c), c.get('body') as OwnerBootstrapBody);
-      return written(c, out.replayed, { member: out.member, event: out.event }, out.event.seq);
+      return writtenAnswer(c, out.replayed, { member: out.member, event: out.event }, { version: out.event.seq });
     },
   },
   {
@@ -81,7 +76,7 @@ export const TEAM_ROUTES: Route[] = [
     checkBody: true, request: 'api/team-invite-request.json', responses: { 201: 'api/team-invite-response.json', 200: 'api/team-invite-response.json', ...W },
     handler: async (c, deps) => {
       const { event, ...invite } = await createInvite(deps, writeContextOf(c), c.get('body') as InviteBody);
-      return written(c, invite.token === null, { ...invite, event }, event.seq);
+      return writtenAnswer(c, invite.token === null, { ...invite, event }, { version: event.seq });
     },
   },
   {
@@ -90,7 +85,7 @@ export const TEAM_ROUTES: Route[] = [
     checkBody: true, request: 'api/team-invite-revoke-request.json', responses: { 201: 'api/team-invite-revoke-response.json', 200: 'api/team-invite-revoke-response.json', ...W },
     handler: async (c, deps) => {
       const { replayed, ...out } = await revokeInvite(deps, writeContextOf(c), id(c, 'invite_id', 'invite'), c.get('body') as { actor?: never });
-      return written(c, replayed, out, out.event.seq);
+      return writtenAnswer(c, replayed, out, { version: out.event.seq });
     },
   },
   {
@@ -99,7 +94,7 @@ export const TEAM_ROUTES: Route[] = [
     checkBody: true, request: 'api/team-invite-accept-request.json', responses: { 201: 'api/team-member-response.json', 200: 'api/team-member-response.json', 401: P, ...W },
     handler: async (c, deps) => {
       const out = await acceptInvite(deps, writeContextOf(c), id(c, 'invite_id', 'invite'), c.get('body') as InviteAcceptBody);
-      return written(c, out.replayed, { member: out.member, event: out.event }, out.event.seq);
+      return writtenAnswer(c, out.replayed, { member: out.member, event: out.event }, { version: out.event.seq });
     },
   },
   {
@@ -120,7 +115,7 @@ export const REGISTRY_ROUTES: Route[] = [
     checkBody: true, request: 'api/asset-register-request.json', responses: { 201: 'api/asset-write-response.json', 200: 'api/asset-write-response.json', ...W }, etag: 'write',
     handler: async (c, deps) => {
       const out = await registerAsset(deps, writeContextOf(c), c.get('body') as AssetBody);
-      return written(c, out.replayed, { asset: out.asset, event: out.event }, out.version);
+      return writtenAnswer(c, out.replayed, { asset: out.asset, event: out.event }, { version: out.version });
     },
   },
   {
@@ -162,7 +157,7 @@ export const REGISTRY_ROUTES: Route[] = [
     request: 'api/risk-evaluation-request.json', responses: { 201: 'api/risk-evaluation-response.json', 200: 'api/risk-evaluation-response.json', ...W },
     handler: async (c, deps) => {
       const out = await evaluateAssetRisk(deps, writeContextOf(c), c.get('body') as RiskBody);
-      return written(c, out.replayed, { evaluation: out.evaluation, event: out.event });
+      return writtenAnswer(c, out.replayed, { evaluation: out.evaluation, event: out.event });
     },
   },
   {
@@ -193,8 +188,8 @@ export const REGISTRY_ROUTES: Route[] = [
     checkBody: true, request: 'api/approval-decision-request.json', responses: { 201: 'api/approval-decision-response.json', 200: 'api/approval-decision-response.json', ...W }, etag: 'write',
     handler: async (c, deps) => {
       const out = await decideApproval(deps, writeContextOf(c), id(c, 'approval_id', 'approval'), c.get('body') as DecisionBody);
-      c.header('ETag', etagOf(out.event.seq)); // the approval's version after the decision
-      return written(c, out.replayed, { approval: out.approval, event: out.event });
+      // The approval's version after the decision is its ETag.
+      return writtenAnswer(c, out.replayed, { approval: out.approval, event: out.event }, { version: out.event.seq });
     },
   },
   {
@@ -213,8 +208,8 @@ export const REGISTRY_ROUTES: Route[] = [
     checkBody: true, request: 'api/review-complete-request.json', responses: { 201: 'api/review-complete-response.json', 200: 'api/review-complete-response.json', ...W }, etag: 'write',
     handler: async (c, deps) => {
       const out = await completeReview(deps, writeContextOf(c), requirePathId(c.req.param('review_id') ?? '', 'review'), c.get('body') as ReviewCompleteBody);
-      c.header('ETag', etagOf(out.event.seq)); // the asset's version after the completion
-      return written(c, out.replayed, { review: out.review, next_review: out.next_review, event: out.event });
+      // The asset's version after the completion is its ETag.
+      return writtenAnswer(c, out.replayed, { review: out.review, next_review: out.next_review, event: out.event }, { version: out.event.seq });
     },
   },
 ];
@@ -228,7 +223,7 @@ export const EVIDENCE_ROUTES: Route[] = [
     responses: { 201: 'api/evidence-sanitize-response.json', 200: 'api/evidence-sanitize-response.json', 400: P, 403: P, 404: P, 413: P, 415: P, 422: P },
     handler: async (c, deps) => {
       const { replayed, ...out } = await sanitizeEvidence(deps, writeContextOf(c), c.get('body') as SanitizeBody);
-      return written(c, replayed, out);
+      return writtenAnswer(c, replayed, out);
     },
   },
   {
@@ -239,7 +234,7 @@ export const EVIDENCE_ROUTES: Route[] = [
     responses: { 201: 'api/evidence-review-response.json', 200: 'api/evidence-review-response.json', ...W },
     handler: async (c, deps) => {
       const { replayed, ...out } = await reviewEvidence(deps, writeContextOf(c), id(c, 'artifact_id', 'evidence artifact'), c.get('body') as EvidenceReviewBody);
-      return written(c, replayed, out);
+      return writtenAnswer(c, replayed, out);
     },
   },
 ];

@@ -131,6 +131,11 @@ export async function decideAndAppend(deps: ServiceDeps, ctx: WriteContext, deci
   });
 }
 
+/** Decision.task for a request's optional task_id (checked first with checkTaskToBind). */
+export function boundTo(taskId: string | undefined): Pick<Decision, 'task'> {
+  return taskId === undefined ? {} : { task: taskId };
+}
+
 /** A decision's events, each written to its task when the request named one (Decision.task). */
 function boundEvents(decision: Decision): PendingEvent[] {
   if (decision.task !== undefined) for (const event of decision.events) event.task_id = decision.task;

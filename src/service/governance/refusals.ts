@@ -71,16 +71,15 @@ export function readContext(scope: Scope, ctx: Pick<WriteContext, 'transport' | 
 }
 
 /**
- * The task a governance write names in its optional `task_id`, checked on the index: one of another
- * scope (or none) is 404 and one closed is 409, each recorded as denied like the write's other
- * refusals; the append then expects the task still open (readExpectations).
+ * Checks on the index the task a governance write names in its optional `task_id` (Decision.task):
+ * one of another scope (or none) is 404 and one closed is 409, each recorded as denied like the
+ * write's other refusals; the append then expects the task still open (readExpectations).
  */
-export async function taskToBind(deps: ServiceDeps, ctx: WriteContext, actor: Actor, taskId: string | undefined): Promise<string | undefined> {
-  if (taskId === undefined) return undefined;
+export async function checkTaskToBind(deps: ServiceDeps, ctx: WriteContext, actor: Actor, taskId: string | undefined): Promise<void> {
+  if (taskId === undefined) return;
   const task = deps.queries.task(ctx.scope, taskId);
-  if (task === undefined) return notInScope(deps, ctx, actor, { type: 'task', id: taskId }, 'task');
-  if (task.status === 'closed') {
-    return deny(deps, ctx, actor, { type: 'task', id: taskId }, { code: 'task_closed', message: `Task ${taskId} is closed; a decision is no longer written to it. Leave task_id out, or name an open task.` });
+  if (task === undefined) await notInScope(deps, ctx, actor, { type: 'task', id: taskId }, 'task');
+  else if (task.status === 'closed') {
+    await deny(deps, ctx, actor, { type: 'task', id: taskId }, { code: 'task_closed', message: `Task ${taskId} is closed; a decision is no longer written to it. Leave task_id out, or name an open task.` });
   }
-  return taskId;
 }

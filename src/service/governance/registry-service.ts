@@ -12,8 +12,8 @@ import { approvalStream, assetStream, teamStream, vendorStream } from '../../dom
 import type { ServiceDeps } from '../deps.ts';
 import { actingAs, pendingEvent, type WriteContext } from '../write-context.ts';
 import type { SealedView } from '../../store/expectations.ts';
-import { assetRead, binding, decideAndAppend, decidingTeam, streamRead, type Decision, type StreamRead } from './decide.ts';
-import { accessEvent, deny, notInScope, taskToBind } from './refusals.ts';
+import { assetRead, binding, boundTo, decideAndAppend, decidingTeam, streamRead, type Decision, type StreamRead } from './decide.ts';
+import { accessEvent, checkTaskToBind, deny, notInScope } from './refusals.ts';
 import { incidentTriggers } from './incidents-service.ts';
 import { assetVendorMaturity, vendorTriggers } from './vendors-service.ts';
 
@@ -35,7 +35,6 @@ export async function registerAsset(deps: ServiceDeps, ctx: WriteContext, body: 
   const assetId = body.asset_id ?? deps.newId('ast');
   const actor = actingAs(ctx, body.actor);
   const { actor: _a, asset_id: _i, task_id: _t, ...registration } = body;
-  let task: string | undefined; // the task the registration is written to, once checked (taskToBind)
   // The next revision of the asset as it stands (the first when there is none).
   const decideOn = (asset: AssetState | undefined, read: StreamRead): Decision => {
     const payload = assetRegisteredPayload(asset, assetId, registration);
@@ -46,13 +45,13 @@ export async function registerAsset(deps: ServiceDeps, ctx: WriteContext, body: 
       ],
       read: [read],
       ifMatch: read,
-      ...(task === undefined ? {} : { task }),
+      ...boundTo(body.task_id),
     };
   };
   const result = await decideAndAppend(deps, ctx, async (attempt) => {
     const read = assetRead(deps, ctx.scope, assetId); // before the state: see StreamRead in decide.ts
     const asset = deps.gov.asset(ctx.scope, assetId);
-    task = await taskToBind(deps, attempt, actor, body.task_id);
+    await checkTaskToBind(deps, attempt, actor, body.task_id);
     return decideOn(asset, read);
   }, {
     // Re-posts of one asset sent at once: each is decided again in the writer on the revision sealed
@@ -137,7 +136,6 @@ export async function evaluateAssetRisk(deps: ServiceDeps, ctx: WriteContext, bo
   const assetId = body.asset_id as string;
   const actor = actingAs(ctx, body.actor);
   const evaluationId = deps.newId('eval');
-  let task: string | undefined; // the task the evaluation is written to, once checked (taskToBind)
   // What the evaluation appends, decided on the asset as it stands: the evaluation, the approval it
   // needs (one unit: both or neither) and its access entry, expecting the asset and every vendor the
   // derived maturity read to be where they were.
@@ -163,7 +161,7 @@ export async function evaluateAssetRisk(deps: ServiceDeps, ctx: WriteContext, bo
     const events = [pendingEvent(ctx, deps.newId, { kind: 'risk.evaluated', actor, payload: json(record) })];
     if (request) events.push(pendingEvent(ctx, deps.newId, { kind: 'approval.requested', actor, payload: json(request) }));
     events.push(accessEvent(deps, ctx, actor, { action: 'created', outcome: 'allowed', resource: { type: 'risk_evaluation', id: evaluationId } }));
-    return { events, read: [read, ...vendors], ...(task === undefined ? {} : { task }) };
+    return { events, read: [read, ...vendors], ...boundTo(body.task_id) };
   };
   // `attempt` is the context a refusal sees: marked when the decision is tentative (decide.ts).
   const result = await decideAndAppend(deps, ctx, async (attempt) => {
@@ -172,7 +170,7 @@ export async function evaluateAssetRisk(deps: ServiceDeps, ctx: WriteContext, bo
     if (asset.retired_at !== undefined) {
       return deny(deps, attempt, actor, { type: 'asset', id: assetId }, { code: 'asset_retired', message: `Asset ${assetId} was retired at ${asset.retired_at}; a retired asset is not evaluated. Register it again under a new asset_id to bring it back.` });
     }
-    task = await taskToBind(deps, attempt, actor, body.task_id);
+    await checkTaskToBind(deps, attempt, actor, body.task_id);
     return decideOn(asset, read);
   }, {
     tentative: true,
@@ -266,9 +264,9 @@ export async function decideApproval(deps: ServiceDeps, ctx: WriteContext, appro
     const checked = checkDecision(approval, body, actor, decidingTeam(deps, ctx), deps.clock());
     const action = body.decision === 'approve' ? 'approved' : body.decision === 'reject' ? 'rejected' : 'changed';
     if (!checked.ok) return deny(deps, ctx, actor, { type: 'approval', id: approvalId }, checked);
-    const task = await taskToBind(deps, ctx, actor, body.task_id);
+    await checkTaskToBind(deps, ctx, actor, body.task_id);
     return {
-      ...(task === undefined ? {} : { task }),
+      ...boundTo(body.task_id),
       events: [
         pendingEvent(ctx, deps.newId, { kind: 'approval.decided', actor, payload: json(checked.payload) }),
         accessEvent(deps, ctx, actor, { action, outcome: 'allowed', resource: { type: 'approval', id: approvalId } }),
@@ -333,9 +331,9 @@ export async function completeReview(deps: ServiceDeps, ctx: WriteContext, id: s
         message: `${unknown.join(', ')} ${unknown.length === 1 ? 'is' : 'are'} not in this scope's evidence pool: attach the evidence first (a task's evidence_refs, or a raw evidence.attached event with or without a task), then cite its artifact_id.`,
       });
     }
-    const task = await taskToBind(deps, ctx, actor, body.task_id);
+    await checkTaskToBind(deps, ctx, actor, body.task_id);
     return {
-      ...(task === undefined ? {} : { task }),
+      ...boundTo(body.task_id),
       events: [
         pendingEvent(ctx, deps.newId, { kind: REVIEW_COMPLETED, actor, payload: json(checked.payload) }),
         accessEvent(deps, ctx, actor, { action: 'changed', outcome: 'allowed', resource: { type: 'review', id } }),
