@@ -1,9 +1,10 @@
 // Step 5 of gov.sanitizer (docs/governance/sanitizer.md): neutralise markup that hides text or leaks
 // data — HTML to text for text/html (sanitizer-html.ts), HTML comments (handed to the rules), markdown
-// images, and credentials in URLs. Every scanner is a loop that never goes back more than a few
+// images (sanitizer-images.ts), and credentials in URLs. Every scanner is a loop that never goes back more than a few
 // characters, so the step stays linear whatever the input (no regex here can backtrack far).
 import { REDACTED, isSecretName } from '../redaction.ts';
 import { htmlToText } from './sanitizer-html.ts';
+import { neutraliseImages } from './sanitizer-images.ts';
 import { normaliseLineEndings, normaliseNfc, removeInvisible } from './sanitizer-text.ts';
 import type { HiddenCollector, SanitizerCounts } from './sanitizer-types.ts';
 
@@ -56,75 +57,6 @@ export function removeComments(text: string, counts: SanitizerCounts, hidden: Hi
   const chunks: string[] = [];
   for (let at = 0; at < len; at += 8192) chunks.push(String.fromCharCode(...out.subarray(at, Math.min(len, at + 8192))));
   return chunks.join('');
-}
-
-/** The first position at or after `from` holding one of two code units, with the last answer reused. */
-function nextOfFinder(text: string, a: number, b: number): (from: number) => number {
-  let cachedFrom = -1;
-  let cached = -1;
-  return (from) => {
-    if (cachedFrom >= 0 && from >= cachedFrom && (cached < 0 || from <= cached)) return cached;
-    let k = from;
-    while (k < text.length && text.charCodeAt(k) !== a && text.charCodeAt(k) !== b) k++;
-    cachedFrom = from;
-    cached = k < text.length ? k : -1;
-    return cached;
-  };
-}
-
-/**
- * `![alt](url)` on one line becomes `[image: alt; host]` (`[image: alt]` without a host): the image no
- * longer loads, so its URL cannot carry data out. When a `(` follows, a space goes between, so the
- * result never reads as an image again.
- */
-export function neutraliseImages(text: string, counts: SanitizerCounts): string {
-  if (!text.includes('![')) return text;
-  const closeBracket = nextOfFinder(text, 0x5d, 0x0a);
-  const closeParen = nextOfFinder(text, 0x29, 0x0a);
-  const out: string[] = [];
-  let kept = 0;
-  let from = 0;
-  for (let at = text.indexOf('![', from); at >= 0; at = text.indexOf('![', from)) {
-    const altEnd = closeBracket(at + 2);
-    if (altEnd < 0 || text.charCodeAt(altEnd) !== 0x5d || text.charCodeAt(altEnd + 1) !== 0x28) {
-      from = at + 1;
-      continue;
-    }
-    const urlEnd = closeParen(altEnd + 2);
-    if (urlEnd < 0 || text.charCodeAt(urlEnd) !== 0x29) {
-      from = at + 1;
-      continue;
-    }
-    const alt = text.slice(at + 2, altEnd);
-    const host = hostOf(text.slice(altEnd + 2, urlEnd));
-    out.push(text.slice(kept, at), host === '' ? `[image: ${alt}]` : `[image: ${alt}; ${host}]`);
-    if (text.charCodeAt(urlEnd + 1) === 0x28) out.push(' ');
-    counts.images_neutralised++;
-    kept = from = urlEnd + 1;
-  }
-  if (kept === 0) return text;
-  out.push(text.slice(kept));
-  return out.join('');
-}
-
-/**
- * The host of an absolute (`scheme://`) or scheme-relative (`//`) URL: what follows `//` up to `/`,
- * `?`, `#` or a space, after the last `@`, cut at the first character that is not a letter, digit or
- * one of `._~%-` (so a port, brackets or markup never reach the projection).
- */
-function hostOf(target: string): string {
-  let k = 0;
-  while (k < target.length && /\s/.test(target[k]!)) k++;
-  if (target[k] === '<') k++;
-  const schemeStart = k;
-  while (k < target.length && /[A-Za-z0-9+.-]/.test(target[k]!)) k++;
-  if (k > schemeStart && (target[k] !== ':' || !/[A-Za-z]/.test(target[schemeStart]!))) return '';
-  if (k > schemeStart) k++;
-  if (!target.startsWith('//', k)) return '';
-  let hostStart = k + 2;
-  let end = hostStart;
-  for (; end < target.length && !'/?#'.includes(target[end]!) && !/\s/.test(target[end]!); end++) if (target[end] === '@') hostStart = end + 1;
-  return /^[\p{L}\p{N}._~%-]*/u.exec(target.slice(hostStart, end))![0];
 }
 
 /** Whitespace and the characters that end a URL in running text or markdown (ASCII by table). */
