@@ -132,6 +132,25 @@ t.test('a login code: minted by the operator token only, good once, within 60 s'
   noToken(t, s.answers);
 });
 
+t.test('every answer of the sign-in is no-store and no-referrer, a refusal of either shape too', async (t) => {
+  const s = await served(t);
+  const good = await s.mint();
+  const answers: [string, Answer][] = [
+    ['the 303 of a good code', await s.send(`/console/login?code=${good.code}`)],
+    ['the problem for a used code', await s.send(`/console/login?code=${good.code}`)],
+    ['the problem for a malformed code', await s.send('/console/login?code=nonsense')],
+    ['the problem for no code', await s.send('/console/login')],
+    ['the page for a browser', await s.send('/console/login?code=nonsense', { headers: { Accept: 'text/html' } })],
+  ];
+  for (const [what, res] of answers) {
+    t.equal(res.headers.get('cache-control'), 'no-store', `${what} (${res.status}): Cache-Control: no-store`);
+    t.equal(res.headers.get('referrer-policy'), 'no-referrer', `${what} (${res.status}): Referrer-Policy: no-referrer`);
+  }
+  const problem = answers[2]![1];
+  t.match([problem.status, problem.headers.get('content-type'), problem.json], [401, 'application/problem+json', { code: 'login_code_invalid' }], 'the problem is still the problem');
+  t.ok(problem.headers.get('x-request-id'), 'with its request id');
+});
+
 t.test('the cookie session: reads /v1, writes only from its own Origin with the CSRF value', async (t) => {
   const s = await served(t);
   const { cookie, csrf } = await s.signIn();

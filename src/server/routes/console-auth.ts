@@ -10,6 +10,7 @@ import { AppError } from '../../errors.ts';
 import { CSRF_COOKIE, SESSION_COOKIE } from '../console-sessions.ts';
 import type { AppEnv } from '../env.ts';
 import { checkCookieWrite } from '../middleware/auth.ts';
+import { problemResponse } from '../problem.ts';
 import { readQuery } from '../query-params.ts';
 import { P } from '../responses.ts';
 import type { Route } from '../route-spec.ts';
@@ -48,10 +49,16 @@ const REFUSED = page(
     + '<p>Run <code>npx gov console</code> again: it opens a fresh link.</p>',
 );
 
-/** A refused code: a small page for a browser, a problem for anything else. */
+/**
+ * A refused code: a small page for a browser, a problem for anything else. The problem is answered
+ * here, not thrown to the root onError, because it must carry the login answers' headers too: a
+ * refusal names the code in its request, and a cache or a Referer must not keep it either.
+ */
 function refuse(c: Context<AppEnv>, err: AppError): Response {
   if ((c.req.header('accept') ?? '').includes('text/html')) return c.html(REFUSED, 401, PAGE_HEADERS);
-  throw err;
+  const res = problemResponse(c, err);
+  for (const [name, value] of Object.entries(PAGE_HEADERS)) res.headers.set(name, value);
+  return res;
 }
 
 export const CONSOLE_AUTH_ROUTES: Route[] = [
