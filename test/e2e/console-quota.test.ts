@@ -98,7 +98,7 @@ if (browser !== null) {
       const res = await fetch('/admin/quota/rules', { method: 'POST', headers: { 'Content-Type': 'application/json', 'X-CSRF-Token': decodeURIComponent(csrf) }, body: JSON.stringify({ name: 'from-the-page', limit: 1, subjects: ['size:all'] }) });
       return res.status;
     });
-    t.equal(status, 401, 'a POST to an admin route from the console page, with the cookie and the CSRF value');
+    t.equal(status, 403, 'a POST to an admin route from the console page, with the cookie and the CSRF value: the customer token\'s 403');
     t.equal(preview.eventLines().length, before, 'nothing was written');
     t.equal((await preview.api('/admin/quota/rules/from-the-page', operator)).status, 404, 'the rule does not exist');
   });

@@ -2,9 +2,10 @@
 // a one-time login code (60 s); the code gives an HttpOnly, SameSite=Strict session cookie and a
 // readable CSRF cookie once; the cookie is the customer transport on /v1 — reads as they are, writes
 // only from the server's own Origin with the CSRF value (each refusal writes nothing); a bearer
-// token always decides; the forge admin routes read (GET only) and /health shows its detail; logout
-// ends the session. No token appears in any answer of the flow. The code and session store is also
-// tested on its own (single use, expiry, caps).
+// token always decides; the forge admin routes read (GET only), any other forge request is the
+// customer token's 403, and /health shows its detail; logout ends the session. No token appears in
+// any answer of the flow. The code and session store is also tested on its own (single use, expiry,
+// caps).
 import t, { type Test } from 'tap';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -202,16 +203,31 @@ t.test('the cookie session: reads /v1, writes only from its own Origin with the 
   t.match([mint.status, mint.json], [403, { code: 'operator_token_required' }], 'a cookie session cannot mint a code');
 });
 
-t.test('the cookie session reads the forge admin routes and /health detail, nothing more', async (t) => {
+t.test('the cookie session reads the forge admin routes and /health detail; anything else is the customer token\'s 403', async (t) => {
   const s = await served(t);
   const { cookie, csrf } = await s.signIn();
   t.equal((await s.send('/admin/quota/groups', { headers: { Cookie: cookie } })).status, 200, 'GET an admin route');
   t.equal((await s.send('/api/v1/admin/quota/rules', { headers: { Cookie: cookie } })).status, 200, 'under /api/v1 too');
   const before = s.events();
-  const write = await s.send('/admin/quota/rules', { method: 'POST', headers: { Cookie: cookie, Origin: s.origin, 'X-CSRF-Token': csrf }, body: { name: 'r1', limit: 1, subjects: ['size:all'] } });
-  t.equal(write.status, 401, 'a forge write with only the cookie is the forge\'s 401');
+  // Anything else is the customer transport's: the forge's 403 and body, as for the customer token.
+  const own = { Origin: s.origin, 'X-CSRF-Token': csrf };
+  const forged: [string, string, string, Record<string, string>, unknown][] = [
+    ['POST a rule', 'POST', '/admin/quota/rules', own, { name: 'r1', limit: 1, subjects: ['size:all'] }],
+    ['POST a group', 'POST', '/admin/quota/groups', own, { name: 'g1', rules: [] }],
+    ['PUT a user into a group', 'PUT', '/api/v1/admin/quota/groups/g1/users/alice', own, undefined],
+    ['a user route with Sudo', 'GET', '/user/quota', { Sudo: 'alice' }, undefined],
+    ['a user route without Sudo', 'GET', '/user/quota', {}, undefined],
+  ];
+  for (const [what, method, path, headers, body] of forged) {
+    const byCookie = await s.send(path, { method, headers: { Cookie: cookie, ...headers }, body });
+    const byCustomer = await s.send(path, { method, token: TOKENS.customer, headers, body });
+    t.equal(byCookie.status, 403, `${what} with the cookie: 403`);
+    t.same([byCookie.status, byCookie.json], [byCustomer.status, byCustomer.json], `${what}: the customer token's answer`);
+    t.equal(byCookie.headers.get('www-authenticate'), null, `${what}: not a 401's challenge`);
+  }
+  const noCsrf = await s.send('/admin/quota/groups', { method: 'POST', headers: { Cookie: cookie, Origin: s.origin }, body: { name: 'g1', rules: [] } });
+  t.match([noCsrf.status, noCsrf.json.message], [403, /X-CSRF-Token/], 'a forge write with the cookie is checked for its CSRF value first');
   t.equal(s.events(), before, 'nothing written');
-  t.equal((await s.send('/user/quota', { headers: { Cookie: cookie, Sudo: 'alice' } })).status, 401, 'a forge user route with only the cookie is 401');
   t.ok((await s.send('/health', { headers: { Cookie: cookie } })).json.detail, '/health shows the detail to the session');
   t.notOk((await s.send('/health')).json.detail, 'and not without it');
 });

@@ -13,7 +13,10 @@ export type ForgeAuth = {
   quotaEnabled: () => boolean;
   /** A forge user (not an organisation) by login, case-insensitively. */
   user: (login: string) => ForgeOwnerView | undefined;
-  /** The console's sessions: a session cookie reads the admin routes (GET only) as the operator. */
+  /**
+   * The console's sessions: a session cookie reads the admin routes (GET only) as the operator, and
+   * is the customer transport on every other forge request.
+   */
   cookies?: CookieAuth;
 };
 
@@ -35,9 +38,12 @@ export function forgeAuth(auth: ForgeAuth, options: ForgeRouteOptions): Middlewa
   return async (c, next) => {
     let transport = auth.transportOf(c.req.header('authorization'));
     // The console shows quota groups, rules and users' quota read-only: a GET of an admin route is
-    // the one forge request its cookie may make; anything else still needs the operator token.
-    if (transport === null && auth.cookies !== undefined && options.access === 'admin' && c.req.method === 'GET' && cookieSession(c, auth.cookies) !== null) {
-      transport = 'operator';
+    // the one forge request its cookie makes as the operator. Anything else it sends is answered as
+    // the customer token's would be (403: the operator token is needed), the cookie standing in for
+    // the customer transport as on /v1; a write must still pass the cookie's Origin and CSRF checks.
+    const session = transport === null && auth.cookies !== undefined ? cookieSession(c, auth.cookies) : null;
+    if (session !== null) {
+      transport = options.access === 'admin' && c.req.method === 'GET' ? 'operator' : 'customer';
       c.set('cookieSession', true);
     }
     if (transport === null) {
