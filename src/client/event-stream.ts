@@ -25,8 +25,10 @@ export type StreamEventsOptions = {
   onEvent: (event: StreamedEvent) => void;
   /** A failure that is retried (no connection, a dropped stream, a 5xx): what happened and when the next try is. */
   onError?: (error: unknown, retry: { attempt: number; delayMs: number }) => void;
-  /** The first retry's delay (doubled per failed attempt up to 30 s; reset once a stream is open). Default 1000. */
+  /** The first retry's delay (doubled per failed attempt up to maxRetryMs; reset once a stream is open). Default 1000. */
   retryMs?: number;
+  /** The longest wait between two tries. Default 30 000. */
+  maxRetryMs?: number;
 };
 
 /** How a stream ended: the caller aborted it, or the server refused it in a way retrying cannot change. */
@@ -45,6 +47,7 @@ export async function streamEvents(options: StreamEventsOptions): Promise<Stream
   const doFetch = options.fetch ?? globalThis.fetch.bind(globalThis);
   const base = withoutTrailingSlashes(options.baseUrl);
   const firstDelay = options.retryMs ?? 1000;
+  const maxDelay = options.maxRetryMs ?? MAX_RETRY_MS;
   let lastSeq = options.afterSeq;
   let attempt = 0;
   let delay = firstDelay;
@@ -74,7 +77,7 @@ export async function streamEvents(options: StreamEventsOptions): Promise<Stream
     }
     if (signal.aborted) break;
     attempt++;
-    const wait = Math.min(delay * 2 ** Math.max(0, attempt - 1), MAX_RETRY_MS);
+    const wait = Math.min(delay * 2 ** Math.max(0, attempt - 1), maxDelay);
     options.onError?.(failure, { attempt, delayMs: wait });
     await sleep(wait, signal);
   }

@@ -51,15 +51,18 @@ export function failureOf(res: Answer): Failure {
  * can only wait for the preview to run again, and its session died with the last run.
  */
 export function thrownFailure(err: unknown): Failure {
-  if (isAppError(err) && err.code === 'api_unreachable') {
-    const cause = err.cause instanceof Error ? ` (${err.cause.message})` : '';
-    return new Failure(
-      null,
-      'The server did not answer',
-      `The gov preview at ${location.origin} did not answer${cause}. If it stopped, start it again (npx gov preview start), then run npx gov console to sign in again: a session ends with the run that made it.`,
-    );
-  }
+  if (isAppError(err) && err.code === 'api_unreachable') return unreachableFailure(err.cause);
   return new Failure(null, 'The server did not answer', err instanceof Error ? err.message : String(err));
+}
+
+/** The preview gave no HTTP answer (`cause`: the fetch's own failure): what to do about it in a browser. */
+export function unreachableFailure(cause: unknown): Failure {
+  const why = cause instanceof Error ? ` (${cause.message})` : '';
+  return new Failure(
+    null,
+    'The server did not answer',
+    `The gov preview at ${location.origin} did not answer${why}. If it stopped, start it again (npx gov preview start), then run npx gov console to sign in again: a session ends with the run that made it.`,
+  );
 }
 
 /**

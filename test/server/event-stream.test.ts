@@ -2,7 +2,8 @@
 // in seq order, page after page, then live events as real POSTs write them, only the scope's,
 // each framed `id`/`event`/`data` with the stored line; the checks of every /v1 read before it;
 // the stream's end when the client goes away and when the server stops (promptly, also for a
-// spawned `gov preview` on SIGTERM); and the client helper's resume with Last-Event-ID.
+// spawned `gov preview` on SIGTERM); and the client helper's resume with Last-Event-ID and its
+// retry waits.
 import t, { type Test } from 'tap';
 import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
@@ -291,6 +292,23 @@ t.test('streamEvents: the backlog, live events, a resume with Last-Event-ID afte
 
   const refused = await streamEvents({ baseUrl: p.baseUrl, token: 'not-a-token', scope: SCOPE_A, afterSeq: 0, signal: new AbortController().signal, onEvent: () => t.fail('no event') });
   t.match(refused, { reason: 'refused', status: 401, body: { code: 'unauthorized' }, lastSeq: 0 }, 'a refusal retrying cannot change ends it');
+});
+
+t.test('streamEvents: a server that does not answer is tried again, each wait doubled up to maxRetryMs', async (t) => {
+  const waits: number[] = [];
+  const abort = new AbortController();
+  const end = await streamEvents({
+    baseUrl: 'http://127.0.0.1:1', scope: SCOPE_A, afterSeq: 0, signal: abort.signal, retryMs: 1, maxRetryMs: 4,
+    fetch: () => Promise.reject(new TypeError('fetch failed')),
+    onEvent: () => t.fail('no event'),
+    onError: (error, retry) => {
+      t.type(error, TypeError, 'the fetch\'s own failure is handed on');
+      waits.push(retry.delayMs);
+      if (waits.length === 6) abort.abort();
+    },
+  });
+  t.same(waits, [1, 2, 4, 4, 4, 4], 'doubled, then held at maxRetryMs');
+  t.same(end, { reason: 'aborted', lastSeq: 0 });
 });
 
 t.test('a client that stops reading does not hold the stop: its connection is dropped after a second', async (t) => {

@@ -3,23 +3,30 @@
 // when the health detail says where the end is) so the page is not empty, keeps the newest 1,000
 // rows, and batches what arrives into one render per frame, so a long backlog does not render once
 // per event. Pause closes the stream; Resume opens it again after the last seq shown, so nothing is
-// missed or shown twice.
+// missed or shown twice. While the preview does not answer, it says what to do (start it again, sign
+// in again) and keeps trying; the first try the preview answers 401 signs the console out.
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { streamEvents, type StreamedEvent } from '../../client/event-stream.ts';
 import { consoleFetch } from '../api.ts';
 import { actorLabel, formatTime, type ActorLike } from '../components/format.ts';
 import { href, type Route } from '../router.ts';
-import { ErrorBox, failureOf, Page, useConsole, type Failure } from '../ui.tsx';
+import { ErrorBox, failureOf, Page, unreachableFailure, useConsole, type Failure } from '../ui.tsx';
 
 const KEEP = 1000;
 const BACKLOG = 200;
+/**
+ * The longest wait between two tries (the client's default is 30 s): the preview is local and one
+ * page asks, and once it runs again the view should learn within seconds that the session is gone.
+ */
+const RETRY_MAX_MS = 5000;
 
 type Row = { seq: number; kind: string; actor: ActorLike; task_id: string | null; recorded_at: string | null };
 type Connection =
   | { state: 'starting' }
   | { state: 'connecting' }
   | { state: 'live' }
-  | { state: 'retrying'; why: string; inMs: number }
+  /** `unreachable`: the last try got no HTTP answer at all (the preview stopped), else null. */
+  | { state: 'retrying'; why: string; inMs: number; unreachable: Failure | null }
   | { state: 'paused' }
   | { state: 'refused'; failure: Failure };
 
@@ -73,9 +80,18 @@ export function EventsView({ route }: { route: Route }) {
       setRows((prev) => [...fresh, ...prev].slice(0, KEEP));
     };
     setConn({ state: 'connecting' });
+    // What the last try's fetch threw: no answer at all, which a 5xx or a dropped stream is not.
+    let noAnswer: { cause: unknown } | null = null;
     // The stream says it is open when its answer arrives: wrap fetch to see that moment.
     const watched: typeof fetch = async (input, init) => {
-      const res = await consoleFetch(input, init);
+      let res: Response;
+      try {
+        res = await consoleFetch(input, init);
+      } catch (err) {
+        noAnswer = { cause: err };
+        throw err;
+      }
+      noAnswer = null;
       if (res.status === 200 && !controller.signal.aborted) setConn({ state: 'live' });
       return res;
     };
@@ -85,6 +101,7 @@ export function EventsView({ route }: { route: Route }) {
       scope,
       afterSeq: lastSeq.current ?? start,
       fetch: watched,
+      maxRetryMs: RETRY_MAX_MS,
       signal: controller.signal,
       onEvent: (event) => {
         lastSeq.current = event.seq;
@@ -92,7 +109,9 @@ export function EventsView({ route }: { route: Route }) {
         if (frame === 0) frame = requestAnimationFrame(flush);
       },
       onError: (error, retry) => {
-        if (!controller.signal.aborted) setConn({ state: 'retrying', why: error instanceof Error ? error.message : String(error), inMs: retry.delayMs });
+        if (controller.signal.aborted) return;
+        const why = error instanceof Error ? error.message : String(error);
+        setConn({ state: 'retrying', why, inMs: retry.delayMs, unreachable: noAnswer === null ? null : unreachableFailure(noAnswer.cause) });
       },
     }).then((end) => {
       if (end.reason !== 'refused') return;
@@ -137,7 +156,14 @@ export function EventsView({ route }: { route: Route }) {
         {rows.length === 0 ? '' : `${rows.length} event${rows.length === 1 ? '' : 's'} shown; the newest is #${rows[0]!.seq} ${rows[0]!.kind}.`}
       </p>
       {conn.state === 'refused' && <ErrorBox failure={conn.failure} />}
-      {conn.state === 'retrying' && (
+      {conn.state === 'retrying' && conn.unreachable !== null && (
+        <>
+          {/* The alert's text stays the same from try to try, so it is not read out again each time. */}
+          <ErrorBox failure={conn.unreachable} />
+          <p class="note">Trying again in {Math.round(conn.inMs / 1000)} s.</p>
+        </>
+      )}
+      {conn.state === 'retrying' && conn.unreachable === null && (
         <p class="error">
           The stream dropped ({conn.why}); trying again in {Math.round(conn.inMs / 1000)} s.
         </p>
