@@ -65,6 +65,8 @@ t.test('every governance write answers its replay with the same bytes and writes
   await twice('review', `/v1/reviews/${reviewId}/complete`, { body: { outcome: 'no_change', notes: 'Checked the evidence', actor: reviewer } });
 
   await twice('vendor', '/v1/vendors', { body: { vendor_id: 'acme-ai', name: 'Acme AI', answers: BEST_VENDOR_ANSWERS, actor: owner } });
+  const unnamedVendor = await twice('vendor without vendor_id', '/v1/vendors', { body: { name: 'Unnamed AI', answers: BEST_VENDOR_ANSWERS, actor: owner } });
+  t.match(unnamedVendor.json.vendor.vendor_id, /^vnd_/, 'the server named the vendor');
   await twice('session', '/v1/sessions', { body: { session_id: 'sess-9', principal: { type: 'service_account', id: 'sa-ci' }, agent: 'intake-agent 0.4.1', transport: 'stdio' } });
   const incident = await twice('incident', '/v1/incidents', { body: { class: 'incident', title: 'CV ranking drops candidates with career gaps', description: 'Gaps over a year rank last.', aware_at: '2026-11-01T09:30:00Z', severity: 'sev3', asset_ids: ['cv-screener'], actor: owner } });
   const incidentId = incident.json.incident.incident_id as string;
@@ -91,6 +93,7 @@ t.test('requests sent at once with one key: one write, and every replay the byte
     ['asset without asset_id', '/v1/governance/assets', { ...asset, asset_id: undefined }],
     ['asset', '/v1/governance/assets', asset],
     ['evaluation', '/v1/risk/evaluations', { asset_id: 'cv-screener', risk_inputs: { data_sensitivity: 3, decision_impact: 3, autonomy: 2, vendor_maturity: 2, prohibited_practice: 0 }, actor: requester }],
+    ['vendor without vendor_id', '/v1/vendors', { name: 'Unnamed AI', answers: BEST_VENDOR_ANSWERS, actor: owner }],
   ] as const) {
     const before = lines().length;
     const answers = await Promise.all(Array.from({ length: 20 }, () => call(path, { body, idempotencyKey: `at-once-${label}` })));

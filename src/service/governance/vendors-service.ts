@@ -80,7 +80,8 @@ export async function assessVendorAnswers(deps: ServiceDeps, ctx: WriteContext, 
     },
   });
   await deps.store.settled();
-  const state = deps.gov.vendor(ctx.scope, vendorId)!;
+  // The vendor the assessment wrote: a replay's is in its event (an id the server chose is not this request's).
+  const state = deps.gov.vendor(ctx.scope, (result.events[0]!.payload as { vendor_id: string }).vendor_id)!;
   // The version is the state's own last seq (the vendor stream holds only its assessments), so the
   // ETag is the body's even when later assessments were indexed meanwhile.
   return { vendor: vendorViewOf(state, deps.clock()), event: binding(result), replayed: result.replayed, version: state.last_seq };
