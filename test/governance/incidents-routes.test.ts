@@ -289,3 +289,29 @@ t.test('rebuilding the index gives identical answers for the incident routes', a
   const g2 = await incidents(t, { dataDir });
   t.same(await answers(g2, [a, b]), before, 'the rebuilt index answers the same');
 });
+
+t.test('a stale If-Match is 412 before the rules; a patch that changes nothing writes nothing; only another user makes a serious incident not serious', async (t) => {
+  const g = await incidents(t);
+  const created = (await g.log({ severity: 'sev1', serious: { is_serious: true, basis: 'health_harm' } })).json.incident;
+  const id = created.incident_id;
+  const moved = await g.patch(id, { status: 'investigating' });
+  t.equal(moved.status, 200);
+  const nothingWritten = async (name: string, body: Record<string, unknown>, headers: Record<string, string>, status: number, code: string) => {
+    const before = g.events().length;
+    const r = await g.patch(id, body, { headers });
+    t.same([r.status, r.json.code], [status, code], name);
+    return g.events().slice(before);
+  };
+  // Each of these bodies a rule would refuse; the client's view is stale, so it hears that first.
+  for (const body of [{ status: 'open' }, { status: 'mitigated' }, { severity: 'sev1' }]) {
+    t.same(await nothingWritten(`stale If-Match with ${JSON.stringify(body)}`, body, { 'If-Match': `"${created.version}"` }, 412, 'precondition_failed'), [], 'nothing written');
+  }
+  const same = await nothingWritten('members sent with the values they hold', { status: 'investigating', severity: 'sev1' }, { 'If-Match': `"${moved.json.incident.version}"` }, 422, 'validation_failed');
+  t.same(same.map(denied), [['access.logged', 'attempted', 'denied', 'validation_failed']], 'no incident.updated, the refusal logged');
+  const declassify = { status: 'closed', close_reason: 'not_an_incident', note: 'Closing it.', serious: { is_serious: false, basis: null } };
+  const byReporter = await nothingWritten('the reporter clears the flag and closes', declassify, {}, 403, 'reporter_cannot_waive_report');
+  t.same(byReporter.map(denied), [['access.logged', 'attempted', 'denied', 'reporter_cannot_waive_report']], 'logged as denied');
+  t.equal((await g.call(`/v1/incidents/${id}`)).json.serious.is_serious, true, 'still serious');
+  const byOfficer = await g.patch(id, { ...declassify, actor: officer });
+  t.same([byOfficer.status, byOfficer.json.incident.status, byOfficer.json.incident.serious], [200, 'closed', { is_serious: false, basis: null }], 'another user decides it and closes it');
+});

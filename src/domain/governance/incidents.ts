@@ -2,6 +2,7 @@
 // incident.updated with its lifecycle (the transition table), the serious-incident closing rule,
 // the fold over both kinds, the EU AI Act Art. 73 clocks and the review triggers a sev1/sev2
 // incident raises. Pure: the caller passes the clock's instant, the reporter and what it read.
+import { canonicalJson } from '../canonical-json.ts';
 import { normalizeDateTime } from '../date-time.ts';
 import type { Actor, StoredEvent } from '../event.ts';
 import { addDays, eventActor, instant, sameActor, showActor, type Refusal } from './types.ts';
@@ -346,6 +347,32 @@ export function checkReportDecision(report: NonNullable<IncidentPatch['regulator
   return undefined;
 }
 
+/**
+ * INC-5, a serious incident made not serious: that waives its report as `not_required` does, so it
+ * follows the same separation of duties (a user who is not the reporter). Without it, the reporter
+ * or an agent could clear the flag and close the incident in one patch, or in two.
+ */
+export function checkDeclassification(before: Serious, after: Serious, actor: Actor, reporter: Actor): IncidentRefusal | undefined {
+  if (!before.is_serious || after.is_serious) return undefined;
+  if (actor.type !== 'user') {
+    return refuseIncident(403, 'actor_type_not_allowed', 'INC-5', 'Only a user decides that a serious incident is not serious (that waives its regulatory report); agents and service accounts may not.');
+  }
+  if (sameActor(actor, reporter)) {
+    return refuseIncident(403, 'reporter_cannot_waive_report', 'INC-5', `${showActor(reporter)} reported this incident, so another user must decide that it is not serious (that waives its regulatory report).`);
+  }
+  return undefined;
+}
+
+/**
+ * INC-1, once the status rules have read the patch (a misplaced member is named as such): members
+ * sent with the values they hold change nothing, and write nothing. A report decision is new
+ * whatever it says (stamped with the clock).
+ */
+function checkChanges(current: IncidentFields, next: IncidentFields, patch: Omit<IncidentPatch, 'reason'>): IncidentRefusal | undefined {
+  if (patch.regulatory_report !== undefined || canonicalJson(next) !== canonicalJson(current)) return undefined;
+  return refuseIncident(422, 'validation_failed', 'INC-1', 'The patch changes nothing: every member it sends already holds that value.');
+}
+
 /** INC-6: a serious incident is closed only once a regulatory_report decision is recorded (submitted, or not_required per INC-5). */
 export function checkSeriousClosing(next: IncidentFields, from: IncidentStatus): IncidentRefusal | undefined {
   if (next.status !== 'closed' || from === 'closed' || !next.serious.is_serious || next.regulatory_report !== null) return undefined;
@@ -360,10 +387,12 @@ export function checkSeriousClosing(next: IncidentFields, from: IncidentStatus):
 /**
  * `PATCH /v1/incidents/{incident_id}` after the body passed INCIDENT_PATCH_SCHEMA, the incident
  * was found and its asset and evidence references checked, in this order: INC-1 the patch changes
- * a member (reason alone is no change); INC-2 the serious member stays consistent; INC-3 a status
+ * a member (reason alone is no change; members sent with the values they hold are none either,
+ * found once INC-3 has named misplaced members); INC-2 the serious member stays consistent; INC-3 a status
  * change is in the table (409 invalid_transition) and close_reason comes only with closing; INC-4
  * the change holds what it needs (422 transition_incomplete); INC-5 a regulatory_report decision
- * is the actor's and, as not_required, a user's other than the reporter's (403); INC-6 closing a
+ * is the actor's and, as not_required, a user's other than the reporter's, as is making a serious
+ * incident not serious (403); INC-6 closing a
  * serious incident needs a regulatory_report decision (422). Answers incident.updated's payload.
  */
 export function checkIncidentPatch(input: PatchInput): IncidentChecked<{ payload: IncidentUpdatedPayload }> {
@@ -380,7 +409,9 @@ export function checkIncidentPatch(input: PatchInput): IncidentChecked<{ payload
   const refusal =
     checkSerious(next.serious) ??
     checkTransition(from, next, { ...patch, ...(rawReason !== undefined ? { reason: rawReason } : {}) }, reason) ??
+    checkChanges(current, next, patch) ??
     (patch.regulatory_report ? checkReportDecision(patch.regulatory_report, actor, incident.reported_by) : undefined) ??
+    checkDeclassification(current.serious, next.serious, actor, incident.reported_by) ??
     checkSeriousClosing(next, from);
   if (refusal) return refusal;
   return {

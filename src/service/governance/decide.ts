@@ -49,15 +49,23 @@ export type Decision = {
   task?: string;
 };
 
+/**
+ * 412 when the request's If-Match does not name the version read. A decision checks it as soon as
+ * it has read the aggregate, before its rules: a client whose view is stale hears that first (RFC
+ * 9110 §13.2.1), not a rule's answer about a state it has not seen. The append checks it again.
+ */
+export function checkIfMatch(ctx: WriteContext, read: StreamRead): void {
+  const named = ctx.ifMatch;
+  if (named === null) return;
+  // `*` asks only that the aggregate exists (version 0: nothing written to it yet).
+  const { version, what } = read;
+  if (named === ANY_VERSION ? version === 0 : named !== version) throw preconditionFailed(what, named, version);
+}
+
 export function readExpectations(ctx: WriteContext, decision: Decision): Expectation[] {
   const out: Expectation[] = [];
   if (decision.task !== undefined) out.push(expectTask(ctx.scope, decision.task, 'open'));
-  const named = ctx.ifMatch;
-  if (decision.ifMatch !== undefined && named !== null) {
-    // `*` asks only that the aggregate exists (version 0: nothing written to it yet).
-    const { version, what } = decision.ifMatch;
-    if (named === ANY_VERSION ? version === 0 : named !== version) throw preconditionFailed(what, named, version);
-  }
+  if (decision.ifMatch !== undefined) checkIfMatch(ctx, decision.ifMatch);
   for (const r of decision.read) {
     out.push({ type: 'stream', stream: r.stream, version: r.version, orElse: () => writeConflict(r.what) });
   }

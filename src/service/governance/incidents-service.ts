@@ -15,7 +15,7 @@ import { AppError } from '../../errors.ts';
 import { incidentStream } from '../../domain/streams.ts';
 import type { ServiceDeps } from '../deps.ts';
 import { actingAs, pendingEvent, type WriteContext } from '../write-context.ts';
-import { binding, decideAndAppend, writtenAt, type Decision } from './decide.ts';
+import { binding, checkIfMatch, decideAndAppend, writtenAt, type Decision } from './decide.ts';
 import { accessEvent, deny, notInScope, type Resource } from './refusals.ts';
 
 type Json = Parameters<typeof pendingEvent>[2]['payload'][string];
@@ -148,6 +148,8 @@ export async function updateIncident(deps: ServiceDeps, ctx: WriteContext, incid
   const result = await decideAndAppend(deps, ctx, async (): Promise<Decision> => {
     const read = { stream, version: deps.gov.streamVersion(stream), what }; // before the state: see StreamRead in decide.ts
     const incident = await findIncident(deps, ctx, incidentId, actor);
+    const ifMatch = { stream, version: incident.seq, what };
+    checkIfMatch(ctx, ifMatch);
     await checkRefs(deps, ctx, actor, resource, patch, 'changed');
     const checked = checkIncidentPatch({ incident, patch, actor, now: deps.clock() });
     if (!checked.ok) return deny(deps, ctx, actor, resource, checked satisfies IncidentRefusal);
@@ -157,7 +159,7 @@ export async function updateIncident(deps: ServiceDeps, ctx: WriteContext, incid
         accessEvent(deps, ctx, actor, { action: 'changed', outcome: 'allowed', resource }),
       ],
       read: [read],
-      ifMatch: { stream, version: incident.seq, what },
+      ifMatch,
     };
   });
   await deps.store.settled();

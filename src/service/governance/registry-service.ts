@@ -12,7 +12,7 @@ import { approvalStream, assetStream, teamStream, vendorStream } from '../../dom
 import type { ServiceDeps } from '../deps.ts';
 import { actingAs, pendingEvent, type WriteContext } from '../write-context.ts';
 import type { SealedView } from '../../store/expectations.ts';
-import { assetRead, binding, boundTo, decideAndAppend, decidingTeam, streamRead, type Decision, type StreamRead } from './decide.ts';
+import { assetRead, binding, boundTo, checkIfMatch, decideAndAppend, decidingTeam, streamRead, type Decision, type StreamRead } from './decide.ts';
 import { accessEvent, checkTaskToBind, deny, notInScope } from './refusals.ts';
 import { incidentTriggers } from './incidents-service.ts';
 import { assetVendorMaturity, vendorTriggers } from './vendors-service.ts';
@@ -261,6 +261,7 @@ export async function decideApproval(deps: ServiceDeps, ctx: WriteContext, appro
     const subjectRead = assetRead(deps, ctx.scope, found.subject.asset_id);
     const teamRead = streamRead(deps, teamStream(ctx.scope.tenant_id), 'The team');
     const approval = deps.gov.approval(ctx.scope, approvalId)!;
+    checkIfMatch(ctx, approvalRead);
     const checked = checkDecision(approval, body, actor, decidingTeam(deps, ctx), deps.clock());
     const action = body.decision === 'approve' ? 'approved' : body.decision === 'reject' ? 'rejected' : 'changed';
     if (!checked.ok) return deny(deps, ctx, actor, { type: 'approval', id: approvalId }, checked);

@@ -17,7 +17,7 @@ import { postureStream } from '../../domain/streams.ts';
 import { AppError } from '../../errors.ts';
 import type { ServiceDeps } from '../deps.ts';
 import { actingAs, pendingEvent, type WriteContext } from '../write-context.ts';
-import { binding, decideAndAppend, type Decision, type StreamRead } from './decide.ts';
+import { binding, checkIfMatch, decideAndAppend, type Decision, type StreamRead } from './decide.ts';
 import { findAsset } from './registry-service.ts';
 import { accessEvent, deny, type Resource } from './refusals.ts';
 
@@ -225,6 +225,10 @@ export async function updatePosture(deps: ServiceDeps, ctx: WriteContext, profil
     const what = `Posture item ${resource.id}`;
     const version = deps.gov.streamVersion(stream); // before the item: see StreamRead in decide.ts
     const current = postureItemIn(deps, ctx.scope, requirement.requirement_id, patch.asset_id);
+    // The version If-Match compares is the item's as folded (the seq of its last event), which is its
+    // stream version once the streams know the kind.
+    const ifMatch: StreamRead = { stream, version: current?.seq ?? 0, what };
+    checkIfMatch(ctx, ifMatch);
     // The pool only needs to answer for the artifacts the item will cite.
     const cited = patch.evidence_refs ?? current?.evidence_refs ?? [];
     const pool = new Set(cited.filter((ref) => deps.gov.artifactHolders(ctx.scope, ref).length > 0));
@@ -235,10 +239,9 @@ export async function updatePosture(deps: ServiceDeps, ctx: WriteContext, profil
         pendingEvent(ctx, deps.newId, { kind: REGULATORY_POSTURE_UPDATED, actor, payload: checked.payload as unknown as { [key: string]: Json } }),
         accessEvent(deps, ctx, actor, { action: 'changed', outcome: 'allowed', resource }),
       ],
-      // A concurrent update of the item decides again. The version If-Match compares is the item's as
-      // folded (the seq of its last event), which is its stream version once the streams know the kind.
+      // A concurrent update of the item decides again.
       read: [{ stream, version, what }],
-      ifMatch: { stream, version: current?.seq ?? 0, what } satisfies StreamRead,
+      ifMatch,
     };
   });
   const event = result.events[0]!;

@@ -13,7 +13,7 @@ import {
 import type { Checked } from '../../domain/governance/types.ts';
 import type { ServiceDeps } from '../deps.ts';
 import { actingAs, pendingEvent, type WriteContext } from '../write-context.ts';
-import { binding, decideAndAppend, decidingTeam, streamRead, type Decision, type StreamRead } from './decide.ts';
+import { binding, checkIfMatch, decideAndAppend, decidingTeam, streamRead, type Decision, type StreamRead } from './decide.ts';
 import { accessEvent, deny, type AccessAction, type Resource } from './refusals.ts';
 
 type Json = Parameters<typeof pendingEvent>[2]['payload'][string];
@@ -54,6 +54,7 @@ async function teamWrite<P extends object>(
 ) {
   const result = await decideAndAppend(deps, ctx, async (): Promise<Decision> => {
     const { team, read } = teamRead(deps, ctx);
+    if (options.ifMatch) checkIfMatch(ctx, read);
     const checked = check(team);
     if (!checked.ok) return deny(deps, ctx, actor, options.deniedResource, checked);
     const payload = checked.payload as unknown as { [key: string]: Json };

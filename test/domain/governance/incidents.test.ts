@@ -130,6 +130,8 @@ t.test('misplaced members and empty patches are refused; the same status is no m
   t.match(patchOf(incidentAt('open'), { reason: 'why not' }), { ok: false, code: 'validation_failed', rule: 'INC-1' }, 'a reason alone');
   t.match(patchOf(incidentAt('open'), { close_reason: 'duplicate' }), { ok: false, code: 'validation_failed', rule: 'INC-3' }, 'close_reason without closing');
   t.match(patchOf(incidentAt('open'), { status: 'investigating', reason: 'Looking at it' }), { ok: false, code: 'validation_failed', rule: 'INC-4' }, 'a reason on a move that takes none');
+  t.match(patchOf(incidentAt('open'), { status: 'open', severity: 'sev2', title: base.title }), { ok: false, code: 'validation_failed', rule: 'INC-1' }, 'members sent with the values they hold');
+  t.match(patchOf(incidentAt('open', { model_version: null }), { model_version: null }), { ok: false, code: 'validation_failed', rule: 'INC-1' }, 'null where null is');
   const same = patchOf(incidentAt('investigating'), { status: 'investigating', severity: 'sev1' });
   t.ok(same.ok && same.payload.from_status === 'investigating' && same.payload.to_status === 'investigating' && same.payload.state.severity === 'sev1', 'severity changes are always allowed');
 });
@@ -142,7 +144,7 @@ t.test('merge-patch: null clears a nullable member, serious and resolution merge
   t.same([a.payload.state.model_version, a.payload.state.serious, a.payload.state.asset_ids, a.payload.state.title, a.payload.state.aware_at],
     [null, { is_serious: true, basis: 'widespread_infringement' }, ['asset_cv', 'asset_other'], 'Trimmed', '2026-11-18T09:30:00.000Z']);
   t.match(patchOf(incident, { serious: { is_serious: false } }), { ok: false, code: 'validation_failed', rule: 'INC-2' }, 'not serious but a basis left');
-  t.ok(patchOf(incident, { serious: { is_serious: false, basis: null } }).ok, 'not serious, basis cleared');
+  t.ok(patchOf(incident, { serious: { is_serious: false, basis: null } }, other).ok, 'not serious, basis cleared (by a user other than the reporter)');
   t.match(buildLoggedPayload('inc_2', { ...base, serious: { is_serious: true } }), { ok: false, code: 'validation_failed', rule: 'INC-2' }, 'serious without a basis at logging');
   const logged = buildLoggedPayload('inc_3', base);
   t.ok(logged.ok && schemas.validate('events/incident-logged.json', logged.payload).length === 0 && logged.payload.status === 'open', 'logged open, matching its schema');
@@ -162,6 +164,14 @@ t.test('serious closing rule: a regulatory_report decision first; not_required b
   const submitted = patchOf(incidentAt('open', serious), { regulatory_report: { status: 'submitted', reference: 'MSA-2026-0042', decided_by: agent('bot') } }, agent('bot'));
   t.ok(submitted.ok, 'a submitted report may be recorded by anyone, the reporter or an agent included');
   t.ok(patchOf(incidentAt('open', serious), { ...close, regulatory_report: { status: 'submitted', decided_by: reporter } }, reporter).ok, 'the reporter closes once submitted');
+  // Making it not serious waives the report too: the same separation of duties, in one patch or two.
+  const declassify = { serious: { is_serious: false, basis: null } };
+  t.match(patchOf(incidentAt('open', serious), { ...close, ...declassify }, reporter), { ok: false, status: 403, code: 'reporter_cannot_waive_report', rule: 'INC-5' }, 'the reporter clears the flag and closes');
+  t.match(patchOf(incidentAt('open', serious), declassify, reporter), { ok: false, status: 403, code: 'reporter_cannot_waive_report', rule: 'INC-5' }, 'the reporter clears the flag alone');
+  t.match(patchOf(incidentAt('open', serious), { ...close, ...declassify }, agent('bot')), { ok: false, status: 403, code: 'actor_type_not_allowed', rule: 'INC-5' }, 'an agent clears the flag');
+  const cleared = patchOf(incidentAt('open', serious), { ...close, ...declassify }, other);
+  t.ok(cleared.ok && cleared.payload.state.status === 'closed' && cleared.payload.state.regulatory_report === null, 'another user decides it is not serious and closes it');
+  t.ok(patchOf(incidentAt('open'), { serious: { is_serious: true, basis: 'health_harm' } }, reporter).ok, 'anyone may make an incident serious');
 });
 
 t.test('the fold: versions, reporter, and the review triggers of sev1/sev2 incidents per asset', async (t) => {
