@@ -154,7 +154,14 @@ function checkAlgorithms(algorithms: unknown): void {
 export function createOidcVerifier(config: OidcConfig, clock: () => Date = () => new Date()): OidcVerifier {
   const checked = oidcConfigOf(config);
   const jwksUrl = 'url' in checked.jwks ? checked.jwks.url : null;
-  const keys: JWTVerifyGetKey = 'url' in checked.jwks ? createRemoteJWKSet(new URL(checked.jwks.url)) : createLocalJWKSet(readJwksFile(checked.jwks.file));
+  const jwks: JWTVerifyGetKey = 'url' in checked.jwks ? createRemoteJWKSet(new URL(checked.jwks.url)) : createLocalJWKSet(readJwksFile(checked.jwks.file));
+  // jose picks the only key of the token's type when the header names no kid; we require the kid
+  // (docs/hosting.md), so a token is checked with the one key its issuer says signed it. Asked for
+  // after jose's header and algorithm checks, which a token without a kid may also fail.
+  const keys: JWTVerifyGetKey = (header, token) => {
+    if (typeof header.kid !== 'string' || header.kid === '') throw missingKid(header);
+    return jwks(header, token);
+  };
   const options = {
     issuer: checked.issuer,
     audience: checked.audience,
@@ -220,6 +227,10 @@ function bearerTokenOf(authorization: string | undefined): string {
   return token;
 }
 
+function missingKid(header: { kid?: unknown; alg?: unknown }): AppError {
+  return new AppError('token_invalid', `The bearer token's header names no key id (kid ${show(header.kid)}, alg ${show(header.alg)}): this server verifies a token only with the issuer's key its kid names. Configure your identity provider to put kid in its access tokens' header.`);
+}
+
 /** The AppError that names the check a token failed, from jose's error; the token itself never enters it. */
 function refusalOf(err: unknown, token: string, config: OidcConfig, jwksUrl: string | null): AppError {
   if (err instanceof AppError) return err;
@@ -239,7 +250,7 @@ function refusalOf(err: unknown, token: string, config: OidcConfig, jwksUrl: str
     case 'ERR_JWKS_NO_MATCHING_KEY':
       return invalid(`The bearer token's key id (kid ${show(header.kid)}, alg ${show(header.alg)}) matches no key of the issuer's JWKS: the token was signed by a key this server does not know. Get a token from ${config.issuer}, or update the configured JWKS if the issuer rotated its keys.`);
     case 'ERR_JWKS_MULTIPLE_MATCHING_KEYS':
-      return invalid(`The bearer token names no key id (kid) and several keys of the issuer's JWKS could have signed it: configure your identity provider to put kid in its tokens' header.`);
+      return invalid(`The bearer token's key id (kid ${show(header.kid)}, alg ${show(header.alg)}) matches several keys of the issuer's JWKS, so which one signed it is ambiguous: the issuer must publish each signing key under a kid of its own.`);
     case 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED':
       return invalid(`The bearer token's signature does not verify with the issuer's key (kid ${show(header.kid)}): it was not signed by ${config.issuer}, or was altered. Send the token exactly as your identity provider issued it.`);
     case 'ERR_JWS_INVALID':

@@ -85,6 +85,8 @@ t.test('the JWKS by URL: fetched from a real HTTP server, an unknown kid still r
   }
   const token = await idp.mint({}, { kid: 'rotated-away' });
   await refused(t, verifier.verify(`Bearer ${token}`), 'token_invalid', /key id \(kid "rotated-away"/, token);
+  const noKid = await idp.mint({}, { kid: null });
+  await refused(t, verifier.verify(`Bearer ${noKid}`), 'token_invalid', /names no key id \(kid absent, alg "RS256"\).*put kid in its access tokens' header/, noKid);
 });
 
 t.test('a JWKS URL that cannot be fetched is the service\'s fault (503), not the token\'s', async (t) => {
@@ -161,6 +163,14 @@ t.test('keys: an unknown kid, and a forger\'s key under a known kid', async (t) 
   const verifier = createOidcVerifier(idp.config());
   const unknown = await idp.mint({}, { kid: 'nope' });
   await refused(t, verifier.verify(`Bearer ${unknown}`), 'token_invalid', /key id \(kid "nope", alg "RS256"\) matches no key of the issuer's JWKS/, unknown);
+
+  // jose alone would take the JWKS's only key of the token's type; a known kid is required.
+  for (const alg of ['RS256', 'ES256', 'EdDSA'] as const) {
+    const noKid = await idp.mint({}, { alg, kid: null });
+    await refused(t, verifier.verify(`Bearer ${noKid}`), 'token_invalid', new RegExp(`names no key id \\(kid absent, alg "${alg}"\\): .*put kid in its access tokens' header`), noKid);
+  }
+  const emptyKid = await idp.mint({}, { kid: '' });
+  await refused(t, verifier.verify(`Bearer ${emptyKid}`), 'token_invalid', /names no key id \(kid "", alg "RS256"\)/, emptyKid);
 
   const forger = await generateKeyPair('RS256');
   const forged = await idp.mint({}, { key: forger.privateKey, kid: TEST_KIDS.RS256 });
@@ -291,6 +301,7 @@ t.test('through Hono: requireOidc sets transport and identity, refusals are 401 
     ['Basic dXNlcjpwYXNz', 'unauthorized'],
     ['Bearer garbage', 'token_invalid'],
     [`Bearer ${await idp.mint({}, { issuer: 'https://evil.example' })}`, 'token_invalid'],
+    [`Bearer ${await idp.mint({}, { kid: null })}`, 'token_invalid'],
     [`Bearer ${await idp.mint({}, { expiresIn: '-1h' })}`, 'token_expired'],
   ];
   for (const [authorization, code] of cases) {
