@@ -265,8 +265,10 @@ function refusalOf(err: unknown, token: string, config: OidcConfig, jwksUrl: str
 
 function claimRefusal(err: errors.JWTClaimValidationFailed, config: OidcConfig): AppError {
   const { claim, reason, payload } = err;
+  // token_expired is for exp alone (a client refreshes on it); a token not valid yet is not cured
+  // by a fresh one from a skewed clock, so it is token_invalid like every other failed check.
   if (claim === 'nbf' && reason === 'check_failed') {
-    return new AppError('token_expired', `The bearer token is not valid yet (nbf ${isoOf(payload.nbf)}, checked with ${config.clockToleranceSeconds}s tolerance): check the clocks of this server and the identity provider, or use the token once its nbf has passed.`, { cause: err });
+    return new AppError('token_invalid', `The bearer token is not valid yet (nbf ${isoOf(payload.nbf)}, checked with ${config.clockToleranceSeconds}s tolerance): check the clocks of this server and the identity provider, or use the token once its nbf has passed.`, { cause: err });
   }
   const message =
     reason === 'missing'

@@ -99,7 +99,7 @@ t.test('a JWKS URL that cannot be fetched is the service\'s fault (503), not the
   t.same(ERRORS.token_keys_unavailable.http, [503, 'Token keys unavailable'], 'answered 503: the client may try again once the JWKS is back');
 });
 
-t.test('expiry and not-before, against the injected clock and its tolerance', async (t) => {
+t.test('expiry (token_expired) and not-before (token_invalid), against the injected clock and its tolerance', async (t) => {
   const idp = await issuerFor(t);
   const verifier = createOidcVerifier(idp.config());
 
@@ -110,13 +110,13 @@ t.test('expiry and not-before, against the injected clock and its tolerance', as
   await refused(t, strict.verify(`Bearer ${await idp.mint({}, { expiresIn: -10 })}`), 'token_expired', /has expired/);
 
   const early = await idp.mint({ nbf: nowSeconds() + 600 });
-  await refused(t, verifier.verify(`Bearer ${early}`), 'token_expired', /not valid yet \(nbf /, early);
+  await refused(t, verifier.verify(`Bearer ${early}`), 'token_invalid', /not valid yet \(nbf \d{4}-\d\d-\d\dT.*30s tolerance\)/, early);
   t.ok(await verifier.verify(`Bearer ${await idp.mint({ nbf: nowSeconds() + 10 })}`), 'nbf 10s ahead: within the tolerance');
 
   const later = createOidcVerifier(idp.config(), () => new Date(Date.now() + 3_600_000));
   await refused(t, later.verify(`Bearer ${await idp.mint()}`), 'token_expired', /has expired/);
   const earlier = createOidcVerifier(idp.config(), () => new Date(Date.now() - 3_600_000));
-  await refused(t, earlier.verify(`Bearer ${await idp.mint({ nbf: nowSeconds() })}`), 'token_expired', /not valid yet/);
+  await refused(t, earlier.verify(`Bearer ${await idp.mint({ nbf: nowSeconds() })}`), 'token_invalid', /not valid yet/);
 
   const fixed = Date.parse('2026-11-01T10:00:00.000Z');
   const pinned = await issuerFor(t, { now: () => new Date(fixed) });
@@ -303,6 +303,7 @@ t.test('through Hono: requireOidc sets transport and identity, refusals are 401 
     [`Bearer ${await idp.mint({}, { issuer: 'https://evil.example' })}`, 'token_invalid'],
     [`Bearer ${await idp.mint({}, { kid: null })}`, 'token_invalid'],
     [`Bearer ${await idp.mint({}, { expiresIn: '-1h' })}`, 'token_expired'],
+    [`Bearer ${await idp.mint({ nbf: nowSeconds() + 3600 })}`, 'token_invalid'],
   ];
   for (const [authorization, code] of cases) {
     const res = await call(authorization);
