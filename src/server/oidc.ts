@@ -245,8 +245,17 @@ function refusalOf(err: unknown, token: string, config: OidcConfig, jwksUrl: str
     case 'ERR_JWT_CLAIM_VALIDATION_FAILED':
       return claimRefusal(err as errors.JWTClaimValidationFailed, config);
     case 'ERR_JOSE_ALG_NOT_ALLOWED':
-    case 'ERR_JOSE_NOT_SUPPORTED':
       return invalid(`The bearer token's algorithm (alg ${show(header.alg)}) is not allowed: this server accepts ${config.algorithms.join(', ')}. Configure your identity provider to sign access tokens with one of them.`);
+    case 'ERR_JOSE_NOT_SUPPORTED': {
+      // From the token, only a `crit` naming an extension jose does not understand (checked before
+      // the alg, which the allow-list has passed otherwise); anything else is a JWKS key jose
+      // cannot use, the service's fault (below).
+      const unknown = unknownCriticalOf(header);
+      if (unknown.length > 0) {
+        return invalid(`The bearer token's header marks ${unknown.map((name) => show(name)).join(', ')} as critical (crit ${show(header.crit)}), an extension this server does not understand, so the token must be refused (RFC 7515 §4.1.11). Configure your identity provider not to put unknown critical header parameters in its access tokens.`);
+      }
+      break;
+    }
     case 'ERR_JWKS_NO_MATCHING_KEY':
       return invalid(`The bearer token's key id (kid ${show(header.kid)}, alg ${show(header.alg)}) matches no key of the issuer's JWKS: the token was signed by a key this server does not know. Get a token from ${config.issuer}, or update the configured JWKS if the issuer rotated its keys.`);
     case 'ERR_JWKS_MULTIPLE_MATCHING_KEYS':
@@ -336,7 +345,12 @@ function claimOf(payload: JWTPayload, name: string): unknown {
   return value;
 }
 
-function headerOf(token: string): { alg?: unknown; kid?: unknown } {
+/** The header parameters a token's `crit` lists that jose does not understand (it knows only b64, RFC 7797). */
+function unknownCriticalOf(header: { crit?: unknown }): string[] {
+  return Array.isArray(header.crit) ? header.crit.filter((name): name is string => typeof name === 'string' && name !== 'b64') : [];
+}
+
+function headerOf(token: string): { alg?: unknown; kid?: unknown; crit?: unknown } {
   try {
     return decodeProtectedHeader(token);
   } catch {

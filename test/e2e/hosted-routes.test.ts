@@ -133,6 +133,8 @@ t.test('JWT refusals over HTTP: 401 with the challenge, 403 for another scope, n
     ['alg none (unsigned)', unsigned, ACME, 401, 'token_invalid'],
     ['HS256 keyed with the public key PEM', confused, ACME, 401, 'token_invalid'],
     ['unknown kid', await mint({}, { kid: 'rotated-away-9' }), ACME, 401, 'token_invalid'],
+    ['no kid', await mint({}, { kid: null }), ACME, 401, 'token_invalid'],
+    ['an unknown critical header', await mint({}, { header: { crit: ['x'], x: 1 } }), ACME, 401, 'token_invalid'],
     ["a forger's key under a known kid", await mint({}, { key: forger.privateKey }), ACME, 401, 'token_invalid'],
     ['not valid yet (nbf in an hour)', await mint({ nbf: now + 3600 }), ACME, 401, 'token_invalid'],
     ['no exp', await mint({ exp: undefined }), ACME, 401, 'token_invalid'],

@@ -23,15 +23,15 @@ async function issuerFor(t: Test, options?: Parameters<typeof testIssuer>[0]): P
   return idp;
 }
 
-/** Asserts a refusal: its AppError code, a message naming the failed check, and never the token. */
-async function refused(t: Test, verifying: Promise<unknown>, code: ErrorCode, names: RegExp, token?: string): Promise<void> {
+/** Asserts a refusal: its AppError code, a message naming the failed check, and never the token. Returns the message. */
+async function refused(t: Test, verifying: Promise<unknown>, code: ErrorCode, names: RegExp, token?: string): Promise<string> {
   const err = await verifying.then(
     () => null,
     (e: unknown) => e,
   );
   if (!(err instanceof AppError)) {
     t.fail(`expected AppError ${code}, got ${String(err)}`);
-    return;
+    return '';
   }
   t.equal(err.code, code, `code ${code}: ${err.message}`);
   t.match(err.message, names, 'the message names the failed check');
@@ -39,6 +39,7 @@ async function refused(t: Test, verifying: Promise<unknown>, code: ErrorCode, na
     t.notOk(err.message.includes(token), 'the message does not repeat the token');
     for (const part of token.split('.')) if (part.length > 8) t.notOk(err.message.includes(part), 'nor a part of it');
   }
+  return err.message;
 }
 
 const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
@@ -141,7 +142,7 @@ t.test('issuer and audience must match the configuration', async (t) => {
   t.ok(await verifier.verify(`Bearer ${await idp.mint({ aud: ['account', 'gov-api'] })}`), 'an aud list that contains the audience');
 });
 
-t.test('algorithm attacks: alg none, and HS256 keyed with the public key', async (t) => {
+t.test('algorithm attacks (alg none, HS256 keyed with the public key) and unknown critical headers', async (t) => {
   const idp = await issuerFor(t);
   const verifier = createOidcVerifier(idp.config());
   const claims = { iss: idp.issuer, aud: idp.audience, sub: TEST_SUB, gov_tenant: 'acme', gov_roles: ['owner'], exp: nowSeconds() + 600 };
@@ -152,6 +153,16 @@ t.test('algorithm attacks: alg none, and HS256 keyed with the public key', async
   const input = `${b64({ alg: 'HS256', typ: 'JWT', kid: TEST_KIDS.RS256 })}.${b64(claims)}`;
   const confused = `${input}.${createHmac('sha256', idp.publicKeyPem).update(input).digest('base64url')}`;
   await refused(t, verifier.verify(`Bearer ${confused}`), 'token_invalid', /algorithm \(alg "HS256"\) is not allowed/, confused);
+
+  // A correctly signed token with a critical header extension this server does not understand
+  // (RFC 7515 §4.1.11) is refused for that, not for an algorithm it does allow.
+  for (const alg of ['RS256', 'ES256'] as const) {
+    const critical = await idp.mint({}, { alg, header: { crit: ['x'], x: 1 } });
+    const message = await refused(t, verifier.verify(`Bearer ${critical}`), 'token_invalid', /header marks "x" as critical \(crit \["x"\]\), an extension this server does not understand/, critical);
+    t.notMatch(message, /algorithm/, `${alg}: the message does not blame the algorithm`);
+  }
+  const twoCritical = await idp.mint({}, { header: { crit: ['x', 'y'], x: 1, y: 2 } });
+  await refused(t, verifier.verify(`Bearer ${twoCritical}`), 'token_invalid', /header marks "x", "y" as critical/, twoCritical);
 
   const es512 = createOidcVerifier(idp.config({ algorithms: ['RS256'] }));
   const es = await idp.mint({}, { alg: 'ES256' });
@@ -304,6 +315,7 @@ t.test('through Hono: requireOidc sets transport and identity, refusals are 401 
     [`Bearer ${await idp.mint({}, { kid: null })}`, 'token_invalid'],
     [`Bearer ${await idp.mint({}, { expiresIn: '-1h' })}`, 'token_expired'],
     [`Bearer ${await idp.mint({ nbf: nowSeconds() + 3600 })}`, 'token_invalid'],
+    [`Bearer ${await idp.mint({}, { header: { crit: ['x'], x: 1 } })}`, 'token_invalid'],
   ];
   for (const [authorization, code] of cases) {
     const res = await call(authorization);
