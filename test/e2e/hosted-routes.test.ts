@@ -383,6 +383,21 @@ t.test('roles from the token alone drive separation of duties on the approval fl
   t.same(h.errors, [], 'no server error');
 });
 
+t.test("a session's provenance names the binding's token subject, with no preview identity non-claim", async (t) => {
+  const h = await hosted(t);
+  if (h === null) return;
+  const alice = await h.idp.mint({ gov_roles: ['contributor'] });
+  const bind = { session_id: 'sess-1', principal: { type: 'service_account', id: 'sa-ci' }, agent: 'intake-agent 0.4.1', transport: 'stdio' };
+  status(t, (await h.wrote(t, 'POST /v1/sessions', ['session.bound', 'access.logged'], () => h.call('/v1/sessions', { token: alice, body: bind }))).answer, 201, 'POST /v1/sessions');
+  const { answer } = await h.wrote(t, 'GET the provenance', ['access.logged'], () => h.call('/v1/sessions/sess-1/provenance', { token: alice }));
+  status(t, answer, 200, 'GET /v1/sessions/{session_id}/provenance');
+  t.same(answer.json.token_principal, { type: 'user', id: TEST_SUB, source: 'token' }, 'the verified subject that bound the session');
+  t.same(answer.json.principal, { type: 'service_account', id: 'sa-ci', source: 'asserted' }, 'the principal the body named stays asserted');
+  t.notOk(answer.json.non_claims.some((c: string) => /local preview/i.test(c)), "no preview non-claim: the hosted service authenticated who acted");
+  t.ok(answer.json.non_claims.some((c: string) => /subjects of the OIDC tokens this service verified/.test(c)), 'the hosted non-claim instead');
+  t.same(h.errors, [], 'no server error');
+});
+
 t.test('routes the hosted service does not serve: the console and the forge API', async (t) => {
   const h = await hosted(t);
   if (h === null) return;

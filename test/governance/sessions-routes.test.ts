@@ -10,7 +10,7 @@ import fc from 'fast-check';
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { StoredEvent } from '../../src/domain/event.ts';
-import { classifyIp, hostSha256, redactIps, tenantHostKey } from '../../src/domain/governance/provenance.ts';
+import { classifyIp, hostSha256, PROVENANCE_NON_CLAIMS, redactIps, tenantHostKey } from '../../src/domain/governance/provenance.ts';
 import { assertSchema, SCOPE_A, SCOPE_B, tempDir, testApp } from '../fixtures/test-app.ts';
 
 async function sessions(t: Test, options: { dataDir?: string; idPrefix?: string } = {}) {
@@ -83,6 +83,7 @@ t.test('GET /v1/sessions/{session_id}/provenance: markers, actors, kinds, OpenTe
   const v = r.json;
   t.same(v.principal, { type: 'service_account', id: 'sa-ci', source: 'asserted' });
   t.same(v.token_principal, { type: 'service_account', id: 'preview-customer', source: 'token' });
+  t.same(v.non_claims, PROVENANCE_NON_CLAIMS.asserted, "the preview's non-claims: its tokens name a transport, not a person");
   t.same(v.agent, { name: 'intake-agent 0.4.1', id: 'agent-intake', provider_name: 'anthropic', source: 'asserted' });
   t.same(v.client_app, { name: 'gov-mcp 0.1.0', source: 'asserted' });
   t.same(v.host, { name_sha256: hostSha256(BIND.host, g.key), source: 'asserted' });

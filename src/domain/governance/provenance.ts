@@ -150,18 +150,23 @@ export function bindPayload(body: SessionBindBody, tenantKey: Uint8Array): { ok:
 const HASH = /^sha256:[0-9a-f]{64}$/;
 const shown = (v: unknown): string | null => (typeof v === 'string' ? redactIps(v) : null);
 
-/** The view's non-claims: what the provenance does not prove. */
-export const PROVENANCE_NON_CLAIMS = [
-  'Fields marked asserted were reported by the caller (an adapter or POST /v1/sessions) and are not verified.',
-  'The local preview authenticates tokens, not individual people or agents: token_principal names the token, not a person.',
-  'IP addresses are not shown, only their class; host names only as a per-tenant salted hash.',
-];
+const ASSERTED_NON_CLAIM = 'Fields marked asserted were reported by the caller (an adapter or POST /v1/sessions) and are not verified.';
+const IP_NON_CLAIM = 'IP addresses are not shown, only their class; host names only as a per-tenant salted hash.';
+
+/** The view's non-claims, what the provenance does not prove, by whether the service authenticated its callers. */
+export const PROVENANCE_NON_CLAIMS = {
+  asserted: [ASSERTED_NON_CLAIM, 'The local preview authenticates tokens, not individual people or agents: token_principal names the token, not a person.', IP_NON_CLAIM],
+  verified: [ASSERTED_NON_CLAIM, 'token_principal and actors_seen are the subjects of the OIDC tokens this service verified; it does not know who held a token.', IP_NON_CLAIM],
+} as const;
 
 /**
  * GET /v1/sessions/{session_id}/provenance from the session's events in seq order (every event of
  * the scope whose envelope names the session). The latest session.bound is the binding.
+ * `identities` is 'verified' in the hosted service: its callers are authenticated, so the binding's
+ * actor is the subject of the token it was written with, and token_principal names it; the
+ * preview's tokens name only a transport.
  */
-export function provenanceView(sessionId: string, events: readonly StoredEvent[], tenantKey: Uint8Array) {
+export function provenanceView(sessionId: string, events: readonly StoredEvent[], tenantKey: Uint8Array, identities: 'asserted' | 'verified' = 'asserted') {
   const bindings = events.filter((e) => e.kind === SESSION_BOUND);
   const bound = bindings.at(-1);
   const p = (bound?.payload ?? {}) as Partial<SessionBoundPayload>;
@@ -199,7 +204,7 @@ export function provenanceView(sessionId: string, events: readonly StoredEvent[]
       first_seen_at: first?.recorded_at ?? null, last_seen_at: last?.recorded_at ?? null,
     },
     principal: p.principal ? { type: p.principal.type, id: redactIps(p.principal.id), source: 'asserted' as Source } : null,
-    token_principal: bound ? { ...transportPrincipal(bound.transport), source: 'token' as Source } : null,
+    token_principal: bound ? { ...tokenPrincipalOf(bound, identities), source: 'token' as Source } : null,
     agent: agentName !== null || agentId !== null || providerName !== null ? { name: agentName, id: agentId, provider_name: providerName, source: 'asserted' as Source } : null,
     client_app: p.client_app !== undefined ? { name: shown(p.client_app), source: 'asserted' as Source } : null,
     host: hostHash !== null ? { name_sha256: hostHash, source: 'asserted' as Source } : null,
@@ -210,8 +215,13 @@ export function provenanceView(sessionId: string, events: readonly StoredEvent[]
     actors_seen: actorsSeen,
     kinds: sortedKinds,
     otel,
-    non_claims: PROVENANCE_NON_CLAIMS,
+    non_claims: [...PROVENANCE_NON_CLAIMS[identities]],
   };
+}
+
+function tokenPrincipalOf(bound: StoredEvent, identities: 'asserted' | 'verified'): Actor {
+  if (identities === 'asserted' || bound.actor === undefined) return transportPrincipal(bound.transport);
+  return { type: bound.actor.type, id: redactIps(bound.actor.id) };
 }
 
 export type ProvenanceView = ReturnType<typeof provenanceView>;

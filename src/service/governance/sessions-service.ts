@@ -47,7 +47,7 @@ export async function sessionProvenance(deps: ServiceDeps, ctx: WriteContext, se
   const resource = resourceOf(sessionId);
   if (!deps.queries.sessionExists(ctx.scope, sessionId)) return notInScope(deps, ctx, ctx.principal, resource, 'session');
   const events = sessionEvents(deps.store.index.db, ctx.scope, sessionId, deps.store.indexedSeq());
-  const view = provenanceView(sessionId, events, tenantHostKey(deps.keys.hmac.secret, ctx.scope.tenant_id));
+  const view = provenanceView(sessionId, events, tenantHostKey(deps.keys.hmac.secret, ctx.scope.tenant_id), deps.identities);
   await deps.store.append([accessEvent(deps, ctx, ctx.principal, { action: 'viewed', outcome: 'allowed', resource })]);
   return view;
 }
