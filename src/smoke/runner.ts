@@ -4,7 +4,7 @@
 // rule, and returns the report.
 import { createClient } from '../client/client.ts';
 import { AppError } from '../errors.ts';
-import { checkReach, reachAllows, routeKey, SmokeFailure, summarize, type CheckOutcome, type RouteClasses, type SmokeCheck, type SmokeReport, type WriteReach } from './check.ts';
+import { checkReach, reachAllows, routeKey, routeReach, SmokeFailure, summarize, type CheckOutcome, type RouteClasses, type SmokeCheck, type SmokeReport, type WriteReach } from './check.ts';
 import { genericChecks, type ListedRoute } from './checks-generic.ts';
 import { governanceChecks } from './checks-governance.ts';
 import { proofChecks } from './checks-proofs.ts';
@@ -20,6 +20,7 @@ import { regulatoryChecks } from './checks-regulatory.ts';
 import { dashboardChecks } from './checks-dashboard.ts';
 import { exportChecks } from './checks-exports.ts';
 import { incidentChecks } from './checks-incidents.ts';
+import { scopeReadChecks } from './checks-scope-reads.ts';
 import { sessionChecks } from './checks-sessions.ts';
 import { taskReadChecks } from './checks-task-reads.ts';
 import { taskChecks } from './checks-tasks.ts';
@@ -60,6 +61,8 @@ export function smokeSuite(routes: ListedRoute[], doc: Record<string, any> | nul
     ...family('exports', exportChecks()),
     ...family('dashboard', dashboardChecks()),
     ...family('tasks', [...taskChecks(), ...taskReadChecks(), ...proofChecks(), ...apiConsoleChecks()]),
+    // After the families that write tenant A, so a run with writes reads what they left.
+    ...family('scope reads', scopeReadChecks()),
     ...family('quota', [
       ...quota.setup, ...quotaAdminChecks(''), ...quotaAdminChecks(FORGE_PREFIX),
       ...quotaReadChecks(''), ...quotaReadChecks(FORGE_PREFIX), ...quota.teardown,
@@ -128,7 +131,7 @@ async function runOne(ctx: SmokeCtx, check: SmokeCheck): Promise<CheckOutcome> {
     return outcome(check, 'skipped', 'needs the operator token; the token file holds only a customer token');
   }
   const reach = checkReach(check);
-  if (!reachAllows(ctx.reach, reach)) return outcome(check, 'skipped', ctx.reach === 'none' ? READ_ONLY_SKIP : FORGE_SKIP);
+  if (!reachAllows(ctx.reach, reach)) return outcome(check, 'skipped', ctx.reach === 'none' ? readOnlySkipOf(check) : FORGE_SKIP);
   try {
     const result = await check.run(ctx);
     return result ? outcome(check, 'skipped', result.skip) : outcome(check, 'passed', '');
@@ -154,14 +157,39 @@ export function coverageOutcome(suite: SmokeCheck[], routes: ListedRoute[], outc
   const called = new Set(outcomes.filter((o) => happy.has(o.name) && o.status !== 'skipped').map((o) => routeKey(o.route)));
   const uncalled = listed.filter((r) => !called.has(routeKey(r)));
   if (uncalled.length === 0) return { name: COVERAGE_CHECK, route: '*', status: 'passed', detail: '' };
-  const why = [...new Set(outcomes.filter((o) => happy.has(o.name) && o.status === 'skipped' && uncalled.some((r) => routeKey(r) === routeKey(o.route))).map((o) => o.detail))];
+  // Each route under the reason its last skipped happy-path check gave (the later families' reads
+  // say more than the set-up they share), so the report says what the mode skipped and why.
+  const reasonOf = new Map<string, string>();
+  for (const o of outcomes) if (happy.has(o.name) && o.status === 'skipped') reasonOf.set(routeKey(o.route), o.detail);
+  const byReason = new Map<string, string[]>();
+  for (const r of uncalled) {
+    const reason = reasonOf.get(routeKey(r)) ?? 'no happy-path check ran';
+    byReason.set(reason, [...(byReason.get(reason) ?? []), r]);
+  }
   return {
     name: COVERAGE_CHECK, route: '*', status: 'skipped',
-    detail: `${uncalled.length} of ${listed.length} listed routes got no happy-path call in this run (${why.join('; ')}): ${uncalled.join(', ')}`,
+    detail: `${uncalled.length} of ${listed.length} listed routes got no happy-path call in this run: ${[...byReason].map(([reason, routes]) => `${reason} — ${routes.join(', ')}`).join('; ')}`,
   };
 }
 
 export const READ_ONLY_SKIP = '--read-only: the check sends a write';
+export const READ_ONLY_LOGGED_SKIP = '--read-only: reading this route appends an access.logged entry (docs/contract.md), a write';
+export const READ_ONLY_SETUP_SKIP = '--read-only: the check needs what its set-up writes first';
+
+/**
+ * The GET routes whose every answer appends an access.logged entry (viewed, exported): --read-only
+ * cannot call them. Their refusals (401, 400) write nothing and still run.
+ */
+export const ACCESS_LOGGED_READS: ReadonlySet<string> = new Set([
+  'GET /v1/proof-packets/{}', 'GET /v1/proof-packets/{}/redaction-manifest', 'GET /v1/proof-packets/{}/attestation', 'GET /v1/receipts/{}',
+  'GET /v1/governance/assets/{}/evidence', 'GET /v1/sessions/{}/provenance', 'GET /v1/access-log', 'GET /v1/exports/{}',
+]);
+
+/** Why --read-only skips a check: its route writes, reading its route is access-logged, or its set-up writes. */
+function readOnlySkipOf(check: SmokeCheck): string {
+  if (routeReach(check.route) !== 'none') return READ_ONLY_SKIP;
+  return ACCESS_LOGGED_READS.has(routeKey(check.route)) ? READ_ONLY_LOGGED_SKIP : READ_ONLY_SETUP_SKIP;
+}
 export const FORGE_SKIP = "writes the forge's quota rules, groups or data set; --allow-forge-writes includes it (restored at the end)";
 
 function outcome(check: SmokeCheck, status: CheckOutcome['status'], detail: string): CheckOutcome {

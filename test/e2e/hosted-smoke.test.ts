@@ -40,6 +40,12 @@ t.test('gov smoke --read-only passes against gov serve', async (t) => {
   t.equal(report.writes, 'none');
   t.ok(report.passed > 100, `${report.passed} checks passed`);
   t.ok(report.checks.some((c) => c.status === 'passed' && /a token the server never issued/.test(c.name)), 'the refusal of an unverifiable token is checked');
+  // The reads that write nothing get a happy-path call though the run writes no data.
+  for (const route of ['GET /v1/tasks', 'GET /v1/team', 'GET /v1/approvals', 'GET /v1/governance/assets', 'GET /v1/incidents', 'GET /v1/reviews', 'GET /v1/events/stream']) {
+    t.ok(report.checks.some((c) => c.name.startsWith('scope reads:') && c.name.includes(`${route} `) && c.status === 'passed'), `${route} is read`);
+  }
+  const coverage = report.checks.find((c) => c.name.startsWith('coverage:'))!;
+  t.match(coverage.detail, /reading this route appends an access\.logged entry[^;]*GET \/v1\/access-log/, 'the access log, whose reading is logged, is named with that reason');
 
   // Route classes: what the hosted service lists is the preview's declarations minus the console
   // and the forge, each with its class; the seed's live routes are live.

@@ -14,7 +14,7 @@ import { buildOpenApi } from '../../src/server/openapi.ts';
 import { createResponseValidator } from '../../src/smoke/response-validator.ts';
 import type { SmokeReport, WriteReach } from '../../src/smoke/check.ts';
 import { createSmokeCtx, isRunTenant } from '../../src/smoke/context.ts';
-import { COVERAGE_CHECK, coverageOutcome, FORGE_SKIP, READ_ONLY_SKIP, selectChecks, smokeSuite } from '../../src/smoke/runner.ts';
+import { COVERAGE_CHECK, coverageOutcome, FORGE_SKIP, READ_ONLY_LOGGED_SKIP, READ_ONLY_SKIP, selectChecks, smokeSuite } from '../../src/smoke/runner.ts';
 import { readSmokeTokenFile } from '../../src/smoke/target.ts';
 import { serveApp } from '../fixtures/served-app.ts';
 import { SCOPE_A, tempDir, TOKENS } from '../fixtures/test-app.ts';
@@ -133,10 +133,35 @@ t.test('--read-only against a served app sends no write: not one event is append
   const skippedForWrites = run.report.checks.filter((c) => c.detail === READ_ONLY_SKIP);
   t.ok(skippedForWrites.length > 50, `${skippedForWrites.length} writing checks skipped, with the reason`);
   t.ok(run.report.checks.some((c) => c.name === 'reads: GET /admin/forge/data answers the data set' && c.status === 'passed'), 'shape checks run');
-  // A partial run never reads as full coverage: the routes only writes reach are named.
+  // Every list read that writes nothing gets a happy-path call, though the run wrote no data.
+  for (const route of ['GET /v1/tasks', 'GET /v1/team', 'GET /v1/governance/assets', 'GET /v1/approvals', 'GET /v1/reviews', 'GET /v1/incidents', 'GET /v1/events/stream', 'GET /v1/governance/dashboard', 'GET /v1/search']) {
+    t.ok(run.report.checks.some((c) => c.route === route && c.status === 'passed' && !/→|another tenant|400/.test(c.name)), `${route} has a passing happy-path read`);
+  }
+  // A partial run never reads as full coverage: the routes it did not call are named, by reason.
   const coverage = run.report.checks.find((c) => c.name === COVERAGE_CHECK)!;
   t.equal(coverage.status, 'skipped');
-  t.match(coverage.detail, /^\d+ of \d+ listed routes got no happy-path call in this run \(--read-only: the check sends a write\): .*POST \/v1\/events/);
+  t.match(coverage.detail, /^\d+ of \d+ listed routes got no happy-path call in this run: /);
+  const reasons = new Map(coverage.detail.replace(/^[^:]*: /, '').split('; ').map((part) => part.split(' — ') as [string, string]));
+  t.match(reasons.get(READ_ONLY_SKIP), /POST \/v1\/events/, 'the write routes, because they write');
+  t.same(reasons.get(READ_ONLY_LOGGED_SKIP)?.split(', ').sort(), ['GET /v1/access-log', 'GET /v1/exports/{kind}', 'GET /v1/governance/assets/{asset_id}/evidence', 'GET /v1/proof-packets/{packet_id}', 'GET /v1/proof-packets/{packet_id}/attestation', 'GET /v1/proof-packets/{packet_id}/redaction-manifest', 'GET /v1/receipts/{receipt_id}', 'GET /v1/sessions/{session_id}/provenance'], 'the access-logged reads, because reading them writes');
+  t.equal(reasons.get(`GET /v1/tasks lists no tasks in tenant smoke-${run.report.run_id} to read (a run with writes, or --run-id of one, leaves some)`), 'GET /v1/tasks/{task_id}, GET /v1/tasks/{task_id}/timeline', 'the item reads, because no list named an item');
+  t.notMatch(coverage.detail, /GET \/v1\/(tasks|team|approvals|incidents|reviews|governance\/assets)(,|$)/, 'no list read is named: each was called');
+});
+
+t.test('--read-only with the --run-id of a run with writes reads the items its lists name', async (t) => {
+  const { tokenFile, service } = await serveApp(t);
+  const io: CliIo = { stdout: () => {}, stderr: () => {}, env: {}, cwd: process.cwd(), isTty: false, onStopSignal: () => {} };
+  const runId = '5eed0a11';
+  t.equal((await smokeCommand({ tokenFile, runId }, io)).exitCode, 0, 'the run with writes passes');
+  const before = service.store.tail().seq;
+  const report = (await smokeCommand({ tokenFile, runId, readOnly: true }, io)).json as SmokeReport;
+  t.equal(service.store.tail().seq, before, 'the read-only run appends nothing');
+  t.same(report.checks.filter((c) => c.status === 'failed').map((c) => `${c.name} — ${c.detail}`), []);
+  const items = ['GET /v1/tasks/{task_id}', 'GET /v1/tasks/{task_id}/timeline', 'GET /v1/governance/assets/{asset_id}', 'GET /v1/governance/assets/{asset_id}/risk', 'GET /v1/approvals/{approval_id}', 'GET /v1/incidents/{incident_id}'];
+  for (const route of items) {
+    t.equal(report.checks.find((c) => c.route === route && c.name.startsWith('scope reads:'))?.status, 'passed', `${route} read with an id its list named`);
+  }
+  t.notMatch(report.checks.find((c) => c.name === COVERAGE_CHECK)!.detail, /lists no/, 'no item read was skipped for want of an id');
 });
 
 t.test('by default against a served app: writes only in the run\'s smoke tenants, never forge state', async (t) => {
@@ -236,10 +261,14 @@ t.test('every check passes alone: --grep of its exact name brings the set-up it 
   const { tokenFile } = await serveApp(t);
   const io: CliIo = { stdout: () => {}, stderr: () => {}, env: {}, cwd: process.cwd(), isTty: false, onStopSignal: () => {} };
   await t.rejects(smokeCommand({ tokenFile, grep: 'zzz-no-such-check' }, io), { code: 'usage_error', message: /No smoke check's name matches --grep zzz-no-such-check/ }, 'a pattern that names no check is a usage error, never a pass');
+  // The scope reads write nothing and read what a run left: they run alone in the tenants of a
+  // whole run, so their item reads have ids to read.
+  const seeded = '5eed5eed';
+  t.equal((await smokeCommand({ tokenFile, runId: seeded }, io)).exitCode, 0, 'the seeding run passes');
   const failures: string[] = [];
   for (const check of smokeSuite(listed, doc as any)) {
     const grep = `^${check.name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`;
-    const report = (await smokeCommand({ tokenFile, grep, allowForgeWrites: true }, io)).json as SmokeReport;
+    const report = (await smokeCommand({ tokenFile, grep, allowForgeWrites: true, ...(check.family === 'scope reads' ? { runId: seeded } : {}) }, io)).json as SmokeReport;
     const failed = report.checks.filter((c) => c.status === 'failed');
     if (failed.length > 0 || !report.checks.some((c) => c.name === check.name && c.status === 'passed')) {
       failures.push(`${check.name}: ${failed.map((c) => `${c.name} — ${c.detail}`).join('; ') || 'not passed'}`);
