@@ -179,7 +179,12 @@ function toDetails(errors: ErrorObject[], resolveRef: (ref: string) => unknown):
     if (inner.length === 0) return;
     const atValue = (other: ErrorObject) => other.instancePath === e.instancePath && VALUE_KEYWORDS.has(other.keyword);
     const described = alternatives.map((a) => describeAlternative(a, resolveRef));
-    if (inner.every(atValue) && described.every((d): d is string => d !== null)) {
+    if (inner.some((other) => other.instancePath === e.instancePath && SIZE_KEYWORDS.has(other.keyword))) {
+      // The value has an alternative's type and is too long, short, large or small for it ("must
+      // NOT have more than 4000 characters"): that says what to fix, "a string or null" would not.
+      consumed.add(e);
+      for (const other of inner) if (!SIZE_KEYWORDS.has(other.keyword)) consumed.add(other);
+    } else if (inner.every(atValue) && described.every((d): d is string => d !== null)) {
       // Every alternative refused the value as such: say what each takes.
       merged.set(e, `must be ${described.join(' or ')}`);
       for (const other of inner) consumed.add(other);
@@ -232,6 +237,9 @@ function toDetails(errors: ErrorObject[], resolveRef: (ref: string) => unknown):
   }
   return out;
 }
+
+/** What refuses a value of the right type for its size: the alternative it fails is the one it meant. */
+const SIZE_KEYWORDS = new Set(['minLength', 'maxLength', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum']);
 
 /** What refuses a value as such (its type, format or value), rather than something inside it. */
 const VALUE_KEYWORDS = new Set(['type', 'format', 'const', 'enum', 'pattern', 'minLength', 'maxLength', 'minimum', 'maximum']);

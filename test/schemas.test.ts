@@ -44,6 +44,8 @@ t.test('a refusal says what is allowed: enum values, a const, and which conditio
   t.same(registry.validate('api/posture-patch-request.json', { owner: 5 }), [{ pointer: '/owner', detail: 'must be an actor or null' }]);
   t.same(registry.validate('api/posture-patch-request.json', { owner: { type: 'user' } }), [{ pointer: '/owner/id', detail: 'required member "id" is missing' }]);
   t.same(registry.validate('api/incident-patch-request.json', { resolution: { root_cause: 5 } }), [{ pointer: '/resolution/root_cause', detail: 'must be a string or null' }]);
+  // A value of an alternative's type that is too long for it hears that, not what the alternatives take.
+  t.same(registry.validate('api/posture-patch-request.json', { note: 'n'.repeat(2001) }), [{ pointer: '/note', detail: 'must NOT have more than 2000 characters' }]);
   t.same(registry.validate('api/posture-patch-request.json', { foo: 1 }), [
     { pointer: '', detail: 'needs at least one of the members "status", "owner", "evidence_refs", "note", "justification"' },
     { pointer: '/foo', detail: 'unknown member "foo" is not allowed' },

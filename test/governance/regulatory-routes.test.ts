@@ -130,7 +130,7 @@ t.test('an update whose reads straddle an index commit is decided on the item as
 t.test('not_applicable needs a justification of 20–500 characters: 19 is refused, 20 passes', async (t) => {
   const g = await regulated(t);
   const na = (justification: unknown) => g.patch('nyc-ll144', 'audit-summary', { status: 'not_applicable', ...(justification === undefined ? {} : { justification }) });
-  for (const [name, justification] of [['none', undefined], ['19 characters', 'x'.repeat(19)], ['19 once trimmed', `  ${'y'.repeat(19)}   `], ['501 characters', 'z'.repeat(501)]] as const) {
+  for (const [name, justification] of [['none', undefined], ['19 characters', 'x'.repeat(19)], ['19 once trimmed', `  ${'y'.repeat(19)}   `], ['501 characters', 'z'.repeat(501)], ['4,001 characters', 'v'.repeat(4001)]] as const) {
     const before = g.events().length;
     const r = await na(justification);
     t.same([r.status, r.json.code], [422, 'justification_required'], name);

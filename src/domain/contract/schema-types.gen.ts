@@ -2022,7 +2022,7 @@ export type PosturePatchRequest = {
   evidence_refs?: RegulatoryPostureUpdatedEvidenceRefs;
   note?: RegulatoryPostureUpdatedNote | null;
   /**
-   * Checked by the rule, not here, so that a short or long one answers justification_required: 20–500 characters once trimmed.
+   * Checked by the rule, not here, so that a short or long one answers justification_required: 20–500 characters once trimmed (the body's 1 MiB limit bounds it).
    */
   justification?: string | null;
   /**
