@@ -136,11 +136,17 @@ t.test('a governance write refused before its service (the operator token) is lo
   t.equal(service.res.status, 404);
   t.same(service.entries.map((e) => e.slice(2, 6)), [['attempted', 'denied', { type: 'approval', id: 'nowhere' }, 'not_found_in_scope']], "a refusal the service logged is not logged again");
 
+  // An id no resource can have (a space in it) is a 404 of the route's own: logged, under no id.
+  const malformed = await added(() => call('/v1/approvals/x%20y/decision', { body: { step: 1, decision: 'approve', reason: 'Reviewed the evaluation', actor: owner } }));
+  t.same([malformed.res.status, malformed.res.json.code], [404, 'not_found']);
+  t.same(malformed.entries.map((e) => e.slice(2, 6)), [['attempted', 'denied', { type: 'approval', id: 'invalid-id' }, 'not_found']], 'a malformed id is logged as denied');
+
   const list = (await call('/v1/access-log?outcome=denied')).json;
   t.same(list.entries.map((e: { actor: { id: string }; resource: Entry['resource']; reason_code: string }) => [e.actor.id, e.resource.type, e.resource.id, e.reason_code]), [
     ['preview-operator', 'approval', 'appr-1', 'operator_transport_rejected'],
     ['preview-operator', 'asset', 'new', 'operator_transport_rejected'],
     ['olivia', 'approval', 'nowhere', 'not_found_in_scope'],
+    ['preview-customer', 'approval', 'invalid-id', 'not_found'],
   ]);
 });
 

@@ -15,9 +15,12 @@ import { readScope } from '../request-input.ts';
 import { readContextOf } from '../write-context.ts';
 import { grantsScope } from './request-input.ts';
 
-/** A code answered as a denial: a 403, or the 404 of something outside the caller's scope. */
+/**
+ * A code answered as a denial: a 403, the 404 of something outside the caller's scope, or the 404
+ * of a path id no resource can have (`not_found`, logged under `invalid-id`).
+ */
 function isDenial(code: AppError['code']): boolean {
-  return code === 'not_found_in_scope' || errorSpecOf(code)?.http?.[0] === 403;
+  return code === 'not_found_in_scope' || code === 'not_found' || errorSpecOf(code)?.http?.[0] === 403;
 }
 
 export function logDenials(deps: ServiceDeps, route: AppEnv['Variables']['route'], resource: NonNullable<Route['accessLog']>): MiddlewareHandler<AppEnv> {
