@@ -1,6 +1,7 @@
 // Regulatory posture (docs/governance/regulatory.md §2): a scope's — or an asset's — self-assessed
 // status per profile requirement, the check of a PATCH (met needs evidence, not_applicable needs a
 // justification), the fold over regulatory.posture.updated and the summary a dashboard shows.
+import { canonicalJson } from '../canonical-json.ts';
 import type { Actor, StoredEvent } from '../event.ts';
 import { requirementOf, type RegulatoryProfile } from './regulatory-profile.ts';
 import { eventActor, type Refusal } from './types.ts';
@@ -85,7 +86,8 @@ const codePoints = (text: string): number => [...text].length;
 /**
  * `PATCH /v1/regulatory/frameworks/{profile_id}/requirements/{requirement_id}`, after the body
  * passed POSTURE_PATCH_SCHEMA, in this order: REG-1 the profile and requirement exist (the path
- * may name the requirement by its full or local id); REG-2 the patch changes something; REG-3
+ * may name the requirement by its full or local id); REG-2 the patch changes something (members
+ * sent with the values they hold change nothing); REG-3
  * every cited artifact is in the scope's evidence pool (`pool`: its artifact ids) and a resulting
  * `met` cites at least one; REG-4 a resulting `not_applicable` has a justification, and any
  * justification is 20–500 characters once trimmed. The rules judge the item as it will be, so a
@@ -118,6 +120,10 @@ export function checkPostureUpdate(
     note: change.note !== undefined ? change.note : before.note,
     justification: change.justification !== undefined ? change.justification : before.justification,
   };
+  const unchanged: PostureItemState = { status: before.status, owner: before.owner, evidence_refs: before.evidence_refs, note: before.note, justification: before.justification };
+  if (canonicalJson(state) === canonicalJson(unchanged)) {
+    return refusePosture(422, 'validation_failed', 'REG-2', 'The patch changes nothing: every member it sends already holds that value.');
+  }
   const missing = state.evidence_refs.filter((ref) => !pool.has(ref));
   if (missing.length > 0) {
     return refusePosture(

@@ -342,5 +342,8 @@ export function checkRoleChange(team: Team | undefined, actor: Actor, memberId: 
   if (member.roles.includes('owner') && !next.includes('owner') && owners.length === 1) {
     return refuse(409, 'last_owner_required', 'TEAM-6', `${memberId} is the tenant's only owner; make another member owner first.`);
   }
+  if (next.length === member.roles.length && next.every((role, i) => role === member.roles[i])) {
+    return refuse(422, 'validation_failed', 'TEAM-8', `${memberId} already holds exactly ${next.length === 0 ? 'no roles' : next.join(', ')}: the change writes nothing. Send the whole new set of roles.`);
+  }
   return { ok: true, payload: { member_id: memberId, roles: next, previous_roles: [...member.roles], changed_by: actor } };
 }

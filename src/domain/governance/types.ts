@@ -19,7 +19,7 @@ export function isTier(value: unknown): value is Tier {
  * two equal), carried so a list or an access-log entry can show it without the transport; `rule`
  * names the rule of docs/governance/approvals.md that refused (SOD-1, TEAM-2, …).
  */
-export type Refusal = { ok: false; status: 401 | 403 | 404 | 409; code: ErrorCode; rule: string; message: string };
+export type Refusal = { ok: false; status: 401 | 403 | 404 | 409 | 422; code: ErrorCode; rule: string; message: string };
 
 /** A check's answer: a refusal, or what to append when it passes. */
 export type Checked<T> = Refusal | ({ ok: true } & T);

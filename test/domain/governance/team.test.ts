@@ -192,6 +192,7 @@ t.test('role changes: TEAM-2, TEAM-3 over held and new roles, TEAM-6 keeps one o
   t.match(checkRoleChange(team, admin, 'u_admin', { roles: ['admin', 'governance_reviewer'] }), { ok: true }, "within one's own rank");
   t.match(checkRoleChange(team, owner, 'u_owner', { roles: ['admin'] }), { ok: false, status: 409, code: 'last_owner_required', rule: 'TEAM-6' });
   t.match(checkRoleChange(team, owner, 'u_nobody', { roles: [] }), { ok: false, status: 404, code: 'not_found_in_scope' });
+  t.match(checkRoleChange(team, admin, 'u_rev', { roles: ['governance_reviewer', 'governance_reviewer'] }), { ok: false, status: 422, code: 'validation_failed', rule: 'TEAM-8' }, 'the roles held: nothing to write');
   // With a second owner, the first may step down.
   const ev = eventMaker();
   for (const e of events) ev(e.kind, e.payload);
