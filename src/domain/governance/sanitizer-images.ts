@@ -4,9 +4,10 @@
 // brackets, backslash escapes and code spans, over several lines of one paragraph; a destination on
 // the next line, in angle brackets or with balanced parentheses; a title; reference images whose
 // label is defined anywhere in the text — and errs towards neutralising: `![alt]` followed by `(` is
-// neutralised even when what follows is no valid destination. Every scan is linear in the text
-// (brackets are matched with a stack, code spans paired per backtick length), so adversarial input
-// costs what its length costs.
+// neutralised even when what follows is no valid destination, and every `![` no reading took for an
+// image gets a backslash before its `[` (`!\[`), so none is left to open one. Every scan is linear
+// in the text (brackets are matched with a stack, code spans paired per backtick length), so
+// adversarial input costs what its length costs.
 import type { SanitizerCounts } from './sanitizer-types.ts';
 
 const BACKSLASH = 0x5c;
@@ -37,7 +38,29 @@ export function neutraliseImages(text: string, counts: SanitizerCounts): string 
     out = emit(out, widerImages(out, definitions), counts);
     if (out === before || !out.includes('![')) break;
   }
-  return out;
+  return escapeOpeners(out, counts);
+}
+
+/**
+ * The net under the readings: every `![` still left (no reading took it for an image, or the rounds
+ * ran out) gets a backslash before its `[`. An image opens only with `!` right before an unescaped
+ * `[`, so no renderer can open one there, whatever it makes of what follows: an autolink or raw
+ * HTML holding `]`, a label folded another way, a destination another renderer accepts. A `!`
+ * that is itself escaped opens no image and is left alone.
+ */
+function escapeOpeners(text: string, counts: SanitizerCounts): string {
+  if (!text.includes('![')) return text;
+  const out: string[] = [];
+  let kept = 0;
+  for (let at = text.indexOf('!['); at >= 0; at = text.indexOf('![', at + 2)) {
+    if (escaped(text, at)) continue;
+    out.push(text.slice(kept, at + 1), '\\');
+    kept = at + 1;
+    counts.images_neutralised++;
+  }
+  if (kept === 0) return text;
+  out.push(text.slice(kept));
+  return out.join('');
 }
 
 /** An image found: its `![`, the `]` closing its alt text, where the text goes on after it, its host. */
@@ -372,9 +395,9 @@ function linkDefinitions(text: string): Map<string, string> {
   return definitions;
 }
 
-/** CommonMark's label matching: case-folded, trimmed, inner whitespace collapsed. */
+/** CommonMark's label matching: case-folded (lower, then upper, as the renderers fold), trimmed, inner whitespace collapsed. */
 function normaliseLabel(label: string): string {
-  return label.trim().replace(/\s+/g, ' ').toUpperCase().toLowerCase();
+  return label.trim().replace(/\s+/g, ' ').toLowerCase().toUpperCase();
 }
 
 /**

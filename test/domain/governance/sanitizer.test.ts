@@ -266,13 +266,31 @@ t.test('markdown images as CommonMark reads them', async (t) => {
     t.equal(result.counts.images_neutralised, images, `${name}: counted`);
     t.equal(markdown.render(projectionBody(result.text) ?? '').includes('<img'), false, `${name}: the projection renders none`);
   }
-  // Not images, and left as they are: an escaped `!`, a reference to no definition, a blank line
-  // between the alt text and its destination.
-  for (const input of ['\\![a](https://x.example/i.png)', '![a] and [b]', '![a\n\nb](https://x.example/i.png)']) {
+  // An escaped `!` opens no image: left as it is.
+  const escapedBang = sanitize(enc('\\![a](https://x.example/i.png)'), { media_type: 'text/markdown', artifact_id: ART });
+  t.same([projectionBody(escapedBang.text), escapedBang.counts.images_neutralised], ['\\![a](https://x.example/i.png)', 0], 'an escaped ! is left alone');
+  // Every other `![` no reading took for an image gets a backslash before its `[`: no renderer opens
+  // an image there, whatever it makes of the rest. Each of these rendered an image in at least one
+  // CommonMark renderer before the net (an autolink or raw HTML holding `]`, a label folded another
+  // way, images nested deeper than the rounds), or is no image at all (a reference to no definition,
+  // a blank line inside the alt text).
+  const net: [string, string][] = [
+    ['![a <http://x]y> b](http://e.test/auto.png)', '!\\[a <http://x]y> b](http://e.test/auto.png)'],
+    ['![a <x a="]"> b](http://e.test/html.png)', '!\\[a <x a="]"> b](http://e.test/html.png)'],
+    ['![ẞ]\n\n[ss]: http://evil.example/sz.png', '[image: ẞ; evil.example]\n\n[ss]: http://evil.example/sz.png'],
+    ['![a] and [b]', '!\\[a] and [b]'],
+    ['![a\n\nb](https://x.example/i.png)', '!\\[a\n\nb](https://x.example/i.png)'],
+  ];
+  for (const [input, body] of net) {
     const result = sanitize(enc(input), { media_type: 'text/markdown', artifact_id: ART });
-    t.equal(projectionBody(result.text), input, `left alone: ${JSON.stringify(input)}`);
-    t.equal(result.counts.images_neutralised, 0);
+    t.equal(projectionBody(result.text), body, `netted: ${JSON.stringify(input)}`);
+    t.equal(markdown.render(body).includes('<img'), false, `no image: ${JSON.stringify(input)}`);
   }
+  const deep = `${'!'.repeat(17)}[a](u)${'[d]'.repeat(17)}\n\n[d]: http://e.test/x.png`;
+  t.equal(markdown.render(deep).includes('<img'), true, 'images nested 17 deep render');
+  const deepBody = projectionBody(sanitize(enc(deep), { media_type: 'text/markdown', artifact_id: ART }).text) ?? '';
+  t.equal(markdown.render(deepBody).includes('<img'), false, 'no image is left of them');
+  t.notOk(/(^|[^\\])!\[/.test(deepBody), 'no unescaped ![ is left');
   // An image inside a code span is code to CommonMark, but a renderer that misreads the span would
   // show it: neutralised too.
   const code = sanitize(enc('a `![x](https://c.example/i.png)` b'), { media_type: 'text/markdown', artifact_id: ART });
@@ -547,7 +565,7 @@ const PIECES = [
 /** A CommonMark renderer, as a reader of a projection might use (raw HTML off, as its default). */
 const markdown = new MarkdownIt();
 /** Markdown-ish text made of the pieces that make, break and hide images. */
-const MARKDOWN_PIECES = ['![', '[', ']', '](', '(', ')', '<', '>', '`', '``', '\\', '"', "'", '\n', '\n\n', ' ', 'a', 'B', 'https://h.example/i.png', '//h.example/i', ':', '[r]: https://d.example/x.png\n', '[]', '> ', '    '];
+const MARKDOWN_PIECES = ['![', '[', ']', '](', '(', ')', '<', '>', '`', '``', '\\', '"', "'", '\n', '\n\n', ' ', 'a', 'B', 'https://h.example/i.png', '//h.example/i', ':', '[r]: https://d.example/x.png\n', '[]', '> ', '    ', '<http://x]y>', '<x a="]">', '- ', '!', 'ẞ', '[ss]: https://d.example/s.png\n'];
 const piece = fc.constantFrom(...MARKDOWN_PIECES);
 const pieces = (max: number) => fc.array(piece, { maxLength: max }).map((p) => p.join(''));
 /** `![`, alt text of any pieces, `]`, then a tail that may make an image: inline, reference or none. */
