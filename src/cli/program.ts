@@ -169,7 +169,7 @@ export function createProgram(io: CliIo, state: ProgramState): Command {
     .description('local store tools')
     .addHelpText('after', examples('gov store rebuild-index --data-dir /tmp/gov'))
     .command('rebuild-index')
-    .description('delete the SQLite index and rebuild it from the event log (the preview must be stopped)')
+    .description('rebuild the SQLite index from the event log (the preview must be stopped); a log line that fails its checks (seq, prev_hash, event_hash) is refused (exit 3), the index kept')
     .option('--data-dir <dir>', 'data dir (default .gov-preview/ or $GOV_DATA_DIR)')
     .option('--json', 'machine output')
     .addHelpText('after', examples('gov store rebuild-index --data-dir /tmp/gov'))

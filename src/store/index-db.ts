@@ -5,12 +5,13 @@
 import Database from 'better-sqlite3';
 import { existsSync, renameSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
-import type { StoredEvent } from '../domain/event.ts';
+import { ZERO_HASH, type StoredEvent } from '../domain/event.ts';
 import { AppError } from '../errors.ts';
 import { syncPath } from './durable-files.ts';
 import { logLines } from './log-lines.ts';
 import { EVENT_INDEXES, MIGRATIONS, REPROJECT_BELOW_VERSION } from './migrations.ts';
 import { prepareCoreProjections, registerSearchFunctions, type Apply } from './projections/core.ts';
+import { checkReplayed, type ReplayChain } from './replay-check.ts';
 
 export type ProjectionFactory = (db: Database.Database) => Apply;
 
@@ -114,18 +115,22 @@ export type LogExtent = { seq: number; size: number };
 /** Told the seq applied so far after each batch of a replay (the tail's seq is the last). */
 export type ReplayProgress = (seq: number) => void;
 
-/** Applies the log's lines from byte `from` up to `tail` to the index, checking that seqs follow on. */
+/**
+ * Applies the log's lines from byte `from` up to `tail` to the index, checking each line first
+ * (replay-check.ts): a line that fails is store_corrupt, naming its seq, and nothing of its batch is
+ * applied. An index built from such a log would agree with it and so hide the damage.
+ */
 export function catchUpIndex(index: IndexDb, logPath: string, from: number, tail: LogExtent, progress?: ReplayProgress): void {
-  let expected = index.lastSeq() + 1;
+  const chain: ReplayChain = { seq: index.lastSeq(), prev: index.lastHash() ?? ZERO_HASH };
   readLogLines(logPath, from, tail.size, (batch, endOffset) => {
-    for (const { event } of batch) {
-      if (event.seq !== expected) {
-        throw new AppError('store_corrupt', `The event log has seq ${event.seq} where ${expected} was expected; run gov events verify.`);
+    for (const { event, line } of batch) {
+      const problem = checkReplayed(event, line, chain);
+      if (problem !== null) {
+        throw new AppError('store_corrupt', `The event log ${logPath} fails at seq ${problem.seq}: ${problem.detail}; nothing from there on was indexed, and an index built before is left as it is. Restore the log from a backup (gov events verify --data-dir shows every damaged line).`, { extra: { first_bad_seq: problem.seq } });
       }
-      expected++;
     }
     index.applyBatch(batch, endOffset);
-    progress?.(expected - 1);
+    progress?.(chain.seq);
   });
 }
 
@@ -186,10 +191,10 @@ export function endBulkLoad(index: IndexDb): void {
  * are deleted first, so the new file never meets the old one's WAL. The old file stays in place
  * until the new one is complete and on disk, so a failure leaves things as they were.
  */
-export function replaceIndexFile(path: string, logPath: string, tail: LogExtent, projections: ProjectionFactory[]): IndexDb {
+export function replaceIndexFile(path: string, logPath: string, tail: LogExtent, projections: ProjectionFactory[], progress?: ReplayProgress): IndexDb {
   const fresh = freshIndexPathOf(path);
   try {
-    const built = rebuildIndexFile(fresh, logPath, tail, projections);
+    const built = rebuildIndexFile(fresh, logPath, tail, projections, progress);
     try {
       // A single file (no WAL beside it) that is renamed into place.
       built.db.pragma('journal_mode = DELETE');
@@ -205,8 +210,15 @@ export function replaceIndexFile(path: string, logPath: string, tail: LogExtent,
     }
     throw err;
   }
-  for (const suffix of ['-wal', '-shm']) rmSync(path + suffix, { force: true });
-  renameSync(fresh, path);
+  try {
+    for (const suffix of ['-wal', '-shm']) rmSync(path + suffix, { force: true });
+    renameSync(fresh, path);
+  } catch (err) {
+    removeIndexFiles(fresh);
+    // The new file was just written: what refuses is the place of the index (a directory there, say).
+    if ((err as NodeJS.ErrnoException).syscall === 'rename') (err as NodeJS.ErrnoException).path = path;
+    throw err;
+  }
   syncPath(dirname(path));
   return openIndexDb(path, projections);
 }

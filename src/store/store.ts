@@ -14,7 +14,7 @@ import { openEventLog, readLastLine, truncateDurably, type AppendResult, type Ev
 import type { Expectation } from './expectations.ts';
 import { pastInstant, type AppendOptions } from './seal-batch.ts';
 import { writeFileDurably } from './durable-files.ts';
-import { catchUpIndex, freshIndexPathOf, openIndexDb, rebuildIndexFile, removeIndexFiles, replayProgress, type IndexDb, type ProjectionFactory, type ReplayProgress } from './index-db.ts';
+import { catchUpIndex, freshIndexPathOf, openIndexDb, removeIndexFiles, replaceIndexFile, replayProgress, type IndexDb, type ProjectionFactory, type ReplayProgress } from './index-db.ts';
 import { indexHandle } from './index-handle.ts';
 import { indexListeners } from './index-listeners.ts';
 import { MAX_BEHIND, startIndexWriter, type IndexStatus, type IndexWriter } from './index-writer.ts';
@@ -503,9 +503,13 @@ function lastLogLines(logPath: string, size: number, count: number): Map<number,
   }
 }
 
-/** Deletes the index and replays the whole log into a fresh one. */
+/**
+ * Replays the whole log into a fresh index beside the old one, which it replaces only once complete:
+ * a log that fails the replay's checks leaves the old index (perhaps the last intact copy of a
+ * damaged line) as it was. Nothing may hold the old index open.
+ */
 export function rebuildIndex(dataDir: string, tail: LogTail, projections: ProjectionFactory[] = EXTRA_PROJECTIONS, progress?: ReplayProgress): IndexDb {
-  return rebuildIndexFile(indexPathOf(dataDir), logPathOf(dataDir), tail, projections, progress);
+  return replaceIndexFile(indexPathOf(dataDir), logPathOf(dataDir), tail, projections, progress);
 }
 
 /** Writes the marker durably (it must outlive a crash during the rebuild), unless one is there already. */

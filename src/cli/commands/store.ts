@@ -52,6 +52,7 @@ export async function storeRebuildIndex(options: { dataDir?: string }, io: CliIo
   try {
     const started = performance.now();
     const tail = recoverTail(logPathOf(dataDir), warn);
+    // A fresh index replaces the old one only if every line of the log passes the replay's checks.
     const index = rebuildIndex(dataDir, tail, undefined, replayProgress(tail.seq, (line) => io.stderr(`${line}\n`)));
     const seq = index.lastSeq();
     index.close();

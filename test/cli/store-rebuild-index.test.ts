@@ -1,0 +1,89 @@
+// `gov store rebuild-index` as main.ts runs it (runCli: an exception's code gives the exit code).
+// A log that fails the replay's checks (a line changed in place, one that is no longer an envelope,
+// a broken chain) is refused with exit 3 naming the seq, and the old index, perhaps the last intact
+// record, stays byte for byte. Start-up's own rebuild (the index missing) refuses the same log.
+import t, { type Test } from 'tap';
+import { cpSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import type { CliIo } from '../../src/cli/io.ts';
+import { runCli } from '../../src/cli/run-cli.ts';
+import { indexPathOf, logPathOf } from '../../src/store/store.ts';
+import { tempDir } from '../fixtures/test-app.ts';
+import { noteEvents, openTestStore } from '../fixtures/store-harness.ts';
+
+const pending = noteEvents();
+const base = tempDir(t);
+t.before(async () => {
+  const { store } = await openTestStore(t, base);
+  for (let i = 0; i < 12; i++) await store.append([pending()]);
+  await store.close();
+});
+
+function copyOf(t: Test): string {
+  const dir = tempDir(t);
+  cpSync(base, dir, { recursive: true });
+  return dir;
+}
+
+/** Runs `gov ARGS` in-process as main.ts does: exit code, stderr's sentence and --json's error document. */
+async function gov(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  let stdout = '';
+  let stderr = '';
+  const io: CliIo = { stdout: (s) => void (stdout += s), stderr: (s) => void (stderr += s), env: {}, cwd: base, isTty: false, onStopSignal: () => {} };
+  const code = await runCli(args, io);
+  return { code, stdout, stderr };
+}
+
+/** Rewrites the log's line of `seq` (JSON stays valid unless the edit says otherwise). */
+function editLine(dir: string, seq: number, edit: (line: string) => string): void {
+  const lines = readFileSync(logPathOf(dir), 'utf8').split('\n');
+  const changed = edit(lines[seq - 1]!);
+  if (changed === lines[seq - 1]) throw new Error('the edit changed nothing');
+  lines[seq - 1] = changed;
+  writeFileSync(logPathOf(dir), lines.join('\n'));
+}
+
+const cases = [
+  { name: 'one character of a payload string changed', edit: (l: string) => l.replace('"note 6 ', '"nose 6 '), why: /fails at seq 6: event_hash does not recompute from the event/ },
+  { name: 'recorded_at no longer a date-time', edit: (l: string) => l.replace(/"recorded_at":"[^"]*"/, '"recorded_at":"yesterday"'), why: /fails at seq 6: the line is not a service\.event\.v1 envelope: member recorded_at is not an RFC 3339 date-time/ },
+  { name: 'prev_hash pointing elsewhere', edit: (l: string) => l.replace(/"prev_hash":"sha256:[0-9a-f]/, '"prev_hash":"sha256:_').replace('"prev_hash":"sha256:_', '"prev_hash":"sha256:0'), why: /fails at seq 6: prev_hash does not match the previous event_hash: the chain is broken/ },
+];
+
+for (const c of cases) {
+  t.test(`a log line with ${c.name}: exit 3 naming seq 6, the index untouched`, async (t) => {
+    const dir = copyOf(t);
+    editLine(dir, 6, c.edit);
+    const before = readFileSync(indexPathOf(dir));
+    const res = await gov(['store', 'rebuild-index', '--data-dir', dir]);
+    t.equal(res.code, 3, res.stdout);
+    t.match(res.stderr, c.why);
+    t.match(res.stderr, /an index built before is left as it is\. Restore the log from a backup \(gov events verify --data-dir shows every damaged line\)/);
+    t.ok(readFileSync(indexPathOf(dir)).equals(before), 'the index file is byte for byte what it was');
+    t.notOk(existsSync(`${indexPathOf(dir)}.rebuilding`), 'the half-built index is gone');
+    const verify = await gov(['events', 'verify', '--data-dir', dir]);
+    t.match(verify.stdout, /^FAILED at seq 6 /);
+    t.match(verify.stdout, /index: disagrees/, 'verify still sees the damage through the index');
+  });
+}
+
+t.test('--json: the refusal is one error document naming the seq', async (t) => {
+  const dir = copyOf(t);
+  editLine(dir, 6, cases[0]!.edit);
+  const res = await gov(['store', 'rebuild-index', '--data-dir', dir, '--json']);
+  t.equal(res.code, 3);
+  t.match(JSON.parse(res.stdout), { ok: false, code: 'store_corrupt', first_bad_seq: 6 });
+});
+
+t.test("start-up's rebuild of a missing index refuses the same damaged log", async (t) => {
+  const dir = copyOf(t);
+  editLine(dir, 6, cases[0]!.edit);
+  rmSync(indexPathOf(dir));
+  await t.rejects(openTestStore(t, dir), { code: 'store_corrupt', message: /fails at seq 6: event_hash does not recompute/ });
+});
+
+t.test('a sound log: rebuilt, the index agrees', async (t) => {
+  const dir = copyOf(t);
+  const res = await gov(['store', 'rebuild-index', '--data-dir', dir]);
+  t.equal(res.code, 0, res.stderr);
+  t.match(res.stdout, /^rebuilt the index from 12 events/);
+  t.match((await gov(['events', 'verify', '--data-dir', dir])).stdout, /^ok: 12 events.*\n.*\nindex: agrees/);
+});
