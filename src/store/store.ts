@@ -2,10 +2,9 @@
 // the index caught up with the log (or rebuilt) at start, kept up by a worker thread while running
 // and rebuilt by a new one when it is found corrupt while running, and the append path that ties
 // them together.
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ZERO_HASH, type StoredEvent } from '../domain/event.ts';
-import { eventHash } from '../domain/event-hash.ts';
 import { AppError } from '../errors.ts';
 import { acquireDataDirLock, type DataDirLock } from './data-dir-lock.ts';
 import type { StreamState } from '../domain/streams.ts';
@@ -17,6 +16,7 @@ import { writeFileDurably } from './durable-files.ts';
 import { catchUpIndex, freshIndexPathOf, openIndexDb, removeIndexFiles, replaceIndexFile, replayProgress, type IndexDb, type ProjectionFactory, type ReplayProgress } from './index-db.ts';
 import { indexHandle } from './index-handle.ts';
 import { indexListeners } from './index-listeners.ts';
+import { refuseLostEvents } from './lost-events.ts';
 import { MAX_BEHIND, startIndexWriter, type IndexStatus, type IndexWriter } from './index-writer.ts';
 import { EXTRA_PROJECTIONS } from './projections/registry.ts';
 import { currentBootId, markIndexUnsynced, settleUnsyncedIndex, unsyncedIndexLost } from './unsynced-index.ts';
@@ -409,98 +409,20 @@ function openCaughtUpIndex(dataDir: string, tail: LogTail, projections: Projecti
  * most ~80 ms of a cold start); a bigger one is checked by the index writer once the preview runs.
  */
 const QUICK_CHECK_MAX_BYTES = 16 * 1024 * 1024;
-/** How many of the newest indexed events are compared byte for byte with the log at every start. */
-const TAIL_ROWS_CHECKED = 256;
-
 /**
- * Checks the index against the log at start, reading the newest indexed rows and the log's own last
- * lines once for both questions. Throws store_corrupt when the log has lost events the index holds:
- * the index reaches past the log's last seq (the log was cut back, replaced or removed), or one of
- * the newest lines differs from the indexed copy and the log's line is the broken one (it does not
- * parse, or its event_hash does not recompute, while the index's copy does). Rebuilding the index
- * from such a log would throw away the last intact copy of acknowledged events; the sentence says
- * what to do instead. Otherwise answers why the index cannot be trusted, or null: SQLite's
- * quick_check (for an index of moderate size), then a newest row that differs from an intact log
- * line. A bigger index is quick-checked by the index writer in the background once the preview runs.
+ * Checks the index against the log at start: the log must not have lost events the index holds
+ * (lost-events.ts: refused, the index kept, the way to start over named); then SQLite's quick_check
+ * (for an index of moderate size; a bigger one is quick-checked by the index writer in the
+ * background once the preview runs) and whether a newest row differs from an intact log line
+ * answer why the index cannot be trusted, or null.
  */
 function checkIndexAgainstLog(index: IndexDb, indexPath: string, logPath: string, tail: LogTail): string | null {
-  const indexed = index.lastSeq();
-  const restore = `Restore ${logPath} from a backup (the index at ${indexPath} still holds what it indexed and is left as it is); to start over from the log as it is and lose those events, delete ${indexPath} first.`;
-  if (indexed > tail.seq) {
-    throw new AppError('store_corrupt', `The index holds events up to seq ${indexed}, but the log ${logPath} ends at seq ${tail.seq}: the log has lost acknowledged events. ${restore}`);
-  }
-  const rows = index.db.prepare<[number, number], { seq: number; line: string }>('SELECT seq, line FROM events WHERE seq <= ? ORDER BY seq DESC LIMIT ?').all(tail.seq, TAIL_ROWS_CHECKED);
-  const logLines = rows.length === 0 ? new Map<number, LogLine>() : lastLogLines(logPath, tail.size, rows.length);
-  let damage: string | null = null;
-  for (const row of rows) {
-    const logLine = logLines.get(row.seq);
-    if (logLine === undefined || logLine.text === row.line) continue;
-    if (lineIntact(row.line) && !(logLine.parsed && lineIntact(logLine.text))) {
-      throw new AppError('store_corrupt', `The line of seq ${row.seq} in the log ${logPath} is damaged (it does not parse, or its event_hash does not recompute), and the index holds an intact copy of it. Run gov events verify --data-dir to see every damaged line. ${restore}`);
-    }
-    // A line that does not parse is only placed by its neighbour: it proves nothing about the index.
-    if (logLine.parsed) damage ??= `the indexed event seq ${row.seq} differs from the log`;
-  }
+  const damage = refuseLostEvents(index.db, index.lastSeq(), indexPath, logPath, tail, `to start over from the log as it is and lose those events, delete ${indexPath} first.`);
   if (statSync(indexPath).size <= QUICK_CHECK_MAX_BYTES) {
     const verdict = String(index.db.pragma('quick_check', { simple: true }));
     if (verdict !== 'ok') return `quick_check: ${verdict}`;
   }
   return damage;
-}
-
-/** Whether a stored line parses and its event_hash recomputes. */
-function lineIntact(line: string): boolean {
-  try {
-    const event = JSON.parse(line) as StoredEvent;
-    return typeof event.event_hash === 'string' && eventHash(event) === event.event_hash;
-  } catch {
-    return false;
-  }
-}
-
-/** One of the log's lines; `parsed` false for a line that does not parse (placed by its neighbour). */
-type LogLine = { text: string; parsed: boolean };
-
-/**
- * The log's last `count` lines by seq (read back from its end). A line that does not parse is kept
- * under the seq its position gives (line n holds seq n, counting back from the last).
- */
-function lastLogLines(logPath: string, size: number, count: number): Map<number, LogLine> {
-  const out = new Map<number, LogLine>();
-  let chunk = 256 * 1024;
-  for (;;) {
-    const start = Math.max(0, size - chunk);
-    const fd = openSync(logPath, 'r');
-    const buf = Buffer.alloc(size - start);
-    try {
-      readSync(fd, buf, 0, buf.length, start);
-    } finally {
-      closeSync(fd);
-    }
-    const lines = buf.toString('utf8').split('\n');
-    lines.pop();
-    if (start > 0) lines.shift(); // the first piece may be a partial line
-    if (lines.length >= count || start === 0) {
-      const last = lines.slice(-count);
-      let seqAfter: number | null = null;
-      for (let i = last.length - 1; i >= 0; i--) {
-        const text = last[i]!;
-        try {
-          const seq = (JSON.parse(text) as StoredEvent).seq;
-          out.set(seq, { text, parsed: true });
-          seqAfter = seq;
-        } catch {
-          // Recovery already cut a torn tail; a broken line before it is placed by its neighbour.
-          if (seqAfter !== null) {
-            seqAfter -= 1;
-            out.set(seqAfter, { text, parsed: false });
-          }
-        }
-      }
-      return out;
-    }
-    chunk *= 4;
-  }
 }
 
 /**

@@ -1,7 +1,8 @@
 // `gov store rebuild-index` as main.ts runs it (runCli: an exception's code gives the exit code).
 // A log that fails the replay's checks (a line changed in place, one that is no longer an envelope,
-// a broken chain) is refused with exit 3 naming the seq, and the old index, perhaps the last intact
-// record, stays byte for byte. Start-up's own rebuild (the index missing) refuses the same log.
+// a broken chain) is refused with exit 3 naming the seq, and so is a log that lost events the index
+// holds (unless --accept-loss): either way the old index, perhaps the last intact record, stays
+// byte for byte. Start-up's own rebuild (the index missing) refuses the same damaged log.
 import t, { type Test } from 'tap';
 import { cpSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import type { CliIo } from '../../src/cli/io.ts';
@@ -78,6 +79,32 @@ t.test("start-up's rebuild of a missing index refuses the same damaged log", asy
   editLine(dir, 6, cases[0]!.edit);
   rmSync(indexPathOf(dir));
   await t.rejects(openTestStore(t, dir), { code: 'store_corrupt', message: /fails at seq 6: event_hash does not recompute/ });
+});
+
+t.test('a log cut back behind the index: exit 3, the index kept; --accept-loss rebuilds', async (t) => {
+  const dir = copyOf(t);
+  const lines = readFileSync(logPathOf(dir), 'utf8').split('\n');
+  writeFileSync(logPathOf(dir), `${lines.slice(0, 9).join('\n')}\n`);
+  const before = readFileSync(indexPathOf(dir));
+  const res = await gov(['store', 'rebuild-index', '--data-dir', dir]);
+  t.equal(res.code, 3, res.stdout);
+  t.match(res.stderr, /The index holds events up to seq 12, but the log .* ends at seq 9: the log has lost acknowledged events\. Restore .* from a backup .*run gov store rebuild-index --accept-loss/);
+  t.ok(readFileSync(indexPathOf(dir)).equals(before), 'the index file is byte for byte what it was');
+  const json = await gov(['store', 'rebuild-index', '--data-dir', dir, '--json']);
+  t.match(JSON.parse(json.stdout), { ok: false, code: 'store_corrupt', index_seq: 12, log_seq: 9 });
+  const accepted = await gov(['store', 'rebuild-index', '--data-dir', dir, '--accept-loss']);
+  t.equal(accepted.code, 0, accepted.stderr);
+  t.match(accepted.stdout, /^rebuilt the index from 9 events/);
+  t.match((await gov(['events', 'verify', '--data-dir', dir])).stdout, /index: agrees/);
+});
+
+t.test('the last line broken in place: exit 3, also with --accept-loss', async (t) => {
+  const dir = copyOf(t);
+  editLine(dir, 12, (l) => l.replace('"note 12 ', '"NOTE 12 '));
+  const res = await gov(['store', 'rebuild-index', '--data-dir', dir]);
+  t.equal(res.code, 3, res.stdout);
+  t.match(res.stderr, /fails at seq 12: event_hash does not recompute from the event/);
+  t.equal((await gov(['store', 'rebuild-index', '--data-dir', dir, '--accept-loss'])).code, 3, '--accept-loss cannot rebuild past it either');
 });
 
 t.test('a sound log: rebuilt, the index agrees', async (t) => {

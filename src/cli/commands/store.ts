@@ -3,6 +3,7 @@ import { resolveDataDir } from '../../config.ts';
 import { acquireDataDirLock } from '../../store/data-dir-lock.ts';
 import { indexPathOf, logPathOf, rebuildIndex, recoverTail } from '../../store/store.ts';
 import { replayProgress } from '../../store/index-db.ts';
+import { refuseIndexAheadOf } from '../../store/lost-events.ts';
 import { settleUnsyncedIndex } from '../../store/unsynced-index.ts';
 import { verifyLog, type LogVerification } from '../../store/verify-log.ts';
 import type { CliIo, CommandResult } from '../io.ts';
@@ -44,7 +45,7 @@ function failedAt(result: LogVerification): string {
   return result.problem_code?.startsWith('index_') && index.column !== null ? `at seq ${seq} (index ${index.column})` : `at seq ${seq}`;
 }
 
-export async function storeRebuildIndex(options: { dataDir?: string }, io: CliIo): Promise<CommandResult> {
+export async function storeRebuildIndex(options: { dataDir?: string; acceptLoss?: boolean }, io: CliIo): Promise<CommandResult> {
   const dataDir = dataDirOf(options.dataDir, io);
   const warn = (m: string) => io.stderr(`warning: ${m}\n`);
   // The writer's lock: a running preview owns its index, so rebuilding under it is refused (exit 3).
@@ -52,6 +53,10 @@ export async function storeRebuildIndex(options: { dataDir?: string }, io: CliIo
   try {
     const started = performance.now();
     const tail = recoverTail(logPathOf(dataDir), warn);
+    // As start-up refuses it: an index holding events the log has lost is their last record.
+    if (options.acceptLoss !== true) {
+      refuseIndexAheadOf(indexPathOf(dataDir), logPathOf(dataDir), tail, 'to rebuild the index from the log as it is and lose those events, run gov store rebuild-index --accept-loss.');
+    }
     // A fresh index replaces the old one only if every line of the log passes the replay's checks.
     const index = rebuildIndex(dataDir, tail, undefined, replayProgress(tail.seq, (line) => io.stderr(`${line}\n`)));
     const seq = index.lastSeq();
