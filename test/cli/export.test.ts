@@ -1,7 +1,7 @@
 // `gov export KIND` against a served preview (with the export routes mounted): the file holds the
 // answer's bytes, its export_sha256 recomputes (json and jsonl), --as-of gives the same file again,
-// and the preview's refusals (an unknown kind, an as_of in the future) and a missing scope are
-// usage errors.
+// and the preview's refusals (an unknown kind, an as_of in the future), a missing scope and an --out
+// in a directory that does not exist are usage errors.
 import t from 'tap';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -66,4 +66,6 @@ t.test('gov export writes the answer and checks its export_sha256', async (t) =>
   t.match(await refused('assets', { format: 'csv' }), /^usage_error: --format takes json or jsonl/);
   t.match(await refused('assets', {}, { ...io(dir), env: {} }), /^usage_error: An export is of one scope: pass --tenant-id, --workspace-id, --project-id/);
   t.match(await refused('assets', { tokenFile: join(dir, 'nope.json') }), /^not_running: No credentials/);
+  // An --out in a directory that does not exist: the flag and the cause named (it said --data-dir, exit 3).
+  t.equal(await refused('assets', { out: join(dir, 'nowhere', 'x.json') }), `usage_error: The --out directory ${join(dir, 'nowhere')} does not exist or is not a directory; create it, or give --out a file in a directory that exists.`);
 });

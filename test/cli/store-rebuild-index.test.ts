@@ -114,3 +114,14 @@ t.test('a sound log: rebuilt, the index agrees', async (t) => {
   t.match(res.stdout, /^rebuilt the index from 12 events/);
   t.match((await gov(['events', 'verify', '--data-dir', dir])).stdout, /^ok: 12 events.*\n.*\nindex: agrees/);
 });
+
+t.test('a data dir that does not exist: exit 2 naming it and the flag; one without a log: exit 3', async (t) => {
+  const missing = `${tempDir(t)}/nowhere`;
+  const res = await gov(['store', 'rebuild-index', '--data-dir', missing]);
+  t.equal(res.code, 2, res.stdout);
+  t.equal(res.stderr, `gov: The data dir ${missing} (--data-dir) does not exist or is not a directory; check the path, or start the preview once (gov preview start --data-dir) to create it.\n`);
+  const empty = tempDir(t);
+  const none = await gov(['store', 'rebuild-index', '--data-dir', empty, '--json']);
+  t.equal(none.code, 3);
+  t.match(JSON.parse(none.stdout), { ok: false, code: 'not_found', message: /^There is no event log at / });
+});

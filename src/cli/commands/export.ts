@@ -4,8 +4,8 @@
 // and --token-file, else GOV_BASE_URL / GOV_TOKEN, else <data-dir>/run.json. The answer is read
 // whole before it is written (simple; the route streams jsonl, the CLI does not yet).
 import { createHash } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { createClient, type ClientScope } from '../../client/client.ts';
 import { parseTokenFile } from '../../client/credentials.ts';
 import { resolveDataDir } from '../../config.ts';
@@ -30,6 +30,12 @@ type Header = { kind: string; as_of: string; last_seq: number; export_sha256: st
 export async function exportCommand(kind: string, options: ExportOptions, io: CliIo): Promise<CommandResult> {
   const format = options.format ?? 'json';
   if (format !== 'json' && format !== 'jsonl') throw new AppError('usage_error', `--format takes json or jsonl, not ${JSON.stringify(format)}.`);
+  const out = resolve(io.cwd, options.out ?? `export-${kind}.${format}`);
+  // Before the export is asked for: the file system's own ENOENT would name neither the flag nor the cause.
+  if (!isDirectory(dirname(out))) {
+    const flag = options.out === undefined ? 'the working directory' : `the --out directory ${dirname(out)}`;
+    throw new AppError('usage_error', `${flag[0]!.toUpperCase()}${flag.slice(1)} does not exist or is not a directory; create it, or give --out a file in a directory that exists.`, { extra: { out } });
+  }
   const { baseUrl, token } = connection(options, io);
   const scope = scopeOf(options, io);
   let raw = '';
@@ -47,7 +53,6 @@ export async function exportCommand(kind: string, options: ExportOptions, io: Cl
     throw new AppError(res.status === 400 || res.status === 404 || res.status === 422 ? 'usage_error' : 'api_error', `The preview at ${baseUrl} refused the export (${res.status} ${detail}).`, { extra: { base_url: baseUrl, status: res.status } });
   }
   const { header, computed } = format === 'json' ? checkJson(raw) : checkJsonl(raw);
-  const out = resolve(io.cwd, options.out ?? `export-${kind}.${format}`);
   writeFileSync(out, raw);
   const ok = computed === header.export_sha256;
   const recordCount = header.record_count ?? header.records?.length ?? 0;
@@ -112,4 +117,8 @@ function scopeOf(options: ExportOptions, io: CliIo): ClientScope {
     throw new AppError('usage_error', `An export is of one scope: pass ${missing.map((m) => `--${m.replace('_', '-')}`).join(', ')} (or set ${missing.map((m) => `GOV_${m.toUpperCase()}`).join(', ')}).`);
   }
   return scope as ClientScope;
+}
+
+function isDirectory(path: string): boolean {
+  return statSync(path, { throwIfNoEntry: false })?.isDirectory() === true;
 }

@@ -1,5 +1,7 @@
 // `gov events verify` and `gov store rebuild-index`: the offline checks and repair of a data dir.
+import { existsSync, statSync } from 'node:fs';
 import { resolveDataDir } from '../../config.ts';
+import { AppError } from '../../errors.ts';
 import { acquireDataDirLock } from '../../store/data-dir-lock.ts';
 import { indexPathOf, logPathOf, rebuildIndex, recoverTail } from '../../store/store.ts';
 import { replayProgress } from '../../store/index-db.ts';
@@ -32,6 +34,17 @@ export function eventsVerify(options: { dataDir?: string }, io: CliIo): CommandR
   return { exitCode: result.ok ? 0 : 1, json: result, text: `${lines.join('\n')}\n` };
 }
 
+/**
+ * The data dir of a command that repairs one: it must be there already (the lock's ENOENT would
+ * name writer.lock, not the data dir), a usage error naming where the path came from.
+ */
+function existingDataDir(option: string | undefined, io: CliIo): string {
+  const dataDir = dataDirOf(option, io);
+  if (statSync(dataDir, { throwIfNoEntry: false })?.isDirectory() === true) return dataDir;
+  const from = option !== undefined ? '--data-dir' : io.env.GOV_DATA_DIR !== undefined ? '$GOV_DATA_DIR' : 'the default data dir (no --data-dir given)';
+  throw new AppError('usage_error', `The data dir ${dataDir} (${from}) does not exist or is not a directory; check the path, or start the preview once (gov preview start --data-dir) to create it.`, { extra: { data_dir: dataDir } });
+}
+
 /** What a clean log holds, said right for an empty one too. */
 export function chainSummary(events: number, lastSeq: number): string {
   return events === 0 ? 'no events yet (an empty log)' : `${events} events, seq 1–${lastSeq} gapless, hash chain intact`;
@@ -46,7 +59,9 @@ function failedAt(result: LogVerification): string {
 }
 
 export async function storeRebuildIndex(options: { dataDir?: string; acceptLoss?: boolean }, io: CliIo): Promise<CommandResult> {
-  const dataDir = dataDirOf(options.dataDir, io);
+  const dataDir = existingDataDir(options.dataDir, io);
+  // As gov events verify says it (exit 3): a data dir without a log has nothing to rebuild from.
+  if (!existsSync(logPathOf(dataDir))) throw new AppError('not_found', `There is no event log at ${logPathOf(dataDir)}; point --data-dir at a preview's data dir.`);
   const warn = (m: string) => io.stderr(`warning: ${m}\n`);
   // The writer's lock: a running preview owns its index, so rebuilding under it is refused (exit 3).
   const lock = await acquireDataDirLock(dataDir, warn);
