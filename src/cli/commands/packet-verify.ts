@@ -74,10 +74,10 @@ function verifyOffline(file: string, packet: Packet, options: PacketVerifyOption
   const events: StoredEvent[] | undefined = options.timeline?.flatMap((path) => {
     const doc = readJson(path, 'timeline') as { events?: StoredEvent[] } | StoredEvent[];
     const list = Array.isArray(doc) ? doc : doc?.events;
-    if (!Array.isArray(list)) throw new AppError('bad_input_file', `${path} is not a timeline (GET /v1/tasks/{id}/timeline answer, or an array of events).`);
+    if (!Array.isArray(list)) throw new AppError('bad_input_file', `--timeline ${path} is not a timeline (GET /v1/tasks/{id}/timeline answer, or an array of events).`, { extra: { file: path } });
     return list;
   });
-  const receipt = options.receipt ? (readJson(options.receipt, 'receipt') as Receipt) : undefined;
+  const receipt = options.receipt ? receiptOf(options.receipt) : undefined;
   const logKey = keysFile.keys.find((k) => k.alg === 'ed25519');
   return verifyPacket({
     packet,
@@ -126,6 +126,22 @@ async function verifyOnline(packet: Packet, options: PacketVerifyOptions, io: Cl
     }
   }
   return { result: res.body, latest };
+}
+
+/**
+ * The --receipt file, refused as bad input (as a wrong --timeline is) when it lacks a receipt's
+ * members: another document there is the caller's mistake, not a receipt that fails its check.
+ * Only the shape is asked; a receipt with wrong values is the receipt check's to fail.
+ */
+function receiptOf(path: string): Receipt {
+  const doc = readJson(path, 'receipt') as Record<string, unknown> | null;
+  const shaped = typeof doc === 'object' && doc !== null && !Array.isArray(doc)
+    && typeof doc.receipt_id === 'string' && typeof doc.packet_sha256 === 'string' && typeof doc.event === 'object' && doc.event !== null
+    && typeof doc.log_index === 'number' && Array.isArray(doc.inclusion_proof) && typeof doc.checkpoint === 'string';
+  if (!shaped) {
+    throw new AppError('bad_input_file', `--receipt ${path} is not a receipt (GET /v1/receipts/{id} answer: receipt_id, packet_sha256, event, log_index, inclusion_proof, checkpoint).`, { extra: { file: path } });
+  }
+  return doc as unknown as Receipt;
 }
 
 function readJson(path: string, what: string): unknown {
