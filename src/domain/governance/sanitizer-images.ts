@@ -63,6 +63,40 @@ function escapeOpeners(text: string, counts: SanitizerCounts): string {
   return out.join('');
 }
 
+/**
+ * Elements that load a URL by themselves when a markdown renderer lets raw HTML through (CommonMark
+ * does, and so do many sites): an `<img>` in markdown is an image as surely as `![alt](url)`.
+ */
+const LOADING_TAGS = new Set(['audio', 'base', 'body', 'embed', 'frame', 'iframe', 'image', 'img', 'input', 'link', 'meta', 'object', 'picture', 'script', 'source', 'style', 'svg', 'track', 'video']);
+
+/**
+ * Every opening or closing tag of a LOADING_TAGS element has its `<` written as `&lt;` (`&lt;img`):
+ * a renderer shows it as text, in a paragraph (an entity) and inside a raw HTML block alike, where
+ * a backslash would be passed through and the browser would still read the tag. Counted in
+ * `images_neutralised`. Runs on every media type: an HTML page's `&lt;img …&gt;` is such a tag once
+ * its entities are decoded.
+ */
+export function escapeLoadingTags(text: string, counts: SanitizerCounts): string {
+  if (!text.includes('<')) return text;
+  const out: string[] = [];
+  let kept = 0;
+  for (let at = text.indexOf('<'); at >= 0; at = text.indexOf('<', at + 1)) {
+    let k = at + 1;
+    if (text.charCodeAt(k) === 0x2f) k++;
+    const nameStart = k;
+    while (k < text.length && k - nameStart <= 8 && /[A-Za-z]/.test(text[k]!)) k++;
+    const after = text.charCodeAt(k);
+    const ends = k >= text.length || after === 0x3e || after === 0x2f || after === 0x20 || after === 0x09 || after === 0x0a || after === 0x0c || after === 0x0d;
+    if (!ends || !LOADING_TAGS.has(text.slice(nameStart, k).toLowerCase())) continue;
+    out.push(text.slice(kept, at), '&lt;');
+    kept = at + 1;
+    counts.images_neutralised++;
+  }
+  if (out.length === 0) return text;
+  out.push(text.slice(kept));
+  return out.join('');
+}
+
 /** An image found: its `![`, the `]` closing its alt text, where the text goes on after it, its host. */
 type Image = { start: number; altEnd: number; resume: number; host: string };
 

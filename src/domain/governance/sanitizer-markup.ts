@@ -4,7 +4,7 @@
 // characters, so the step stays linear whatever the input (no regex here can backtrack far).
 import { REDACTED, isSecretName } from '../redaction.ts';
 import { htmlToText } from './sanitizer-html.ts';
-import { neutraliseImages } from './sanitizer-images.ts';
+import { escapeLoadingTags, neutraliseImages } from './sanitizer-images.ts';
 import { normaliseLineEndings, normaliseNfc, removeInvisible } from './sanitizer-text.ts';
 import type { HiddenCollector, SanitizerCounts } from './sanitizer-types.ts';
 
@@ -24,7 +24,7 @@ export function neutraliseMarkup(text: string, mediaType: SanitizerMediaType, co
   const before = counts.html_comments_removed;
   out = removeComments(out, counts, hidden);
   if (counts.html_comments_removed !== before) out = normaliseNfc(out, counts);
-  out = neutraliseImages(out, counts);
+  out = escapeLoadingTags(neutraliseImages(out, counts), counts);
   return cutUrlSecrets(out, counts);
 }
 

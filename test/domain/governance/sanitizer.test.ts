@@ -286,6 +286,19 @@ t.test('markdown images as CommonMark reads them', async (t) => {
     t.equal(projectionBody(result.text), body, `netted: ${JSON.stringify(input)}`);
     t.equal(markdown.render(body).includes('<img'), false, `no image: ${JSON.stringify(input)}`);
   }
+  // Raw HTML that loads a URL (CommonMark lets raw HTML through): its `<` becomes `&lt;`, in every
+  // media type and inside a raw HTML block too, where a backslash would be passed through.
+  for (const [input, mediaType, body] of [
+    ['a <img src="https://e.test/x.png?d=1"> b', 'text/markdown', 'a &lt;img src="https://e.test/x.png?d=1"> b'],
+    ['<IMG\nsrc=x>', 'text/plain', '&lt;IMG\nsrc=x>'],
+    ['<svg><image href="https://e.test/x"/></svg>', 'text/markdown', '&lt;svg>&lt;image href="https://e.test/x"/>&lt;/svg>'],
+    ['<p>&lt;img src=https://e.test/x&gt;</p>', 'text/html', '&lt;img src=https://e.test/x>\n'],
+    ['<x a="b">\n<img src="https://e.test/x">', 'text/markdown', '<x a="b">\n&lt;img src="https://e.test/x">'],
+    ['a < b, <b>bold</b>, <imgx>', 'text/markdown', 'a < b, <b>bold</b>, <imgx>'],
+  ] as const) {
+    t.equal(projectionBody(sanitize(enc(input), { media_type: mediaType, artifact_id: ART }).text), body, `raw HTML: ${JSON.stringify(input)}`);
+    t.notOk(LOADS.test(markdownWithHtml.render(body)), `renders nothing that loads: ${JSON.stringify(input)}`);
+  }
   const deep = `${'!'.repeat(17)}[a](u)${'[d]'.repeat(17)}\n\n[d]: http://e.test/x.png`;
   t.equal(markdown.render(deep).includes('<img'), true, 'images nested 17 deep render');
   const deepBody = projectionBody(sanitize(enc(deep), { media_type: 'text/markdown', artifact_id: ART }).text) ?? '';
@@ -307,6 +320,7 @@ t.test('property: no projection renders an image in a CommonMark renderer', asyn
       if (markdown.render(text).includes('<img')) rawImages++;
       const body = projectionBody(sanitize(enc(text), { media_type: 'text/markdown', artifact_id: ART }).text) ?? '';
       if (markdown.render(body).includes('<img')) throw new Error(`an image survived: ${JSON.stringify(body)}`);
+      if (LOADS.test(markdownWithHtml.render(body))) throw new Error(`a loading element survived raw HTML: ${JSON.stringify(body)}`);
     }),
     { ...FC, numRuns: 3000 },
   );
@@ -564,8 +578,12 @@ const PIECES = [
 ];
 /** A CommonMark renderer, as a reader of a projection might use (raw HTML off, as its default). */
 const markdown = new MarkdownIt();
+/** The same with raw HTML let through, as CommonMark itself and many sites do. */
+const markdownWithHtml = new MarkdownIt({ html: true });
+/** An element in rendered HTML that loads a URL by itself. */
+const LOADS = /<(img|image|svg|picture|source|video|audio|track|iframe|frame|embed|object|link|meta|input|script|style|base|body)[\s/>]/i;
 /** Markdown-ish text made of the pieces that make, break and hide images. */
-const MARKDOWN_PIECES = ['![', '[', ']', '](', '(', ')', '<', '>', '`', '``', '\\', '"', "'", '\n', '\n\n', ' ', 'a', 'B', 'https://h.example/i.png', '//h.example/i', ':', '[r]: https://d.example/x.png\n', '[]', '> ', '    ', '<http://x]y>', '<x a="]">', '- ', '!', 'ẞ', '[ss]: https://d.example/s.png\n'];
+const MARKDOWN_PIECES = ['![', '[', ']', '](', '(', ')', '<', '>', '`', '``', '\\', '"', "'", '\n', '\n\n', ' ', 'a', 'B', 'https://h.example/i.png', '//h.example/i', ':', '[r]: https://d.example/x.png\n', '[]', '> ', '    ', '<http://x]y>', '<x a="]">', '- ', '!', 'ẞ', '[ss]: https://d.example/s.png\n', '<img src="https://h.example/i.png">', '<IMG\nsrc=x>', '<svg>', '\\<', '<x a="b">\n', '<!B'];
 const piece = fc.constantFrom(...MARKDOWN_PIECES);
 const pieces = (max: number) => fc.array(piece, { maxLength: max }).map((p) => p.join(''));
 /** `![`, alt text of any pieces, `]`, then a tail that may make an image: inline, reference or none. */
