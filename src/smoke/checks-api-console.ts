@@ -2,14 +2,12 @@
 // paged by cursor, and the scope's events as Server-Sent Events. Both run in the tasks family,
 // after the smoke task is written; the stream is followed with the client's own helper until the
 // smoke task's events arrive, then closed.
-import { streamEvents, type StreamedEvent } from '../client/event-stream.ts';
+import type { StreamedEvent } from '../client/event-stream.ts';
 import { check, fail, happy, negative, type SmokeCheck } from './check.ts';
 import { smokeTaskId } from './checks-tasks.ts';
+import { openSmokeStream, STREAM, STREAM_WAIT_MS } from './smoke-stream.ts';
 
 const LIST = 'GET /v1/tasks';
-const STREAM = 'GET /v1/events/stream';
-/** How long the stream may take to deliver the smoke task's first events. */
-const STREAM_WAIT_MS = 10_000;
 
 export function apiConsoleChecks(): SmokeCheck[] {
   const needs = ['POST /v1/tasks'];
@@ -37,31 +35,14 @@ export function apiConsoleChecks(): SmokeCheck[] {
       ctx.expect(await ctx.call(LIST, { query: { status: 'done' } }), 400, { code: 'invalid_query' });
     }),
     happy('events: GET /v1/events/stream delivers the scope\'s events as Server-Sent Events', STREAM, async (ctx) => {
-      const abort = new AbortController();
-      const timer = setTimeout(() => abort.abort(), STREAM_WAIT_MS);
       const got: StreamedEvent[] = [];
-      let contentType: string | null = null;
-      const end = await streamEvents({
-        baseUrl: ctx.target.baseUrl,
-        token: ctx.target.tokens.customer,
-        scope: ctx.scopeA,
-        afterSeq: 0,
-        signal: abort.signal,
-        fetch: async (input, init) => {
-          const res = await fetch(input, init);
-          contentType = res.headers.get('content-type');
-          return res;
-        },
-        onEvent: (event) => {
+      const { end, contentType, error } = await openSmokeStream(ctx, {
+        onEvent: (event, stop) => {
           got.push(event);
-          if (event.event.task_id === smokeTaskId(ctx) && event.kind === 'task.checkpoint.written') abort.abort();
+          if (event.event.task_id === smokeTaskId(ctx) && event.kind === 'task.checkpoint.written') stop();
         },
-        // One try: a smoke check reports a failure rather than reconnecting.
-        onError: (error) => {
-          abort.abort();
-          fail(`the stream failed: ${(error as Error)?.message ?? String(error)}`);
-        },
-      }).finally(() => clearTimeout(timer));
+      });
+      if (error !== null) fail(`the stream failed: ${(error as Error)?.message ?? String(error)}`);
       if (end.reason === 'refused') fail(`${STREAM} answered ${end.status}`);
       check((contentType ?? '').split(';')[0] === 'text/event-stream', `Content-Type is ${contentType}`);
       const mine = got.filter((e) => e.event.task_id === smokeTaskId(ctx));

@@ -4,12 +4,9 @@
 // item read is skipped, saying so). The event stream is opened and closed once its headers arrive.
 // Reads that are access-logged (packets, receipts, provenance, asset evidence, access log, exports)
 // append an event, and an item outside the scope is a 404 logged as denied: they are not here.
-import { streamEvents } from '../client/event-stream.ts';
 import { check, fail, happy, skip, type SmokeCheck } from './check.ts';
 import type { SmokeCtx } from './context.ts';
-
-const STREAM = 'GET /v1/events/stream';
-const STREAM_WAIT_MS = 10_000;
+import { openSmokeStream, STREAM } from './smoke-stream.ts';
 
 /** A list route: its answer's array member, and the id member of its items (none: only the list is read). */
 type ListRoute = { route: string; member: string; id?: string };
@@ -67,24 +64,7 @@ export function scopeReadChecks(): SmokeCheck[] {
     itemCheck(INCIDENTS, 'GET /v1/incidents/{incident_id}', 'an incident'),
     happy(`scope reads: ${STREAM} opens as Server-Sent Events`, STREAM, async (ctx) => {
       // Only the answer's status and type: its events (if any) are the tasks family's check.
-      const abort = new AbortController();
-      const timer = setTimeout(() => abort.abort(), STREAM_WAIT_MS);
-      let contentType: string | null = null;
-      const end = await streamEvents({
-        baseUrl: ctx.target.baseUrl,
-        token: ctx.target.tokens.customer,
-        scope: ctx.scopeA,
-        afterSeq: 0,
-        signal: abort.signal,
-        fetch: async (input, init) => {
-          const res = await fetch(input, init);
-          contentType = res.headers.get('content-type');
-          if (res.ok) abort.abort();
-          return res;
-        },
-        onEvent: () => {},
-        onError: () => abort.abort(),
-      }).finally(() => clearTimeout(timer));
+      const { end, contentType } = await openSmokeStream(ctx, { stopOnOpen: true });
       if (end.reason === 'refused') fail(`${STREAM} answered ${end.status}`);
       check((contentType ?? '').split(';')[0] === 'text/event-stream', `Content-Type is ${contentType}`);
     }),

@@ -5,19 +5,12 @@
 import t from 'tap';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { CliIo } from '../../src/cli/io.ts';
-import { runCli } from '../../src/cli/run-cli.ts';
+import { runGov } from '../fixtures/cli-run.ts';
 import { inProcessPreview } from '../fixtures/served-app.ts';
 import { scopeHeaders } from '../fixtures/spawn-preview.ts';
 import { SCOPE_A, tempDir } from '../fixtures/test-app.ts';
 
-async function gov(args: string[], cwd: string): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const io: CliIo = { stdout: (s) => void (stdout += s), stderr: (s) => void (stderr += s), env: {}, cwd, isTty: false, onStopSignal: () => {} };
-  const code = await runCli(args, io);
-  return { code, stdout, stderr };
-}
+const gov = runGov;
 
 t.test('a timeline given to --receipt, or a receipt to --timeline: exit 2 naming the flag', async (t) => {
   const dir = tempDir(t);

@@ -4,10 +4,9 @@
 // holds (unless --accept-loss): either way the old index, perhaps the last intact record, stays
 // byte for byte. Start-up's own rebuild (the index missing) refuses the same damaged log.
 import t, { type Test } from 'tap';
-import { cpSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import type { CliIo } from '../../src/cli/io.ts';
-import { runCli } from '../../src/cli/run-cli.ts';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { indexPathOf, logPathOf } from '../../src/store/store.ts';
+import { copyOfDir, runGov } from '../fixtures/cli-run.ts';
 import { tempDir } from '../fixtures/test-app.ts';
 import { noteEvents, openTestStore } from '../fixtures/store-harness.ts';
 
@@ -19,20 +18,10 @@ t.before(async () => {
   await store.close();
 });
 
-function copyOf(t: Test): string {
-  const dir = tempDir(t);
-  cpSync(base, dir, { recursive: true });
-  return dir;
-}
+const copyOf = (t: Test): string => copyOfDir(t, base);
 
 /** Runs `gov ARGS` in-process as main.ts does: exit code, stderr's sentence and --json's error document. */
-async function gov(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const io: CliIo = { stdout: (s) => void (stdout += s), stderr: (s) => void (stderr += s), env: {}, cwd: base, isTty: false, onStopSignal: () => {} };
-  const code = await runCli(args, io);
-  return { code, stdout, stderr };
-}
+const gov = (args: string[]) => runGov(args, base);
 
 /** Rewrites the log's line of `seq` (JSON stays valid unless the edit says otherwise). */
 function editLine(dir: string, seq: number, edit: (line: string) => string): void {
