@@ -6,23 +6,16 @@ import t from 'tap';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runGov } from '../fixtures/cli-run.ts';
-import { inProcessPreview } from '../fixtures/served-app.ts';
-import { scopeHeaders } from '../fixtures/spawn-preview.ts';
-import { SCOPE_A, tempDir } from '../fixtures/test-app.ts';
+import { inProcessPreview, previewApi } from '../fixtures/served-app.ts';
+import { tempDir } from '../fixtures/test-app.ts';
 
 const gov = runGov;
 
 t.test('a timeline given to --receipt, or a receipt to --timeline: exit 2 naming the flag', async (t) => {
   const dir = tempDir(t);
   const p = await inProcessPreview(t, dir);
-  const api = async (method: string, path: string, body?: unknown) => {
-    const res = await fetch(`${p.baseUrl}${path}`, {
-      method,
-      headers: { Authorization: `Bearer ${p.tokens.customer}`, ...scopeHeaders(SCOPE_A), ...(body ? { 'Content-Type': 'application/json' } : {}) },
-      body: body ? JSON.stringify(body) : undefined,
-    });
-    return res.json();
-  };
+  const call = previewApi(p);
+  const api = async (method: string, path: string, body?: unknown) => (await call(method, path, body)).json;
   await api('POST', '/v1/tasks', { task_id: 'task-1', title: 'Export the quarterly audit', session_id: 'sess-1' });
   const packet = await api('POST', '/v1/proof-packets', { task_ids: ['task-1'], integrity_class: 'signed_and_receipted' });
   const files = { packet: join(dir, 'packet.json'), keys: join(dir, 'keys.json'), timeline: join(dir, 'timeline.json'), receipt: join(dir, 'receipt.json'), wrongId: join(dir, 'wrong-id.json') };

@@ -9,9 +9,8 @@ import { exitCodeOf } from '../../src/cli/exit-codes.ts';
 import { packetSha256 } from '../../src/domain/packet-hash.ts';
 import type { CliIo } from '../../src/cli/io.ts';
 import { createProgram, type ProgramState } from '../../src/cli/program.ts';
-import { inProcessPreview } from '../fixtures/served-app.ts';
-import { scopeHeaders } from '../fixtures/spawn-preview.ts';
-import { SCOPE_A, tempDir } from '../fixtures/test-app.ts';
+import { inProcessPreview, previewApi } from '../fixtures/served-app.ts';
+import { tempDir } from '../fixtures/test-app.ts';
 
 async function gov(args: string[], cwd: string): Promise<{ code: number; stdout: string; stderr: string }> {
   let stdout = '';
@@ -29,14 +28,7 @@ async function gov(args: string[], cwd: string): Promise<{ code: number; stdout:
 t.test('a revoked packet is refused offline and online; a current one passes with its status', async (t) => {
   const dir = tempDir(t);
   const p = await inProcessPreview(t, dir);
-  const api = async (method: string, path: string, body?: unknown) => {
-    const res = await fetch(`${p.baseUrl}${path}`, {
-      method,
-      headers: { Authorization: `Bearer ${p.tokens.customer}`, ...scopeHeaders(SCOPE_A), ...(body ? { 'Content-Type': 'application/json' } : {}) },
-      body: body ? JSON.stringify(body) : undefined,
-    });
-    return { status: res.status, json: await res.json() };
-  };
+  const api = previewApi(p);
   await api('POST', '/v1/tasks', { task_id: 'task-1', title: 'Export the quarterly audit', session_id: 'sess-1' });
   await api('POST', '/v1/tasks/task-1/checkpoints', { progress: 'Collected the access logs for the quarter' });
   const draft = (await api('POST', '/v1/proof-packets', { task_ids: ['task-1'], integrity_class: 'signed' })).json;

@@ -3,22 +3,16 @@
 import t from 'tap';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { inProcessPreview } from '../fixtures/served-app.ts';
-import { SCOPE_A, tempDir } from '../fixtures/test-app.ts';
-import { runGov, scopeHeaders } from '../fixtures/spawn-preview.ts';
+import { inProcessPreview, previewApi } from '../fixtures/served-app.ts';
+import { tempDir } from '../fixtures/test-app.ts';
+import { runGov } from '../fixtures/spawn-preview.ts';
 
 t.test('verify an exported packet offline and online', async (t) => {
   const dir = tempDir(t);
   // The preview runs in this process; the verifier is the real CLI.
   const p = await inProcessPreview(t, dir);
-  const api = async (method: string, path: string, body?: unknown) => {
-    const res = await fetch(`${p.baseUrl}${path}`, {
-      method,
-      headers: { Authorization: `Bearer ${p.tokens.customer}`, ...scopeHeaders(SCOPE_A), ...(body ? { 'Content-Type': 'application/json' } : {}) },
-      body: body ? JSON.stringify(body) : undefined,
-    });
-    return res.json();
-  };
+  const call = previewApi(p);
+  const api = async (method: string, path: string, body?: unknown) => (await call(method, path, body)).json;
   await api('POST', '/v1/tasks', { task_id: 'task-1', title: 'Export the quarterly audit', session_id: 'sess-1' });
   await api('POST', '/v1/tasks/task-1/checkpoints', { progress: 'Collected the access logs for the quarter' });
   const packet = await api('POST', '/v1/proof-packets', { task_ids: ['task-1'], integrity_class: 'signed_and_receipted' });
