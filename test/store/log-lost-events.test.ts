@@ -42,7 +42,7 @@ async function refused(t: Test, dataDir: string, message: RegExp) {
 t.test('a log cut back to an older prefix: refused, the index kept', async (t) => {
   const dataDir = await seeded(t);
   writeFileSync(logPathOf(dataDir), `${logLines(dataDir).slice(0, 5).join('\n')}\n`);
-  await refused(t, dataDir, /The index holds events up to seq 12, but the log .* ends at seq 5: the log has lost acknowledged events\. Restore .* from a backup .* delete .*index\.sqlite first/);
+  await refused(t, dataDir, /The index holds events up to seq 12, but the log .* ends at seq 5: the log has lost acknowledged events\. Restore .* from a backup .* gov store rebuild-index --accept-loss \(with the preview stopped\), or delete .*index\.sqlite\./);
 });
 
 t.test('a log removed: refused, the index kept', async (t) => {
