@@ -18,8 +18,11 @@ const MAX_DESTINATION_PARENS = 32;
 /** CommonMark's limit on a link label's length. */
 const MAX_LABEL = 999;
 
-/** Rounds of both readings at most: a round whose output holds no image ends the loop. */
-const MAX_ROUNDS = 8;
+/**
+ * Rounds of both readings at most: a round whose output holds no image ends the loop. More rounds
+ * only write more of what is left as `[image: …]` rather than `!\[`: the net is safe either way.
+ */
+const MAX_ROUNDS = 3;
 
 /**
  * Neutralises every markdown image. Each round applies two readings: CommonMark's own (its
@@ -163,7 +166,7 @@ function commonMarkImages(text: string, definitions: Map<string, string>): Image
         k++;
         continue;
       }
-      if (opener.image) images.push({ start: opener.at, altEnd: k, resume: tail.resume, host: tail.host });
+      if (opener.image) images.push({ start: opener.at, altEnd: k, resume: tail.resume, host: hostOf(tail.destination) });
       else for (const below of stack) if (!below.image) below.active = false;
       k = tail.resume;
     } else {
@@ -187,7 +190,7 @@ function widerImages(text: string, definitions: Map<string, string>): Image[] {
     const altEnd = match.get(at + 1);
     if (altEnd === undefined || escaped(text, at)) continue;
     const tail = linkTail(text, at + 2, altEnd, definitions, false);
-    if (tail !== null) images.push({ start: at, altEnd, resume: tail.resume, host: tail.host });
+    if (tail !== null) images.push({ start: at, altEnd, resume: tail.resume, host: hostOf(tail.destination) });
   }
   return images;
 }
@@ -198,23 +201,23 @@ function widerImages(text: string, definitions: Map<string, string>): Image[] {
  * CommonMark's reading (`strict`) wants a full reference's label defined; the wider one takes any,
  * and a `(` that starts no destination too (its tail stays text). `resume` is where the text goes on.
  */
-function linkTail(text: string, textStart: number, textEnd: number, definitions: Map<string, string>, strict: boolean): { host: string; resume: number } | null {
+function linkTail(text: string, textStart: number, textEnd: number, definitions: Map<string, string>, strict: boolean): { destination: string; resume: number } | null {
   const next = text.charCodeAt(textEnd + 1);
   if (next === 0x28) {
     const inline = inlineTail(text, textEnd + 2);
-    if (inline !== null) return { host: hostOf(inline.destination), resume: inline.end };
-    if (!strict) return { host: '', resume: textEnd + 1 };
+    if (inline !== null) return { destination: inline.destination, resume: inline.end };
+    if (!strict) return { destination: '', resume: textEnd + 1 };
   }
   if (next === 0x5b) {
     const labelEnd = labelClose(text, textEnd + 2);
     if (labelEnd >= 0) {
       const destination = labelEnd === textEnd + 2 ? definedAs(definitions, text, textStart, textEnd) : definedAs(definitions, text, textEnd + 2, labelEnd);
-      if (destination !== undefined || !strict) return { host: hostOf(destination ?? ''), resume: labelEnd + 1 };
+      if (destination !== undefined || !strict) return { destination: destination ?? '', resume: labelEnd + 1 };
       if (labelEnd > textEnd + 2) return null;
     }
   }
   const destination = definedAs(definitions, text, textStart, textEnd);
-  return destination === undefined ? null : { host: hostOf(destination), resume: textEnd + 1 };
+  return destination === undefined ? null : { destination, resume: textEnd + 1 };
 }
 
 /** The destination a label names, if the text defines it; a label is at most 999 characters. */
