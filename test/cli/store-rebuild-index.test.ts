@@ -84,6 +84,7 @@ t.test('a log cut back behind the index: exit 3, the index kept; --accept-loss r
   const accepted = await gov(['store', 'rebuild-index', '--data-dir', dir, '--accept-loss']);
   t.equal(accepted.code, 0, accepted.stderr);
   t.match(accepted.stdout, /^rebuilt the index from 9 events/);
+  t.match(accepted.stderr, /warning: --accept-loss: the old index holds events up to seq 12, the log ends at seq 9; seqs 10–12 are dropped with the old index\./, 'says what it drops');
   t.match((await gov(['events', 'verify', '--data-dir', dir])).stdout, /index: agrees/);
 });
 

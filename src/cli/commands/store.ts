@@ -69,8 +69,18 @@ export async function storeRebuildIndex(options: { dataDir?: string; acceptLoss?
     const started = performance.now();
     const tail = recoverTail(logPathOf(dataDir), warn);
     // As start-up refuses it: an index holding events the log has lost is their last record.
+    const startOver = 'to rebuild the index from the log as it is and lose those events, run gov store rebuild-index --accept-loss.';
     if (options.acceptLoss !== true) {
-      refuseIndexAheadOf(indexPathOf(dataDir), logPathOf(dataDir), tail, 'to rebuild the index from the log as it is and lose those events, run gov store rebuild-index --accept-loss.');
+      refuseIndexAheadOf(indexPathOf(dataDir), logPathOf(dataDir), tail, startOver);
+    } else {
+      // Asked for: say what is lost, once, before it is.
+      try {
+        refuseIndexAheadOf(indexPathOf(dataDir), logPathOf(dataDir), tail, startOver);
+      } catch (err) {
+        if (!(err instanceof AppError) || err.code !== 'store_corrupt') throw err;
+        const { index_seq: indexed, log_seq: logged } = err.extra as { index_seq: number; log_seq: number };
+        warn(`--accept-loss: the old index holds events up to seq ${indexed}, the log ends at seq ${logged}; seqs ${logged + 1}–${indexed} are dropped with the old index.`);
+      }
     }
     // A fresh index replaces the old one only if every line of the log passes the replay's checks.
     const index = rebuildIndex(dataDir, tail, undefined, replayProgress(tail.seq, (line) => io.stderr(`${line}\n`)));
