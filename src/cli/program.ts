@@ -171,7 +171,7 @@ export function createProgram(io: CliIo, state: ProgramState): Command {
     .command('rebuild-index')
     .description('rebuild the SQLite index from the event log (the preview must be stopped); a log line that fails its checks (seq, prev_hash, event_hash) or a log that lost events the index holds is refused (exit 3), the index kept')
     .option('--data-dir <dir>', 'data dir (default .gov-preview/ or $GOV_DATA_DIR)')
-    .option('--accept-loss', 'rebuild even though the old index holds events the log has lost (past its end, or intact copies of its damaged newest lines): they are gone for good')
+    .option('--accept-loss', 'rebuild even though the old index holds events past the log\'s end (the log was cut back): they are gone for good. A damaged or missing line is never rebuilt past: restore the log from a backup')
     .option('--json', 'machine output')
     .addHelpText('after', examples('gov store rebuild-index --data-dir /tmp/gov', 'gov store rebuild-index --data-dir /tmp/gov --accept-loss   # the log was cut back on purpose'))
     .action(async (opts) => finish(await (await store()).storeRebuildIndex(opts, io), opts.json));

@@ -4,6 +4,7 @@
 // the log, which would throw away the last record of those events.
 import Database from 'better-sqlite3';
 import { closeSync, existsSync, openSync, readSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { eventHash } from '../domain/event-hash.ts';
 import type { StoredEvent } from '../domain/event.ts';
 import { AppError } from '../errors.ts';
@@ -22,15 +23,28 @@ const TAIL_ROWS_CHECKED = 256;
  */
 export function refuseLostEvents(db: Database.Database, indexed: number, indexPath: string, logPath: string, tail: LogExtent, startOver: string): string | null {
   refuseIndexAhead(indexed, indexPath, logPath, tail, startOver);
-  const restore = restoreSentence(indexPath, logPath, startOver);
+  // A damaged or missing line cannot be rebuilt past (the replay refuses it): only a backup helps.
+  const restore = `Run gov events verify --data-dir ${dirname(logPath)} to see every damaged line, then restore ${logPath} from a backup (the index at ${indexPath} still holds what it indexed and is left as it is).`;
   const rows = db.prepare<[number, number], { seq: number; line: string }>('SELECT seq, line FROM events WHERE seq <= ? ORDER BY seq DESC LIMIT ?').all(tail.seq, TAIL_ROWS_CHECKED);
   const logLines = rows.length === 0 ? new Map<number, LogLine>() : lastLogLines(logPath, tail.size, rows.length);
+  const repeated = logLines.get(REPEATED);
+  if (repeated !== undefined) {
+    throw new AppError('store_corrupt', `The log ${logPath} holds seq ${repeated.text} twice: a line was copied in. ${restore}`, { extra: { first_bad_seq: Number(repeated.text) } });
+  }
+  const oldestRead = Math.min(...[...logLines.keys()].filter((seq) => seq > 0));
   let damage: string | null = null;
   for (const row of rows) {
     const logLine = logLines.get(row.seq);
-    if (logLine === undefined || logLine.text === row.line) continue;
+    if (logLine === undefined) {
+      // Within the lines read, a seq the index holds and the log does not: the line was removed.
+      if (row.seq > oldestRead && lineIntact(row.line)) {
+        throw new AppError('store_corrupt', `The log ${logPath} has no line for seq ${row.seq}, which the index holds intact: the log has lost an acknowledged event. ${restore}`, { extra: { first_bad_seq: row.seq } });
+      }
+      continue;
+    }
+    if (logLine.text === row.line) continue;
     if (lineIntact(row.line) && !(logLine.parsed && lineIntact(logLine.text))) {
-      throw new AppError('store_corrupt', `The line of seq ${row.seq} in the log ${logPath} is damaged (it does not parse, or its event_hash does not recompute), and the index holds an intact copy of it. Run gov events verify --data-dir to see every damaged line. ${restore}`, { extra: { first_bad_seq: row.seq } });
+      throw new AppError('store_corrupt', `The line of seq ${row.seq} in the log ${logPath} is damaged (it does not parse, or its event_hash does not recompute), and the index holds an intact copy of it. ${restore}`, { extra: { first_bad_seq: row.seq } });
     }
     // A line that does not parse is only placed by its neighbour: it proves nothing about the index.
     if (logLine.parsed) damage ??= `the indexed event seq ${row.seq} differs from the log`;
@@ -81,6 +95,9 @@ function lineIntact(line: string): boolean {
   }
 }
 
+/** The key under which lastLogLines says a seq it met twice (no event has seq 0). */
+const REPEATED = 0;
+
 /** One of the log's lines; `parsed` false for a line that does not parse (placed by its neighbour). */
 type LogLine = { text: string; parsed: boolean };
 
@@ -110,7 +127,9 @@ function lastLogLines(logPath: string, size: number, count: number): Map<number,
         const text = last[i]!;
         try {
           const seq = (JSON.parse(text) as StoredEvent).seq;
-          out.set(seq, { text, parsed: true });
+          // A seq met twice is a copied line: said under REPEATED (the first such seq from the end).
+          if (out.has(seq) && out.get(seq)!.parsed && !out.has(REPEATED)) out.set(REPEATED, { text: String(seq), parsed: false });
+          else out.set(seq, { text, parsed: true });
           seqAfter = seq;
         } catch {
           // Recovery already cut a torn tail; a broken line before it is placed by its neighbour.

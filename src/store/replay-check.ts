@@ -1,7 +1,7 @@
 // The checks a replay of the log into the index makes of every line (a rebuild, start-up's catch-up):
-// seq follows on, prev_hash links and event_hash recomputes. A line changed in any way, its envelope
+// seq follows on, prev_hash links, event_hash recomputes and the line is its event's canonical form. A line changed in any way, its envelope
 // included, fails the last; `gov events verify` checks the rest (recorded_at's order, units).
-import { sha256Hex } from '../domain/canonical-json.ts';
+import { canonicalJson, sha256Hex } from '../domain/canonical-json.ts';
 import { envelopeProblem } from '../domain/event-envelope.ts';
 import { eventHash } from '../domain/event-hash.ts';
 import type { StoredEvent } from '../domain/event.ts';
@@ -28,7 +28,8 @@ export function checkReplayed(event: StoredEvent, line: string, chain: ReplayCha
     return fail(`seq ${event.seq} found where ${expected} was expected (a gap or a repeat)`);
   }
   if (event.prev_hash !== chain.prev) return fail(envelopeOr(event, 'prev_hash does not match the previous event_hash: the chain is broken'));
-  if (!hashRecomputes(event, line)) return fail(envelopeOr(event, 'event_hash does not recompute from the event'));
+  const hashProblem = hashProblemOf(event, line);
+  if (hashProblem !== null) return fail(envelopeOr(event, hashProblem));
   chain.seq = expected;
   chain.prev = event.event_hash;
   return null;
@@ -40,18 +41,29 @@ function envelopeOr(event: StoredEvent, detail: string): string {
   return problem === null ? detail : `the line is not a service.event.v1 envelope: ${problem}`;
 }
 
-function hashRecomputes(event: StoredEvent, line: string): boolean {
+/**
+ * Why the line's event_hash does not hold, or null. The fast way hashes the line's own text without
+ * its event_hash member: a line that passes is the sealed canonical text. A line that fails is
+ * compared with the canonical form of what it parses to: one that differs (members reordered,
+ * whitespace, escapes, or a duplicate member whose first copy a first-wins reader would take) is
+ * not what was sealed, whatever its parsed event hashes to.
+ */
+function hashProblemOf(event: StoredEvent, line: string): string | null {
   const hash = event.event_hash;
-  if (typeof hash !== 'string') return false;
+  if (typeof hash !== 'string') return 'event_hash does not recompute from the event';
   const member = `"event_hash":${JSON.stringify(hash)},`;
   const at = line.indexOf(member);
   if (at >= 0) {
     // One-shot hash of the joined text: half the time of an incremental createHash here.
-    if (`sha256:${sha256Hex(line.slice(0, at) + line.slice(at + member.length))}` === hash) return true;
+    if (`sha256:${sha256Hex(line.slice(0, at) + line.slice(at + member.length))}` === hash) return null;
   }
   try {
-    return eventHash(event) === hash;
+    if (canonicalJson(event) !== line) return NOT_CANONICAL;
+    return eventHash(event) === hash ? null : 'event_hash does not recompute from the event';
   } catch {
-    return false; // not plain JSON: no hash recomputes
+    return 'event_hash does not recompute from the event'; // not plain JSON: no hash recomputes
   }
 }
+
+/** A line whose bytes are not the canonical form of its event (verify-log.ts says the same). */
+export const NOT_CANONICAL = 'the line is not the canonical form of its event (member order, whitespace, escapes or a repeated member differ from what was sealed)';

@@ -1,4 +1,4 @@
-// `gov events verify`: every line is UTF-8 JSON with a whole service.event.v1 envelope, seq is
+// `gov events verify`: every line is UTF-8 JSON with a whole service.event.v1 envelope in its canonical form, seq is
 // gapless from 1, every prev_hash links and every event_hash recomputes, recorded_at never
 // decreases, units are whole, and the index agrees with the log row by row (verify-index.ts).
 // Reports the first bad seq and its byte offset, a torn tail (what start-up would cut, which is
@@ -7,7 +7,9 @@
 import { closeSync, existsSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
 import { parseDateTime } from '../domain/date-time.ts';
 import { envelopeProblem } from '../domain/event-envelope.ts';
+import { canonicalJson } from '../domain/canonical-json.ts';
 import { eventHash } from '../domain/event-hash.ts';
+import { NOT_CANONICAL } from './replay-check.ts';
 import { ZERO_HASH, type StoredEvent } from '../domain/event.ts';
 import { hashChainRoot } from '../domain/packet-hash.ts';
 import { AppError } from '../errors.ts';
@@ -16,7 +18,7 @@ import { indexPathOf, logPathOf, rebuildMarkerOf } from './store.ts';
 import { compareIndex, corruptIndex, type IndexCode, type IndexReport } from './verify-index.ts';
 
 export type LogCode =
-  | 'line_not_utf8' | 'line_not_json' | 'envelope_invalid' | 'seq_gap' | 'prev_hash_mismatch'
+  | 'line_not_utf8' | 'line_not_json' | 'envelope_invalid' | 'line_not_canonical' | 'seq_gap' | 'prev_hash_mismatch'
   | 'event_not_plain_json' | 'event_hash_mismatch' | 'recorded_at_decreases' | 'unit_out_of_place' | 'unit_incomplete';
 
 export type LogVerification = {
@@ -141,7 +143,17 @@ export function readLine(bytes: Uint8Array): StoredEvent | { code: LogCode; deta
     return { code: 'line_not_json', detail: 'the line is not valid JSON' };
   }
   const problem = envelopeProblem(value);
-  return problem === null ? (value as StoredEvent) : { code: 'envelope_invalid', detail: `the line is not a service.event.v1 envelope: ${problem}` };
+  if (problem !== null) return { code: 'envelope_invalid', detail: `the line is not a service.event.v1 envelope: ${problem}` };
+  // The bytes must be what was sealed: a line that parses to the same event in another form (or with
+  // a repeated member, whose first copy a first-wins reader would take) is not.
+  let canonical: string | null;
+  try {
+    canonical = canonicalJson(value);
+  } catch {
+    canonical = null; // not plain JSON: the hash check says so
+  }
+  if (canonical !== null && canonical !== text) return { code: 'line_not_canonical', detail: NOT_CANONICAL };
+  return value as StoredEvent;
 }
 
 /** The checks of one well-formed event against the events before it, in a fixed order. */

@@ -73,6 +73,19 @@ t.test('a malformed event_hash in a middle line: exit 1 naming seq, byte and why
   t.match(JSON.parse(json.stdout), { ok: false, first_bad_seq: 3, first_bad_offset: offset, problem_code: 'envelope_invalid', merkle_root: null, last_seq: 2, event_count: 5 });
 });
 
+t.test('a line that parses to its event but is not its canonical form: exit 1, line_not_canonical', async (t) => {
+  const dir = copyOf(t);
+  const path = logPathOf(dir);
+  const lines = readFileSync(path, 'utf8').split('\n');
+  // A duplicate member before the real one: JSON.parse keeps the last, so the event still hashes
+  // right, but a first-wins reader would take the injected payload.
+  lines[3] = `{"payload":{"evil":"injected"},${lines[3]!.slice(1)}`;
+  writeFileSync(path, lines.join('\n'));
+  const json = await gov(['events', 'verify', '--data-dir', dir, '--json']);
+  t.equal(json.code, 1, json.stderr);
+  t.match(JSON.parse(json.stdout), { ok: false, first_bad_seq: 4, problem_code: 'line_not_canonical' });
+});
+
 t.test('the same through the real binary: exit 1 and exactly one JSON document', async (t) => {
   const dir = copyOf(t);
   malformHash(dir);

@@ -35,6 +35,10 @@ function editLine(dir: string, seq: number, edit: (line: string) => string): voi
 const cases = [
   { name: 'one character of a payload string changed', edit: (l: string) => l.replace('"note 6 ', '"nose 6 '), why: /fails at seq 6: event_hash does not recompute from the event/ },
   { name: 'recorded_at no longer a date-time', edit: (l: string) => l.replace(/"recorded_at":"[^"]*"/, '"recorded_at":"yesterday"'), why: /fails at seq 6: the line is not a service\.event\.v1 envelope: member recorded_at is not an RFC 3339 date-time/ },
+  // The parsed event still hashes right: the bytes are not what was sealed. A first-wins reader of
+  // the duplicate would take the injected payload.
+  { name: 'a payload member injected before the real one', edit: (l: string) => `{"payload":{"evil":"injected"},${l.slice(1)}`, why: /fails at seq 6: the line is not the canonical form of its event/ },
+  { name: 'a space after a colon', edit: (l: string) => l.replace('"kind":', '"kind": '), why: /fails at seq 6: the line is not the canonical form of its event/ },
   { name: 'prev_hash pointing elsewhere', edit: (l: string) => l.replace(/"prev_hash":"sha256:[0-9a-f]/, '"prev_hash":"sha256:_').replace('"prev_hash":"sha256:_', '"prev_hash":"sha256:0'), why: /fails at seq 6: prev_hash does not match the previous event_hash: the chain is broken/ },
 ];
 

@@ -76,3 +76,16 @@ t.test('the log intact: starts as always', async (t) => {
   t.equal(store.index.lastSeq(), 12);
   t.ok(existsSync(indexPathOf(dataDir)));
 });
+
+t.test('a line removed from the middle, or copied in: refused, naming the seq, only a backup offered', async (t) => {
+  const removed = await seeded(t);
+  const lines = logLines(removed);
+  writeFileSync(logPathOf(removed), `${[...lines.slice(0, 7), ...lines.slice(8)].join('\n')}\n`);
+  await refused(t, removed, /The log .* has no line for seq 8, which the index holds intact: the log has lost an acknowledged event\. Run gov events verify --data-dir \S+ to see every damaged line, then restore .* from a backup/);
+  const copied = await seeded(t);
+  const again = logLines(copied);
+  writeFileSync(logPathOf(copied), `${[...again.slice(0, 5), again[4]!, ...again.slice(5)].join('\n')}\n`);
+  await refused(t, copied, /The log .* holds seq 5 twice: a line was copied in\./);
+  // A damaged line cannot be rebuilt past, so neither message offers to start over.
+  await t.rejects(openTestStore(t, removed), { message: /^(?!.*accept-loss)(?!.*delete)/s }, 'no start over offered');
+});
