@@ -20,13 +20,17 @@ const TAIL_ROWS_CHECKED = 256;
  * parse, or its event_hash does not recompute, while the index's copy does). The message says to
  * restore the log, and `startOver` how to go on from the log as it is. Otherwise answers why the
  * index differs from an intact log (a newest row that differs from the log's line), or null.
+ * `indexedUpTo`: the log byte the index reached (its meta's log_offset).
  */
-export function refuseLostEvents(db: Database.Database, indexed: number, indexPath: string, logPath: string, tail: LogExtent, startOver: string): string | null {
+export function refuseLostEvents(db: Database.Database, indexed: number, indexPath: string, logPath: string, tail: LogExtent, startOver: string, indexedUpTo: number = tail.size): string | null {
   refuseIndexAhead(indexed, indexPath, logPath, tail, startOver);
   // A damaged or missing line cannot be rebuilt past (the replay refuses it): only a backup helps.
   const restore = `Run gov events verify --data-dir ${dirname(logPath)} to see every damaged line, then restore ${logPath} from a backup (the index at ${indexPath} still holds what it indexed and is left as it is).`;
   const rows = db.prepare<[number, number], { seq: number; line: string }>('SELECT seq, line FROM events WHERE seq <= ? ORDER BY seq DESC LIMIT ?').all(tail.seq, TAIL_ROWS_CHECKED);
-  const logLines = rows.length === 0 ? new Map<number, LogLine>() : lastLogLines(logPath, tail.size, rows.length);
+  // The lines the index's newest rows came from: those before the byte the index reached (an index
+  // that trails the log, after a crash, is compared with its own lines, not the log's newest).
+  const upTo = indexedUpTo > 0 && indexedUpTo <= tail.size ? lineEndFrom(logPath, indexedUpTo - 1, tail.size) : tail.size;
+  const logLines = rows.length === 0 ? new Map<number, LogLine>() : lastLogLines(logPath, upTo, rows.length);
   const repeated = logLines.get(REPEATED);
   if (repeated !== undefined) {
     throw new AppError('store_corrupt', `The log ${logPath} holds seq ${repeated.text} twice: a line was copied in. ${restore}`, { extra: { first_bad_seq: Number(repeated.text) } });
@@ -92,6 +96,26 @@ function lineIntact(line: string): boolean {
     return typeof event.event_hash === 'string' && eventHash(event) === event.event_hash;
   } catch {
     return false;
+  }
+}
+
+/**
+ * The byte after the first line end at or after `offset` (or `size`): the index's offset ends a line
+ * unless a line before it changed length, and then the line it falls in is read whole.
+ */
+function lineEndFrom(logPath: string, offset: number, size: number): number {
+  const fd = openSync(logPath, 'r');
+  try {
+    const buf = Buffer.alloc(64 * 1024);
+    for (let at = offset; at < size; at += buf.length) {
+      const read = readSync(fd, buf, 0, Math.min(buf.length, size - at), at);
+      const newline = buf.subarray(0, read).indexOf(0x0a);
+      if (newline >= 0) return at + newline + 1;
+      if (read === 0) break;
+    }
+    return size;
+  } finally {
+    closeSync(fd);
   }
 }
 

@@ -417,7 +417,7 @@ const QUICK_CHECK_MAX_BYTES = 16 * 1024 * 1024;
  * answer why the index cannot be trusted, or null.
  */
 function checkIndexAgainstLog(index: IndexDb, indexPath: string, logPath: string, tail: LogTail): string | null {
-  const damage = refuseLostEvents(index.db, index.lastSeq(), indexPath, logPath, tail, `to start over from the log as it is and lose those events, run gov store rebuild-index --accept-loss (with the preview stopped), or delete ${indexPath}.`);
+  const damage = refuseLostEvents(index.db, index.lastSeq(), indexPath, logPath, tail, `to start over from the log as it is and lose those events, run gov store rebuild-index --accept-loss (with the preview stopped), or delete ${indexPath}.`, index.logOffset());
   if (statSync(indexPath).size <= QUICK_CHECK_MAX_BYTES) {
     const verdict = String(index.db.pragma('quick_check', { simple: true }));
     if (verdict !== 'ok') return `quick_check: ${verdict}`;

@@ -89,3 +89,22 @@ t.test('a line removed from the middle, or copied in: refused, naming the seq, o
   // A damaged line cannot be rebuilt past, so neither message offers to start over.
   await t.rejects(openTestStore(t, removed), { message: /^(?!.*accept-loss)(?!.*delete)/s }, 'no start over offered');
 });
+
+t.test('an index that trails the log (a crash) is compared with its own lines: one damaged among them is refused', async (t) => {
+  const full = await seeded(t);
+  const lines = logLines(full);
+  // The index as a crash leaves it: built from the first 8 lines, the log since grown to 12.
+  const dataDir = tempDir(t);
+  writeFileSync(logPathOf(dataDir), `${lines.slice(0, 8).join('\n')}\n`);
+  await (await openTestStore(t, dataDir)).store.close();
+  const damaged = [...lines];
+  // Seq 3: among the index's rows (1–8), not among the log's last 8 lines (5–12).
+  damaged[2] = damaged[2]!.replace('"kind":"', '"kind":"x');
+  writeFileSync(logPathOf(dataDir), `${damaged.join('\n')}\n`);
+  await t.rejects(openTestStore(t, dataDir), { code: 'store_corrupt', message: /The line of seq 3 in the log .* is damaged/ }, 'start is refused');
+  // Intact, the same trailing index catches up.
+  writeFileSync(logPathOf(dataDir), `${lines.join('\n')}\n`);
+  const { store } = await openTestStore(t, dataDir);
+  await store.close();
+  t.same(indexedSeqs(dataDir), { n: 12, last: 12 }, 'caught up');
+});
