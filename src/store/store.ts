@@ -102,6 +102,17 @@ export function logPathOf(dataDir: string): string {
   return join(dataDir, 'events.jsonl');
 }
 
+/**
+ * Refuses a log path that holds something other than a file (a directory, a socket): reading one
+ * fails without naming it (`EISDIR` comes from the read, which knows only a descriptor).
+ */
+export function refuseNonFileLog(logPath: string): void {
+  const stat = statSync(logPath, { throwIfNoEntry: false });
+  if (stat !== undefined && !stat.isFile()) {
+    throw new AppError('file_system_refused', `${logPath} is ${stat.isDirectory() ? 'a directory' : 'not a regular file'} where the event log belongs; move it away and run the command again.`);
+  }
+}
+
 export function indexPathOf(dataDir: string): string {
   return join(dataDir, 'index.sqlite');
 }
@@ -120,6 +131,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   const lock: DataDirLock = await acquireDataDirLock(dataDir, warn);
   try {
     const logPath = logPathOf(dataDir);
+    refuseNonFileLog(logPath);
     if (!existsSync(logPath)) writeFileSync(logPath, '');
     const tail = recoverTail(logPath, warn);
     const bootId = currentBootId();

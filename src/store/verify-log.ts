@@ -14,7 +14,7 @@ import { ZERO_HASH, type StoredEvent } from '../domain/event.ts';
 import { hashChainRoot } from '../domain/packet-hash.ts';
 import { AppError } from '../errors.ts';
 import { logLines } from './log-lines.ts';
-import { indexPathOf, logPathOf, rebuildMarkerOf } from './store.ts';
+import { indexPathOf, logPathOf, rebuildMarkerOf, refuseNonFileLog } from './store.ts';
 import { compareIndex, corruptIndex, type IndexCode, type IndexReport } from './verify-index.ts';
 
 export type LogCode =
@@ -62,6 +62,7 @@ type Chain = { seq: number; prev: string; recordedAt: number; unit: { size: numb
 export function verifyLog(dataDir: string, onProgress?: (seq: number) => void): LogVerification {
   const logPath = logPathOf(dataDir);
   if (!existsSync(logPath)) throw new AppError('not_found', `There is no event log at ${logPath}; point --data-dir at a preview's data dir.`);
+  refuseNonFileLog(logPath);
   // The index's snapshot first: a running writer only ever moves it forward, behind the log.
   const index = compareIndex(indexPathOf(dataDir));
   const tail = tailOf(logPath);

@@ -4,12 +4,13 @@
 import t, { type Test } from 'tap';
 import Database from 'better-sqlite3';
 import { spawnSync } from 'node:child_process';
-import { chmodSync, cpSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { exitCodeOf } from '../../src/cli/exit-codes.ts';
 import type { CliIo } from '../../src/cli/io.ts';
 import { createProgram, type ProgramState } from '../../src/cli/program.ts';
 import type { PendingEvent } from '../../src/store/event-log.ts';
 import { indexPathOf, logPathOf, openStore } from '../../src/store/store.ts';
+import { runGov as runCli } from '../fixtures/cli-run.ts';
 import { runGov } from '../fixtures/spawn-preview.ts';
 import { fixedClock, tempDir } from '../fixtures/test-app.ts';
 
@@ -93,6 +94,24 @@ t.test('the same through the real binary: exit 1 and exactly one JSON document',
   t.equal(res.code, 1, res.stderr);
   t.equal(res.stderr, '');
   t.match(JSON.parse(res.stdout), { ok: false, first_bad_seq: 3, problem_code: 'envelope_invalid' });
+});
+
+t.test('no data dir: exit 2 naming it and the flag; no log: exit 3; a directory where the log belongs: exit 3 naming it', async (t) => {
+  const missing = `${tempDir(t)}/nowhere`;
+  const res = await runCli(['events', 'verify', '--data-dir', missing], base);
+  t.equal(res.code, 2, res.stdout);
+  t.equal(res.stderr, `gov: The data dir ${missing} (--data-dir) does not exist or is not a directory; check the path, or start the preview once (gov preview start --data-dir) to create it.\n`);
+  const empty = tempDir(t);
+  const none = await runCli(['events', 'verify', '--data-dir', empty, '--json'], base);
+  t.equal(none.code, 3);
+  t.match(JSON.parse(none.stdout), { ok: false, code: 'not_found', message: `There is no event log at ${logPathOf(empty)}; point --data-dir at a preview's data dir.` });
+  mkdirSync(logPathOf(empty));
+  for (const args of [['events', 'verify'], ['store', 'rebuild-index']]) {
+    const dirLog = await runCli([...args, '--data-dir', empty], base);
+    t.equal(dirLog.code, 3, args.join(' '));
+    t.equal(dirLog.stderr, `gov: ${logPathOf(empty)} is a directory where the event log belongs; move it away and run the command again.\n`, args.join(' '));
+  }
+  await t.rejects(openStore({ dataDir: empty, clock: fixedClock(), warn: () => {} }), { code: 'file_system_refused', message: `${logPathOf(empty)} is a directory where the event log belongs; move it away and run the command again.` }, 'the preview refuses it at start');
 });
 
 t.test('random bytes past page 1 of the index: exit 1, the index is corrupt', async (t) => {

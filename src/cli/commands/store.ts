@@ -3,7 +3,7 @@ import { existsSync, statSync } from 'node:fs';
 import { resolveDataDir } from '../../config.ts';
 import { AppError } from '../../errors.ts';
 import { acquireDataDirLock } from '../../store/data-dir-lock.ts';
-import { indexPathOf, logPathOf, rebuildIndex, recoverTail } from '../../store/store.ts';
+import { indexPathOf, logPathOf, rebuildIndex, recoverTail, refuseNonFileLog } from '../../store/store.ts';
 import { replayProgress } from '../../store/index-db.ts';
 import { refuseIndexAheadOf } from '../../store/lost-events.ts';
 import { settleUnsyncedIndex } from '../../store/unsynced-index.ts';
@@ -15,7 +15,7 @@ export function dataDirOf(option: string | undefined, io: CliIo): string {
 }
 
 export function eventsVerify(options: { dataDir?: string }, io: CliIo): CommandResult {
-  const dataDir = dataDirOf(options.dataDir, io);
+  const dataDir = existingDataDir(options.dataDir, io);
   const progress = io.isTty ? (seq: number) => { if (seq % 50_000 === 0) io.stderr(`\rverified ${seq} events…`); } : undefined;
   const result = verifyLog(dataDir, progress);
   if (progress) io.stderr('\r');
@@ -35,7 +35,7 @@ export function eventsVerify(options: { dataDir?: string }, io: CliIo): CommandR
 }
 
 /**
- * The data dir of a command that repairs one: it must be there already (the lock's ENOENT would
+ * The data dir of a command that reads or repairs one: it must be there already (the lock's ENOENT would
  * name writer.lock, not the data dir), a usage error naming where the path came from.
  */
 function existingDataDir(option: string | undefined, io: CliIo): string {
@@ -62,6 +62,7 @@ export async function storeRebuildIndex(options: { dataDir?: string; acceptLoss?
   const dataDir = existingDataDir(options.dataDir, io);
   // As gov events verify says it (exit 3): a data dir without a log has nothing to rebuild from.
   if (!existsSync(logPathOf(dataDir))) throw new AppError('not_found', `There is no event log at ${logPathOf(dataDir)}; point --data-dir at a preview's data dir.`);
+  refuseNonFileLog(logPathOf(dataDir));
   const warn = (m: string) => io.stderr(`warning: ${m}\n`);
   // The writer's lock: a running preview owns its index, so rebuilding under it is refused (exit 3).
   const lock = await acquireDataDirLock(dataDir, warn);
