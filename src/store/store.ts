@@ -380,8 +380,11 @@ function openCaughtUpIndex(dataDir: string, tail: LogTail, projections: Projecti
     warn(`The index at ${indexPath} was found corrupt while the preview ran (${readFileSync(marker, 'utf8').trim()}); rebuilding it from the log.`);
   } else if (lost !== null) {
     warn(`The index at ${indexPath} may have lost writes: ${lost}; rebuilding it from the log.`);
+  } else if (tail.seq > 0 && !existsSync(indexPath)) {
+    // Built beside and renamed once whole, as any rebuild: a log that refuses the replay leaves no
+    // empty index behind.
+    warn(`The index at ${indexPath} is missing; rebuilding it from the log.`);
   } else {
-    if (tail.seq > 0 && !existsSync(indexPath)) warn(`The index at ${indexPath} is missing; rebuilding it from the log.`);
     try {
       index = openIndexDb(indexPath, projections, (from, to) => warn(`The index at ${indexPath} is version ${from}; migrating it to version ${to} (this start takes longer: it may reindex every event).`));
       // The log is the truth, but an index ahead of it, or holding an intact line the log has lost,

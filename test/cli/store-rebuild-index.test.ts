@@ -72,6 +72,8 @@ t.test("start-up's rebuild of a missing index refuses the same damaged log", asy
   editLine(dir, 6, cases[0]!.edit);
   rmSync(indexPathOf(dir));
   await t.rejects(openTestStore(t, dir), { code: 'store_corrupt', message: /fails at seq 6: event_hash does not recompute/ });
+  t.notOk(existsSync(indexPathOf(dir)), 'no empty index is left behind');
+  t.notOk(existsSync(`${indexPathOf(dir)}.rebuilding`), 'nor a half-built one');
 });
 
 t.test('a log cut back behind the index: exit 3, the index kept; --accept-loss rebuilds', async (t) => {
