@@ -166,6 +166,26 @@ t.test('every separation-of-duties rule refuses, access-logged as denied; the le
   t.equal((await g.decide(a3, 1, requester, 'withdraw')).json.approval.status, 'withdrawn');
 });
 
+t.test('SOD-5 holds for an owner a re-registration named after the request, and for the one it recorded', async (t) => {
+  const g = await governed(t);
+  await g.setUp();
+  await g.register('hr-own');
+  const a = (await g.evaluate('hr-own')).approval_id as string;
+  t.equal((await g.decide(a, 1, reviewer)).status, 201, 'step 1 by the reviewer');
+  // A new owner is no material change: the request stays open, bound to the same evaluation.
+  t.equal((await g.register('hr-own', executive)).status, 201);
+  const asset = await g.call('/v1/governance/assets/hr-own');
+  t.same([asset.json.owner, asset.json.status], [executive, 'pending_approval']);
+  const before = g.events().length;
+  const refused = await g.decide(a, 2, executive);
+  t.same([refused.status, refused.json.code], [403, 'owner_cannot_finalise'], "the asset's owner now cannot take the last step");
+  t.same(g.events().slice(before).map((e) => [e.kind, e.payload.reason_code]), [['access.logged', 'owner_cannot_finalise']], 'the refusal is logged, nothing decided');
+  await g.call('/v1/team/members/olivia', { method: 'PATCH', body: { roles: ['owner', 'accountable_executive'], actor: owner } });
+  t.same((await g.decide(a, 2, owner)).json.code, 'owner_cannot_finalise', 'nor can the owner the request recorded');
+  const ok = await g.decide(a, 2, both);
+  t.same([ok.status, ok.json.approval.status], [201, 'approved'], 'someone who owns neither way takes it');
+});
+
 t.test('two decisions racing on the same step: one wins, the other answers 409', async (t) => {
   const g = await governed(t);
   await g.setUp();

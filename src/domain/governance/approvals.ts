@@ -150,7 +150,8 @@ export function approvalStatus(approval: Approval, now: Date): { status: Approva
  * `POST /v1/approvals/{approval_id}/decision`, checked in the order of §3.3 (the caller has already
  * answered 404 for an approval outside the scope). The first refusal wins; a pass gives the payload
  * of the approval.decided to append and the status it leads to. `team` is the tenant's team view
- * (roles for SOD-3); `actor` is who decides (the envelope's actor).
+ * (roles for SOD-3); `actor` is who decides (the envelope's actor); `currentOwner` is the owner of
+ * the asset's latest registration, for SOD-5 beside the owner the request names.
  */
 export function checkDecision(
   approval: Approval,
@@ -158,6 +159,7 @@ export function checkDecision(
   actor: Actor,
   team: Team | undefined,
   now: Date,
+  currentOwner?: Actor,
 ): Checked<{ payload: ApprovalDecidedPayload; status: 'pending' | 'approved' | 'rejected' | 'withdrawn' }> {
   const id = approval.approval_id;
   // Superseded first: a request replaced by a newer evaluation says so, whatever else holds.
@@ -194,7 +196,7 @@ export function checkDecision(
     }
     return { ok: true, payload: payloadOf(current_step!), status: 'withdrawn' };
   }
-  const refused = separationOfDuties(approval, body, actor, team);
+  const refused = separationOfDuties(approval, body, actor, team, currentOwner);
   if (refused) return refused;
   if (body.step !== current_step) {
     return refuse(409, 'step_mismatch', 'APR-5', `Approval ${id} is at step ${current_step}, not step ${body.step}; send step ${current_step}.`);
@@ -207,7 +209,7 @@ export function checkDecision(
 }
 
 /** SOD-1 to SOD-5, in order (§3.2), for approve and reject. */
-function separationOfDuties(approval: Approval, body: DecisionBody, actor: Actor, team: Team | undefined): Refusal | undefined {
+function separationOfDuties(approval: Approval, body: DecisionBody, actor: Actor, team: Team | undefined, currentOwner: Actor | undefined): Refusal | undefined {
   const id = approval.approval_id;
   if (sameActor(actor, approval.requested_by)) {
     return refuse(403, 'self_approval_forbidden', 'SOD-1', `${showActor(actor)} requested approval ${id} and cannot decide it; another user holding the step's role must.`);
@@ -243,12 +245,17 @@ function separationOfDuties(approval: Approval, body: DecisionBody, actor: Actor
     );
   }
   const last = Math.max(...approval.steps.map((s) => s.step));
-  if (step.step === last && sameActor(actor, approval.asset_owner)) {
+  // An owner change is no material change, so the request stays open through it: the owner a
+  // re-registration names is as much the owner as the one the request recorded, or naming the
+  // intended approver as owner would let them finalise their own asset.
+  const owns = currentOwner !== undefined && sameActor(actor, currentOwner);
+  if (step.step === last && (owns || sameActor(actor, approval.asset_owner))) {
+    const owner = owns ? `owns asset ${approval.subject.asset_id}` : `owned asset ${approval.subject.asset_id} when approval ${id} was requested`;
     return refuse(
       403,
       'owner_cannot_finalise',
       'SOD-5',
-      `${showActor(actor)} owns asset ${approval.subject.asset_id} and cannot take the last step of approval ${id}; another holder of ${step.role} must decide.`,
+      `${showActor(actor)} ${owner} and cannot take the last step of approval ${id}; another holder of ${step.role} must decide.`,
     );
   }
   return undefined;

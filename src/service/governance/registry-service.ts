@@ -253,16 +253,18 @@ export async function decideApproval(deps: ServiceDeps, ctx: WriteContext, appro
   const actor = actingAs(ctx, body.actor);
   const result = await decideAndAppend(deps, ctx, async () => {
     // The asset the approval is bound to never changes; its version, the approval's and the team's
-    // (the decider's roles) are read before the approval and the team are read to be decided on (see
-    // StreamRead in decide.ts).
+    // (the decider's roles) are read before the approval, the asset (its owner) and the team are read
+    // to be decided on (see StreamRead in decide.ts).
     const found = deps.gov.approval(ctx.scope, approvalId) ?? (await notInScope(deps, ctx, actor, { type: 'approval', id: approvalId }, 'approval'));
     const stream = approvalStream(ctx.scope, approvalId);
     const approvalRead: StreamRead = { stream, version: deps.gov.streamVersion(stream), what: `Approval ${approvalId}` };
     const subjectRead = assetRead(deps, ctx.scope, found.subject.asset_id);
     const teamRead = streamRead(deps, teamStream(ctx.scope.tenant_id), 'The team');
     const approval = deps.gov.approval(ctx.scope, approvalId)!;
+    // SOD-5 holds for the asset's owner now as well as the one the request recorded.
+    const owner = deps.gov.asset(ctx.scope, found.subject.asset_id)?.registration.owner;
     checkIfMatch(ctx, approvalRead);
-    const checked = checkDecision(approval, body, actor, decidingTeam(deps, ctx), deps.clock());
+    const checked = checkDecision(approval, body, actor, decidingTeam(deps, ctx), deps.clock(), owner);
     const action = body.decision === 'approve' ? 'approved' : body.decision === 'reject' ? 'rejected' : 'changed';
     if (!checked.ok) return deny(deps, ctx, actor, { type: 'approval', id: approvalId }, checked);
     await checkTaskToBind(deps, ctx, actor, body.task_id);

@@ -176,6 +176,12 @@ t.test('each separation-of-duties rule refuses with its status and code', async 
   );
   const { approval: limited } = highApproval([], 'limited');
   t.match(checkDecision(limited, approve(1), assetOwner, TEAM, day(1)), { ok: false, code: 'owner_cannot_finalise' }, 'a one-step approval: the owner takes no step');
+  // The asset re-registered to a new owner after the request: both owners are refused the last step.
+  t.match(checkDecision(half, approve(2), exec, TEAM, day(1), exec), { ok: false, status: 403, code: 'owner_cannot_finalise', rule: 'SOD-5' }, "SOD-5 holds for the asset's owner now");
+  t.match(checkDecision(half, approve(2), assetOwner, TEAM, day(1), exec), { ok: false, code: 'owner_cannot_finalise' }, 'and for the owner the request recorded');
+  t.match(checkDecision(approval, approve(1), exec, TEAM, day(1), rev1), { ok: false, code: 'role_required' }, 'an owner now is no decider by that alone');
+  t.match(checkDecision(half, approve(2), rev2, TEAM, day(1), exec), { ok: false, code: 'one_person_one_step' }, 'SOD-4 still before SOD-5');
+  t.match(checkDecision(half, approve(2), exec, TEAM, day(1), assetOwner), { ok: true }, 'an owner unchanged spares everyone else');
 });
 
 t.test('the checks run in order: the first refusal wins', async (t) => {
