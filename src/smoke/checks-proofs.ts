@@ -151,6 +151,10 @@ export function proofChecks(): SmokeCheck[] {
     negative('proofs: a claim evaluation as_of later than the server clock is 422 as_of_in_future', EVALUATE, async (ctx) => {
       ctx.expect(await ctx.call(EVALUATE, { body: { task_ids: [smokeTaskId(ctx)], as_of: FUTURE, claims: claims(ctx) } }), 422, { code: 'as_of_in_future' });
     }, { needs }),
+    negative('proofs: a claim evaluation as_of before the task\'s first event is 422 empty_snapshot', EVALUATE, async (ctx) => {
+      const first = (await smokeTimeline(ctx))[0]!;
+      ctx.expect(await ctx.call(EVALUATE, { body: { task_ids: [smokeTaskId(ctx)], as_of: formatDateTime(first.at - 1), claims: claims(ctx) } }), 422, { code: 'empty_snapshot' });
+    }, { needs: [...needs, TIMELINE] }),
     happy('proofs: the same request with the same past as_of is byte-identical, whatever was written between', PACKETS, async (ctx) => {
       const events = await smokeTimeline(ctx);
       const body = { task_ids: [smokeTaskId(ctx)], as_of: formatDateTime(events[events.length - 1]!.at), claims: claims(ctx) };

@@ -317,6 +317,14 @@ t.test('as_of later than the server clock is 422 as_of_in_future, and nothing is
     .then(expectResponse(422, { code: 'as_of_in_future' }), expectNoEvents());
 });
 
+t.test('as_of before every event of the tasks is 422 empty_snapshot for claims as for packets, and nothing is written', async (t) => {
+  const app = await seeded(t);
+  const before = new Date(Date.parse(AS_OF) - 86_400_000).toISOString();
+  for (const [path, body] of [['/v1/proof-packets', { task_ids: ['task-1'], as_of: before }], ['/v1/claim-boundaries/evaluate', { task_ids: ['task-1'], as_of: before, claims: [{ claim: 'It ran.', evidence: ['run-1'] }] }]] as const) {
+    await spec(t, app, `${path} before the task`).when(path, { body }).then(expectResponse(422, { code: 'empty_snapshot' }), expectNoEvents());
+  }
+});
+
 t.test('the same request with the same past as_of stays byte-identical, whatever happens between', async (t) => {
   const { call } = await seeded(t);
   const body = { task_ids: ['task-1'], as_of: AS_OF, claims: [{ claim: 'The export job ran.', evidence: ['run-1'] }] };
