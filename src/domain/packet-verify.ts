@@ -102,7 +102,9 @@ function checkPacketHash(packet: Packet): CheckResult {
 
 function checkSignature(packet: Packet, input: PacketVerifyInput): CheckResult {
   const { integrity_class: cls, signature, key_id: keyId, packet_sha256: hash } = packet.integrity;
-  if (cls === 'hash_bound') return skipped('hash_bound packets carry no signature');
+  // A hash_bound packet needs no signature, but one it shows is checked: a reader sees it, and
+  // "skipped" would let a signature nobody made pass as part of a verified packet.
+  if (cls === 'hash_bound' && signature === undefined) return skipped('hash_bound packets carry no signature');
   if (!signature || typeof signature.value !== 'string' || !isSignatureAlg(signature.alg)) {
     return fail('signature_missing', `${cls} needs integrity.signature with a known alg`);
   }
@@ -179,11 +181,17 @@ function checkHashChain(packet: Packet, events: readonly StoredEvent[] | undefin
 
 function checkReceipt(packet: Packet, input: PacketVerifyInput): CheckResult {
   const { integrity_class: cls, receipt_id: receiptId, packet_sha256: hash } = packet.integrity;
-  if (cls !== 'signed_and_receipted') return skipped(`${cls} packets carry no receipt`);
+  // Neither receipt_id is hashed, so the packet must agree with itself before any receipt is asked
+  // for: a stranger without the receipt still sees two ids that cannot both be its receipt.
+  if (packet.receipt_id !== undefined && packet.receipt_id !== receiptId) {
+    return fail('receipt_id_mismatch', 'receipt_id and integrity.receipt_id disagree');
+  }
+  // As with a signature: a receipt id the class does not call for is still checked when shown.
+  if (cls !== 'signed_and_receipted' && receiptId === undefined) return skipped(`${cls} packets carry no receipt`);
   const receipt = input.receipt;
   if (receipt === undefined) return skipped(`the receipt ${String(receiptId)} was not given`);
   if (receipt === null) return fail('receipt_missing', `the receipt ${String(receiptId)} is not in this log`);
-  if (receipt.receipt_id !== receiptId || (packet.receipt_id !== undefined && packet.receipt_id !== receiptId)) {
+  if (receipt.receipt_id !== receiptId) {
     return fail('receipt_id_mismatch', 'the receipt, integrity.receipt_id and receipt_id disagree');
   }
   const event = receipt.event;

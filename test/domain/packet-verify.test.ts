@@ -99,6 +99,14 @@ const tampers: [string, IntegrityClass, (s: Scenario) => void, Expect][] = [
   ['log key replaced', 'signed_and_receipted', (s) => { s.log = { ...s.log!, publicKey: otherKey.publicKey }; }, { receipt: 'checkpoint_invalid' }],
   ['log origin differs', 'signed_and_receipted', (s) => { s.log = { ...s.log!, origin: 'gov.local/elsewhere', name: LOG_ORIGIN }; }, { receipt: 'checkpoint_invalid' }],
   ['log key missing', 'signed_and_receipted', (s) => { delete s.log; }, { receipt: 'log_key_missing' }],
+  ['the two receipt ids disagree, no receipt given', 'signed_and_receipted', (s) => { delete s.receipt; s.packet.receipt_id = 'evt_9'; }, { receipt: 'receipt_id_mismatch' }],
+  ['a receipt_id added to a signed packet (not hashed)', 'signed', (s) => { s.packet.receipt_id = 'evt_9'; }, { receipt: 'receipt_id_mismatch' }],
+  ['a receipt shown on a signed packet that the log lacks', 'signed', (s) => { s.packet.receipt_id = 'evt_9'; s.packet.integrity.receipt_id = 'evt_9'; s.receipt = null; }, { receipt: 'receipt_missing' }],
+  ['a made-up signature shown on a hash_bound packet', 'hash_bound', (s) => {
+    s.packet.integrity.key_id = s.keys.find((k) => k.alg === 'ed25519')!.key_id;
+    s.packet.integrity.signature = { alg: 'ed25519', value: 'A'.repeat(86) };
+  }, { signature: 'signature_invalid' }],
+  ['a signature under no key shown on a hash_bound packet', 'hash_bound', (s) => { s.packet.integrity.signature = { alg: 'ed25519', value: 'A'.repeat(86) }; }, { signature: 'unknown_key' }],
 ];
 
 t.test('each tampered field fails exactly the checks that cover it', async (t) => {
@@ -107,6 +115,21 @@ t.test('each tampered field fails exactly the checks that cover it', async (t) =
     tamper(scenario);
     assertOutcome(t, verifyPacket(scenario), cls, failing, name);
   }
+});
+
+t.test('what a packet shows beyond its class is checked, and passes when it holds', async (t) => {
+  // integrity lies outside packet_sha256: a signed packet relabelled hash_bound keeps a good signature.
+  const relabelled = proofScenario('signed');
+  relabelled.packet.integrity.integrity_class = 'hash_bound';
+  const signed = verifyPacket(relabelled);
+  t.match(signed.checks.signature, { status: 'pass' }, 'the signature a hash_bound packet shows is verified');
+  t.equal(signed.ok, true);
+  // A receipted packet relabelled signed keeps its receipt, which is checked when given.
+  const receipted = proofScenario('signed_and_receipted');
+  receipted.packet.integrity.integrity_class = 'signed';
+  t.match(verifyPacket(receipted).checks.receipt, { status: 'pass' }, 'the receipt a signed packet shows is verified');
+  const { receipt: _receipt, ...noReceipt } = receipted;
+  t.match(verifyPacket(noReceipt).checks.receipt, { status: 'skipped', detail: /was not given/ }, 'and skipped as not given without it');
 });
 
 t.test('a task of the packet without its timeline is named', async (t) => {

@@ -2726,7 +2726,7 @@ export type SignatureVerifyRequest = {
 /**
  * POST /v1/signatures/verify response (docs/contract.md §6)
  *
- * ok is true only when no check failed. A check is skipped when the packet's integrity class does not call for it (no signature on hash_bound, no receipt unless signed_and_receipted). These checks prove event integrity only, not semantic correctness; non_claims says so.
+ * ok is true only when no check failed. A check is skipped when the packet's integrity class does not call for it and the packet shows none (no signature on hash_bound, no receipt_id unless signed_and_receipted): a signature or receipt_id a packet shows is checked whatever its class. These checks prove event integrity only, not semantic correctness; non_claims says so.
  */
 export type SignatureVerifyResponse = {
   ok: boolean;
