@@ -34,6 +34,9 @@ t.test('a refusal says what is allowed: enum values, a const, and which conditio
   t.same(review({ decision: 'maybe', reason: 'Read run 3' }), [{ pointer: '/decision', detail: 'must be one of "accept", "reject"' }]);
   t.same(review({ decision: 'accept', content_trust: 'trusted_internal', reason: 'Read run 3' }), [], 'a valid body has no details');
   t.same(registry.validate('api/packet-status-request.json', { status: 'revoked' }), [{ pointer: '/reason', detail: 'required member "reason" is missing when status is "revoked"' }]);
+  // Without the member the condition names, the condition does not hold: no branch speaks.
+  t.same(registry.validate('api/packet-status-request.json', {}), [{ pointer: '/status', detail: 'required member "status" is missing' }]);
+  t.same(review({ reason: 'Read run 3' }), [{ pointer: '/decision', detail: 'required member "decision" is missing' }]);
   // A long enum is cut after a dozen values, with the count.
   const big = registry.validate('api/incident-create-request.json', { class: 'incident', title: 'T', description: 'D', aware_at: '2026-12-01T10:00:00Z', severity: 'sev1', harm_types: ['bad'] });
   t.match(big, [{ pointer: '/harm_types/0', detail: /^must be one of "health_safety", .*"privacy"$/ }]);
