@@ -227,6 +227,8 @@ function toDetails(errors: ErrorObject[], resolveRef: (ref: string) => unknown):
     } else if (e.keyword === 'not' && requiredOnly(e.schema).length > 0) {
       const present = requiredOnly(e.schema).filter((name) => e.data !== null && typeof e.data === 'object' && Object.hasOwn(e.data, name));
       for (const name of present) add(`${e.instancePath}/${escapePointer(name)}`, MEMBER_NOT_ALLOWED.excluded(name), e);
+    } else if (e.keyword === 'not' && excludedValues(e.schema) !== undefined) {
+      add(e.instancePath, `must not be one of ${listed(excludedValues(e.schema)!)}`, e);
     } else if (e.keyword === 'enum' && Array.isArray(e.schema)) {
       add(e.instancePath, `must be one of ${listed(e.schema)}`, e);
     } else if (e.keyword === 'const') {
@@ -295,6 +297,12 @@ function describeCondition(schema: unknown): string | null {
 function requiredOnly(schema: unknown): string[] {
   const required = (schema as { required?: unknown } | undefined)?.required;
   return schema !== null && typeof schema === 'object' && Object.keys(schema).length === 1 && Array.isArray(required) ? required.map(String) : [];
+}
+
+/** The values a `not: {enum: […]}` refuses, else undefined (Ajv would only say "must NOT be valid"). */
+function excludedValues(schema: unknown): unknown[] | undefined {
+  const values = (schema as { enum?: unknown } | undefined)?.enum;
+  return schema !== null && typeof schema === 'object' && Object.keys(schema).length === 1 && Array.isArray(values) ? values : undefined;
 }
 
 function listJsonFiles(dir: string): string[] {

@@ -70,6 +70,30 @@ t.test('creation failures: 400 body, then 409 group exists, then 422 subject of 
   }
 });
 
+t.test('a rule or group named "." or "..", which no path can name, is never created', async (t) => {
+  const app = await quotaApp(t);
+  const { call } = app;
+  // A URL resolves these as dot-segments (even as %2E%2E): /admin/quota/groups/.. is /admin/quota/,
+  // so such a group could be assigned but never read, emptied or deleted.
+  t.equal((await call('/admin/quota/groups/%2E%2E')).status, 404, 'the path does not reach a group');
+  const cases: [string, string, unknown, string][] = [
+    ['group "."', '/admin/quota/groups', { name: '.' }, '/name must not be one of ".", "..", found "."'],
+    ['group ".."', '/admin/quota/groups', { name: '..' }, '/name must not be one of ".", "..", found ".."'],
+    ['new rule ".." in a group', '/admin/quota/groups', { name: 'g', rules: [{ name: 'ok', limit: 1 }, { name: '..', limit: 1 }] }, '/rules/1/name must not be one of ".", "..", found ".."'],
+    ['rule "."', '/admin/quota/rules', { name: '.', limit: 1 }, '/name must not be one of ".", "..", found "."'],
+    ['rule ".."', '/admin/quota/rules', { name: '..', limit: 1 }, '/name must not be one of ".", "..", found ".."'],
+  ];
+  for (const [what, path, body, problem] of cases) {
+    const res = await spec(t, app, what).when(path, { body }).then(expectResponse(400), expectNoEvents());
+    t.equal(res.json.message, `The request body is not valid: ${problem}. Fix it and send it again.`, `${what}: says which name`);
+  }
+  t.equal((await call('/admin/quota/groups/g')).status, 404, 'nothing of the refused group was created');
+  for (const name of ['...', '.a', 'a..b']) {
+    t.equal((await call('/admin/quota/groups', { body: { name, rules: [{ name: `r${name}` }] } })).status, 201, `${name}: an ordinary name`);
+    t.equal((await call(`/admin/quota/groups/${encodeURIComponent(name)}/rules/${encodeURIComponent(`r${name}`)}`, { method: 'DELETE' })).status, 204, `${name}: reached by its path`);
+  }
+});
+
 t.test('DELETE a group: its links and memberships go, its rules stay, members fall back to the defaults', async (t) => {
   const app = await quotaApp(t, { quota: { default_groups: ['basic'] } });
   const { call } = app;

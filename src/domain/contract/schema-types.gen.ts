@@ -316,6 +316,10 @@ export type QuotaAttachmentList = {
  */
 export type QuotaCheckResult = boolean;
 /**
+ * The name of a rule or group being created: not "." or "..", which a URL path cannot carry (RFC 3986 §5.2.4 removes them as dot-segments, even percent-encoded), so the rule or group could never be read, changed or deleted by its path.
+ */
+export type QuotaRuleNewName = QuotaRuleName;
+/**
  * GET /admin/quota/groups: every group with its rules, with names
  */
 export type QuotaGroupList = QuotaGroup[];
@@ -4210,27 +4214,27 @@ export type McpTaskTimelineArgs = {
  * CreateQuotaGroupOptions: POST /admin/quota/groups. Explicit null means absent, unknown members are ignored (forge convention). One rule name twice is refused (400), which a schema cannot state: the service checks it.
  */
 export type QuotaCreateGroupOptions = {
-  name: QuotaRuleName;
+  name: QuotaRuleNewName;
   rules?: QuotaCreateGroupOptionsRule[] | null;
-  [k: string]: Json | QuotaRuleName | QuotaCreateGroupOptionsRule[] | null | undefined;
+  [k: string]: Json | QuotaRuleNewName | QuotaCreateGroupOptionsRule[] | null | undefined;
 };
 /**
  * A rule to create with the group (CreateQuotaRuleOptions, limit optional: 0 when absent or null). A rule of that name that exists already is reused unchanged.
  */
 export type QuotaCreateGroupOptionsRule = {
-  name: QuotaRuleName;
+  name: QuotaRuleNewName;
   limit?: QuotaRuleLimit | null;
   subjects?: QuotaRuleSubject[] | null;
-  [k: string]: Json | QuotaRuleName | QuotaRuleLimit | null | QuotaRuleSubject[] | undefined;
+  [k: string]: Json | QuotaRuleNewName | QuotaRuleLimit | null | QuotaRuleSubject[] | undefined;
 };
 /**
  * CreateQuotaRuleOptions: POST /admin/quota/rules. name and limit are required (limit null is refused); subjects null means none; unknown members are ignored (forge convention). A subject outside the list is 422, after a bad shape (400).
  */
 export type QuotaCreateRuleOptions = {
-  name: QuotaRuleName;
+  name: QuotaRuleNewName;
   limit: QuotaRuleLimit;
   subjects?: QuotaRuleSubject[] | null;
-  [k: string]: Json | QuotaRuleName | QuotaRuleLimit | QuotaRuleSubject[] | null | undefined;
+  [k: string]: Json | QuotaRuleNewName | QuotaRuleLimit | QuotaRuleSubject[] | null | undefined;
 };
 /**
  * EditQuotaRuleOptions: PATCH /admin/quota/rules/{r}. Absent or null = unchanged; [] clears the subjects. Unknown members are ignored.
