@@ -94,6 +94,32 @@ t.test('a rule or group named "." or "..", which no path can name, is never crea
   }
 });
 
+t.test('a path that is not percent-encoded UTF-8 is 400 after authentication, never the target its raw text names', async (t) => {
+  const app = await quotaApp(t);
+  const { call } = app;
+  t.equal((await call('/admin/quota/groups', { body: { name: '%FF', rules: [{ name: '%', limit: 1 }] } })).status, 201);
+  t.equal((await call('/admin/quota/groups/%25FF/users/alice', { method: 'PUT' })).status, 204, 'the group is reached by its encoded name');
+  const refused: [string, string, string?][] = [
+    ['/admin/quota/groups/%FF', 'GET'],
+    ['/admin/quota/groups/%FF', 'DELETE'],
+    ['/admin/quota/groups/%FF/users', 'GET'],
+    ['/admin/quota/groups/%FF/users/alice', 'DELETE'],
+    ['/admin/quota/groups/%25FF/rules/%', 'DELETE'],
+    ['/api/v1/admin/quota/rules/%', 'GET'],
+    ['/admin/users/%E0%A4/quota', 'GET'],
+    ['/orgs/acme%FForg/quota', 'GET', 'alice'],
+  ];
+  for (const [path, method, sudo] of refused) {
+    const res = await spec(t, app, `${method} ${path}`).when(path, { method, ...(sudo ? { sudo } : {}) }).then(expectResponse(400), expectNoEvents());
+    assertSchema(t, 'quota/forge-error.json', res.json);
+    t.match(res.json.message, /is not percent-encoded UTF-8; encode each name's UTF-8 bytes, and a literal % as %25\./);
+  }
+  t.equal((await call('/admin/quota/groups/%FF', { token: null })).status, 401, 'authentication first');
+  t.equal((await call('/admin/quota/groups/%FF', { token: 'customer' })).status, 403);
+  t.strictSame((await call('/admin/quota/groups/%25FF')).json, { name: '%FF', rules: [{ name: '%', limit: 1 }] }, 'nothing was removed');
+  t.same((await call('/admin/quota/groups/%25FF/users')).json.map((u: any) => u.login), ['alice']);
+});
+
 t.test('DELETE a group: its links and memberships go, its rules stay, members fall back to the defaults', async (t) => {
   const app = await quotaApp(t, { quota: { default_groups: ['basic'] } });
   const { call } = app;

@@ -14,6 +14,7 @@ import {
   groupMembers, removeRuleFromGroup, removeUserFromGroup, setUserGroups,
 } from '../../service/quota/quota-admin.ts';
 import { checkQuota, listArtifacts, listAttachments, listPackages, listRepos, orgFor, quotaInfo, REPO_ORDERS } from '../../service/quota/quota-usage.ts';
+import { AppError } from '../../errors.ts';
 import type { AppEnv } from '../env.ts';
 import { readQuery, type QuerySpec } from '../query-params.ts';
 import { readJsonBody } from '../request-input.ts';
@@ -66,6 +67,25 @@ type Responses = RouteSpec['responses'];
 
 const param = (c: Context, name: string) => c.req.param(name) ?? '';
 const origin = (c: Context) => new URL(c.req.url).origin;
+/**
+ * The seed's 400 on the routes that name a target in their path. A percent-escape that is not
+ * UTF-8 (`%FF`, a cut-off `%E0%A4`, a bare `%`) cannot be decoded, and the router then hands the
+ * parameter over as written, so /admin/quota/groups/%FF would read, change or delete the group
+ * literally named "%FF" (whose path is %25FF). Checked after authentication, before any lookup.
+ */
+function assertPathDecodes(c: Context): void {
+  for (const segment of new URL(c.req.url).pathname.split('/')) {
+    try {
+      decodeURIComponent(segment);
+    } catch {
+      throw new AppError('bad_request', `The path segment ${JSON.stringify(segment)} is not percent-encoded UTF-8; encode each name's UTF-8 bytes, and a literal % as %25.`);
+    }
+  }
+}
+
+/** The 400 of assertPathDecodes, on a route with a path parameter. */
+const pathRefusal = (path: string): Responses => (path.includes('{') ? { 400: E } : {});
+
 /** 204 once `work` is done. */
 const noContent = async (c: Context, work: Promise<unknown>) => {
   await work;
@@ -76,10 +96,13 @@ const noContent = async (c: Context, work: Promise<unknown>) => {
 function admin(method: Method, path: string, summary: string, responses: Responses, handler: RouteHandler, options: { request?: string; quota?: boolean } = {}): Route {
   return {
     method, path, status: 'preview', access: 'admin', scoped: false, summary,
-    responses: { 401: E, 403: E, ...responses },
+    responses: { 401: E, 403: E, ...pathRefusal(path), ...responses },
     ...(options.request === undefined ? {} : { request: options.request }),
     forge: { access: 'admin', quota: options.quota ?? true },
-    handler,
+    handler: (c, deps) => {
+      assertPathDecodes(c);
+      return handler(c, deps);
+    },
   };
 }
 
@@ -90,9 +113,10 @@ function admin(method: Method, path: string, summary: string, responses: Respons
 function user(path: string, summary: string, responses: Responses, query: QuerySpec, handler: (c: Context<AppEnv>, deps: RouteDeps, owner: ForgeOwnerView) => Response, quota = true): Route {
   return {
     method: 'GET', path, status: 'preview', access: 'read', scoped: false, summary,
-    query: { ...query, ...SUDO_QUERY }, responses: { 401: E, 403: E, ...responses },
+    query: { ...query, ...SUDO_QUERY }, responses: { 401: E, 403: E, ...pathRefusal(path), ...responses },
     forge: { access: 'user', quota },
     handler: (c, deps) => {
+      assertPathDecodes(c);
       const doer = c.get('doer')!;
       const org = c.req.param('org');
       return handler(c, deps, org === undefined ? doer : orgFor(deps.quota, org, doer));
