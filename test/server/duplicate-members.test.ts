@@ -1,8 +1,8 @@
 // A member named twice in one object: JSON.parse keeps the last, other readers the first, so the
 // body means two things. I-JSON (RFC 7493 §2.3), which RFC 8785 canonicalizes, has none: every
-// route that takes a body refuses it with 422 not_plain_json at the second occurrence and writes
-// nothing; `gov packet verify` refuses such a file (a packet whose packet_status is named twice
-// verified before, as whichever status JSON.parse kept).
+// route that takes a body refuses it with 422 not_plain_json at the second occurrence (a forge
+// route with 400, its bad request) and writes nothing; `gov packet verify` refuses such a file (a
+// packet whose packet_status is named twice verified before, as whichever status JSON.parse kept).
 import t from 'tap';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -24,7 +24,7 @@ t.test('the first member named twice, at its pointer; text that only looks like 
   }
 });
 
-t.test('a body with a member named twice is 422 not_plain_json on every body route and writes nothing', async (t) => {
+t.test('a body with a member named twice is 422 not_plain_json (forge: 400) on every body route and writes nothing', async (t) => {
   const app = await testApp(t, { forgeData: 'fixture' });
   const problems = await expectRefusedByEveryBodyRoute(t, app, {
     body: '{"title":"First","title":"Second"}', keyPrefix: 'dup', code: 'not_plain_json',

@@ -1,13 +1,13 @@
 // Half a character in a body: a \uD800–\uDFFF escape without its pair parses as JSON, but no event
 // can hold it (RFC 8785 refuses it). Every route that takes a body refuses it with 422
-// not_plain_json at its pointer in the body (the forge routes in their {message, url} shape) and
+// not_plain_json at its pointer in the body (the forge routes 400 in their {message, url} shape) and
 // writes nothing; a paired escape, or an escaped backslash before "u", is ordinary text. Before,
 // a task title with one was 422 at the event's /payload/title, and templates/validate said ok.
 import t from 'tap';
 import { expectRefusedByEveryBodyRoute } from '../fixtures/body-routes.ts';
 import { testApp } from '../fixtures/test-app.ts';
 
-t.test('a lone surrogate escape is 422 not_plain_json on every body route and writes nothing', async (t) => {
+t.test('a lone surrogate escape is 422 not_plain_json (forge: 400) on every body route and writes nothing', async (t) => {
   const app = await testApp(t, { forgeData: 'fixture' });
   await expectRefusedByEveryBodyRoute(t, app, {
     body: '{"title":"Lone \\ud83d half"}', keyPrefix: 'lone', code: 'not_plain_json',
