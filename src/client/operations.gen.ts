@@ -144,49 +144,49 @@ export type Operations = {
     params: { quotagroup: string };
     query: undefined;
     body: undefined;
-    responses: { 200: QuotaGroup; 401: ForgeError; 403: ForgeError; 404: ForgeError };
+    responses: { 200: QuotaGroup; 400: ForgeError; 401: ForgeError; 403: ForgeError; 404: ForgeError };
   };
   /** Delete a quota group; its rules stay (quota.group.deleted). */
   'DELETE /admin/quota/groups/{quotagroup}': {
     params: { quotagroup: string };
     query: undefined;
     body: undefined;
-    responses: { 204: null; 401: ForgeError; 403: ForgeError; 404: ForgeError };
+    responses: { 204: null; 400: ForgeError; 401: ForgeError; 403: ForgeError; 404: ForgeError };
   };
   /** Add a rule to a quota group (quota.group.rule_added). */
   'PUT /admin/quota/groups/{quotagroup}/rules/{quotarule}': {
     params: { quotagroup: string; quotarule: string };
     query: undefined;
     body: undefined;
-    responses: { 204: null; 401: ForgeError; 403: ForgeError; 404: ForgeError; 409: ForgeError };
+    responses: { 204: null; 400: ForgeError; 401: ForgeError; 403: ForgeError; 404: ForgeError; 409: ForgeError };
   };
   /** Remove a rule from a quota group (quota.group.rule_removed). */
   'DELETE /admin/quota/groups/{quotagroup}/rules/{quotarule}': {
     params: { quotagroup: string; quotarule: string };
     query: undefined;
     body: undefined;
-    responses: { 204: null; 401: ForgeError; 403: ForgeError; 404: ForgeError };
+    responses: { 204: null; 400: ForgeError; 401: ForgeError; 403: ForgeError; 404: ForgeError };
   };
   /** List the users in a quota group. */
   'GET /admin/quota/groups/{quotagroup}/users': {
     params: { quotagroup: string };
     query: undefined;
     body: undefined;
-    responses: { 200: QuotaUserList; 401: ForgeError; 403: ForgeError; 404: ForgeError };
+    responses: { 200: QuotaUserList; 400: ForgeError; 401: ForgeError; 403: ForgeError; 404: ForgeError };
   };
   /** Add a user to a quota group (quota.group.user_added). */
   'PUT /admin/quota/groups/{quotagroup}/users/{username}': {
     params: { quotagroup: string; username: string };
     query: undefined;
     body: undefined;
-    responses: { 204: null; 401: ForgeError; 403: ForgeError; 404: ForgeError; 409: ForgeError };
+    responses: { 204: null; 400: ForgeError; 401: ForgeError; 403: ForgeError; 404: ForgeError; 409: ForgeError };
   };
   /** Remove a user from a quota group (quota.group.user_removed). */
   'DELETE /admin/quota/groups/{quotagroup}/users/{username}': {
     params: { quotagroup: string; username: string };
     query: undefined;
     body: undefined;
-    responses: { 204: null; 401: ForgeError; 403: ForgeError; 404: ForgeError };
+    responses: { 204: null; 400: ForgeError; 401: ForgeError; 403: ForgeError; 404: ForgeError };
   };
   /** List quota rules. */
   'GET /admin/quota/rules': {
@@ -207,14 +207,14 @@ export type Operations = {
     params: { quotarule: string };
     query: undefined;
     body: undefined;
-    responses: { 200: QuotaRule; 401: ForgeError; 403: ForgeError; 404: ForgeError };
+    responses: { 200: QuotaRule; 400: ForgeError; 401: ForgeError; 403: ForgeError; 404: ForgeError };
   };
   /** Delete a quota rule; it leaves every group (quota.rule.deleted). */
   'DELETE /admin/quota/rules/{quotarule}': {
     params: { quotarule: string };
     query: undefined;
     body: undefined;
-    responses: { 204: null; 401: ForgeError; 403: ForgeError; 404: ForgeError };
+    responses: { 204: null; 400: ForgeError; 401: ForgeError; 403: ForgeError; 404: ForgeError };
   };
   /** Edit a quota rule; absent or null members stay (quota.rule.edited). */
   'PATCH /admin/quota/rules/{quotarule}': {
@@ -228,7 +228,7 @@ export type Operations = {
     params: { username: string };
     query: undefined;
     body: undefined;
-    responses: { 200: QuotaInfo; 401: ForgeError; 403: ForgeError; 404: ForgeError };
+    responses: { 200: QuotaInfo; 400: ForgeError; 401: ForgeError; 403: ForgeError; 404: ForgeError };
   };
   /** Set the user's quota groups to exactly the list (quota.user.groups_set). */
   'POST /admin/users/{username}/quota/groups': {
@@ -270,49 +270,49 @@ export type Operations = {
     params: { quotagroup: string };
     query: undefined;
     body: undefined;
-    responses: { 200: QuotaGroup; 401: ForgeError; 403: ForgeError; 404: ForgeError };
+    responses: { 200: QuotaGroup; 400: ForgeError; 401: ForgeError; 403: ForgeError; 404: ForgeError };
   };
   /** Delete a quota group; its rules stay (quota.group.deleted). */
   'DELETE /api/v1/admin/quota/groups/{quotagroup}': {
     params: { quotagroup: string };
     query: undefined;
     body: undefined;
-    responses: { 204: null; 401: ForgeError; 403: ForgeError; 404: ForgeError };
+    responses: { 204: null; 400: ForgeError; 401: ForgeError; 403: ForgeError; 404: ForgeError };
   };
   /** Add a rule to a quota group (quota.group.rule_added). */
   'PUT /api/v1/admin/quota/groups/{quotagroup}/rules/{quotarule}': {
     params: { quotagroup: string; quotarule: string };
     query: undefined;
     body: undefined;
-    responses: { 204: null; 401: ForgeError; 403: ForgeError; 404: ForgeError; 409: ForgeError };
+    responses: { 204: null; 400: ForgeError; 401: ForgeError; 403: ForgeError; 404: ForgeError; 409: ForgeError };
   };
   /** Remove a rule from a quota group (quota.group.rule_removed). */
   'DELETE /api/v1/admin/quota/groups/{quotagroup}/rules/{quotarule}': {
     params: { quotagroup: string; quotarule: string };
     query: undefined;
     body: undefined;
-    responses: { 204: null; 401: ForgeError; 403: ForgeError; 404: ForgeError };
+    responses: { 204: null; 400: ForgeError; 401: ForgeError; 403: ForgeError; 404: ForgeError };
   };
   /** List the users in a quota group. */
   'GET /api/v1/admin/quota/groups/{quotagroup}/users': {
     params: { quotagroup: string };
     query: undefined;
     body: undefined;
-    responses: { 200: QuotaUserList; 401: ForgeError; 403: ForgeError; 404: ForgeError };
+    responses: { 200: QuotaUserList; 400: ForgeError; 401: ForgeError; 403: ForgeError; 404: ForgeError };
   };
   /** Add a user to a quota group (quota.group.user_added). */
   'PUT /api/v1/admin/quota/groups/{quotagroup}/users/{username}': {
     params: { quotagroup: string; username: string };
     query: undefined;
     body: undefined;
-    responses: { 204: null; 401: ForgeError; 403: ForgeError; 404: ForgeError; 409: ForgeError };
+    responses: { 204: null; 400: ForgeError; 401: ForgeError; 403: ForgeError; 404: ForgeError; 409: ForgeError };
   };
   /** Remove a user from a quota group (quota.group.user_removed). */
   'DELETE /api/v1/admin/quota/groups/{quotagroup}/users/{username}': {
     params: { quotagroup: string; username: string };
     query: undefined;
     body: undefined;
-    responses: { 204: null; 401: ForgeError; 403: ForgeError; 404: ForgeError };
+    responses: { 204: null; 400: ForgeError; 401: ForgeError; 403: ForgeError; 404: ForgeError };
   };
   /** List quota rules. */
   'GET /api/v1/admin/quota/rules': {
@@ -333,14 +333,14 @@ export type Operations = {
     params: { quotarule: string };
     query: undefined;
     body: undefined;
-    responses: { 200: QuotaRule; 401: ForgeError; 403: ForgeError; 404: ForgeError };
+    responses: { 200: QuotaRule; 400: ForgeError; 401: ForgeError; 403: ForgeError; 404: ForgeError };
   };
   /** Delete a quota rule; it leaves every group (quota.rule.deleted). */
   'DELETE /api/v1/admin/quota/rules/{quotarule}': {
     params: { quotarule: string };
     query: undefined;
     body: undefined;
-    responses: { 204: null; 401: ForgeError; 403: ForgeError; 404: ForgeError };
+    responses: { 204: null; 400: ForgeError; 401: ForgeError; 403: ForgeError; 404: ForgeError };
   };
   /** Edit a quota rule; absent or null members stay (quota.rule.edited). */
   'PATCH /api/v1/admin/quota/rules/{quotarule}': {
@@ -354,7 +354,7 @@ export type Operations = {
     params: { username: string };
     query: undefined;
     body: undefined;
-    responses: { 200: QuotaInfo; 401: ForgeError; 403: ForgeError; 404: ForgeError };
+    responses: { 200: QuotaInfo; 400: ForgeError; 401: ForgeError; 403: ForgeError; 404: ForgeError };
   };
   /** Set the user's quota groups to exactly the list (quota.user.groups_set). */
   'POST /api/v1/admin/users/{username}/quota/groups': {
@@ -368,21 +368,21 @@ export type Operations = {
     params: { org: string };
     query: { sudo?: string };
     body: undefined;
-    responses: { 200: QuotaInfo; 401: ForgeError; 403: ForgeError; 404: ForgeError };
+    responses: { 200: QuotaInfo; 400: ForgeError; 401: ForgeError; 403: ForgeError; 404: ForgeError };
   };
   /** An organisation's artifacts, largest first (paged). */
   'GET /api/v1/orgs/{org}/quota/artifacts': {
     params: { org: string };
     query: { page?: number; limit?: number; sudo?: string };
     body: undefined;
-    responses: { 200: QuotaArtifactList; 401: ForgeError; 403: ForgeError; 404: ForgeError };
+    responses: { 200: QuotaArtifactList; 400: ForgeError; 401: ForgeError; 403: ForgeError; 404: ForgeError };
   };
   /** An organisation's attachments, largest first (paged). */
   'GET /api/v1/orgs/{org}/quota/attachments': {
     params: { org: string };
     query: { page?: number; limit?: number; sudo?: string };
     body: undefined;
-    responses: { 200: QuotaAttachmentList; 401: ForgeError; 403: ForgeError; 404: ForgeError };
+    responses: { 200: QuotaAttachmentList; 400: ForgeError; 401: ForgeError; 403: ForgeError; 404: ForgeError };
   };
   /** Whether an organisation is within quota for ?subject=. */
   'GET /api/v1/orgs/{org}/quota/check': {
@@ -407,14 +407,14 @@ export type Operations = {
       sudo?: string;
     };
     body: undefined;
-    responses: { 200: QuotaCheckResult; 401: ForgeError; 403: ForgeError; 404: ForgeError; 422: ForgeError };
+    responses: { 200: QuotaCheckResult; 400: ForgeError; 401: ForgeError; 403: ForgeError; 404: ForgeError; 422: ForgeError };
   };
   /** An organisation's packages, largest first (paged). */
   'GET /api/v1/orgs/{org}/quota/packages': {
     params: { org: string };
     query: { page?: number; limit?: number; sudo?: string };
     body: undefined;
-    responses: { 200: QuotaPackageList; 401: ForgeError; 403: ForgeError; 404: ForgeError };
+    responses: { 200: QuotaPackageList; 400: ForgeError; 401: ForgeError; 403: ForgeError; 404: ForgeError };
   };
   /** The Sudo user's quota info, without names. */
   'GET /api/v1/user/quota': {
@@ -546,21 +546,21 @@ export type Operations = {
     params: { org: string };
     query: { sudo?: string };
     body: undefined;
-    responses: { 200: QuotaInfo; 401: ForgeError; 403: ForgeError; 404: ForgeError };
+    responses: { 200: QuotaInfo; 400: ForgeError; 401: ForgeError; 403: ForgeError; 404: ForgeError };
   };
   /** An organisation's artifacts, largest first (paged). */
   'GET /orgs/{org}/quota/artifacts': {
     params: { org: string };
     query: { page?: number; limit?: number; sudo?: string };
     body: undefined;
-    responses: { 200: QuotaArtifactList; 401: ForgeError; 403: ForgeError; 404: ForgeError };
+    responses: { 200: QuotaArtifactList; 400: ForgeError; 401: ForgeError; 403: ForgeError; 404: ForgeError };
   };
   /** An organisation's attachments, largest first (paged). */
   'GET /orgs/{org}/quota/attachments': {
     params: { org: string };
     query: { page?: number; limit?: number; sudo?: string };
     body: undefined;
-    responses: { 200: QuotaAttachmentList; 401: ForgeError; 403: ForgeError; 404: ForgeError };
+    responses: { 200: QuotaAttachmentList; 400: ForgeError; 401: ForgeError; 403: ForgeError; 404: ForgeError };
   };
   /** Whether an organisation is within quota for ?subject=. */
   'GET /orgs/{org}/quota/check': {
@@ -585,14 +585,14 @@ export type Operations = {
       sudo?: string;
     };
     body: undefined;
-    responses: { 200: QuotaCheckResult; 401: ForgeError; 403: ForgeError; 404: ForgeError; 422: ForgeError };
+    responses: { 200: QuotaCheckResult; 400: ForgeError; 401: ForgeError; 403: ForgeError; 404: ForgeError; 422: ForgeError };
   };
   /** An organisation's packages, largest first (paged). */
   'GET /orgs/{org}/quota/packages': {
     params: { org: string };
     query: { page?: number; limit?: number; sudo?: string };
     body: undefined;
-    responses: { 200: QuotaPackageList; 401: ForgeError; 403: ForgeError; 404: ForgeError };
+    responses: { 200: QuotaPackageList; 400: ForgeError; 401: ForgeError; 403: ForgeError; 404: ForgeError };
   };
   /** The Sudo user's quota info, without names. */
   'GET /user/quota': {
