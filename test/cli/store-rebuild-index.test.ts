@@ -87,6 +87,11 @@ t.test('a log cut back behind the index: exit 3, the index kept; --accept-loss r
   t.ok(readFileSync(indexPathOf(dir)).equals(before), 'the index file is byte for byte what it was');
   const json = await gov(['store', 'rebuild-index', '--data-dir', dir, '--json']);
   t.match(JSON.parse(json.stdout), { ok: false, code: 'store_corrupt', index_seq: 12, log_seq: 9 });
+  const twin = copyOf(t);
+  writeFileSync(logPathOf(twin), `${lines.slice(0, 9).join('\n')}\n`);
+  const acceptedJson = await gov(['store', 'rebuild-index', '--data-dir', twin, '--accept-loss', '--json']);
+  t.equal(acceptedJson.code, 0, acceptedJson.stderr);
+  t.match(JSON.parse(acceptedJson.stdout), { rebuilt: true, events: 9, dropped: { first_seq: 10, last_seq: 12 } }, '--json names the dropped seqs');
   const accepted = await gov(['store', 'rebuild-index', '--data-dir', dir, '--accept-loss']);
   t.equal(accepted.code, 0, accepted.stderr);
   t.match(accepted.stdout, /^rebuilt the index from 9 events/);
@@ -108,6 +113,9 @@ t.test('a sound log: rebuilt, the index agrees', async (t) => {
   const res = await gov(['store', 'rebuild-index', '--data-dir', dir]);
   t.equal(res.code, 0, res.stderr);
   t.match(res.stdout, /^rebuilt the index from 12 events/);
+  const json = JSON.parse((await gov(['store', 'rebuild-index', '--data-dir', dir, '--json'])).stdout);
+  t.same(Object.keys(json), ['rebuilt', 'events', 'seconds', 'events_per_second', 'dropped']);
+  t.match(json, { rebuilt: true, events: 12, dropped: null }, 'nothing dropped');
   t.match((await gov(['events', 'verify', '--data-dir', dir])).stdout, /^ok: 12 events.*\n.*\nindex: agrees/);
 });
 

@@ -71,6 +71,8 @@ export async function storeRebuildIndex(options: { dataDir?: string; acceptLoss?
     const tail = recoverTail(logPathOf(dataDir), warn);
     // As start-up refuses it: an index holding events the log has lost is their last record.
     const startOver = 'to rebuild the index from the log as it is and lose those events, run gov store rebuild-index --accept-loss.';
+    /** What --accept-loss gave up: the seqs only the old index held. */
+    let dropped: { first_seq: number; last_seq: number } | null = null;
     if (options.acceptLoss !== true) {
       refuseIndexAheadOf(indexPathOf(dataDir), logPathOf(dataDir), tail, startOver);
     } else {
@@ -81,6 +83,7 @@ export async function storeRebuildIndex(options: { dataDir?: string; acceptLoss?
         if (!(err instanceof AppError) || err.code !== 'store_corrupt') throw err;
         const { index_seq: indexed, log_seq: logged } = err.extra as { index_seq: number; log_seq: number };
         warn(`--accept-loss: the old index holds events up to seq ${indexed}, the log ends at seq ${logged}; seqs ${logged + 1}–${indexed} are dropped with the old index.`);
+        dropped = { first_seq: logged + 1, last_seq: indexed };
       }
     }
     // A fresh index replaces the old one only if every line of the log passes the replay's checks.
@@ -91,7 +94,7 @@ export async function storeRebuildIndex(options: { dataDir?: string; acceptLoss?
     settleUnsyncedIndex(dataDir, indexPathOf(dataDir));
     const seconds = (performance.now() - started) / 1000;
     const rate = seconds > 0 ? Math.round(seq / seconds) : seq;
-    return { exitCode: 0, json: { rebuilt: true, events: seq, seconds, events_per_second: rate }, text: `rebuilt the index from ${seq} events in ${seconds.toFixed(2)} s (${rate} events/s)\n` };
+    return { exitCode: 0, json: { rebuilt: true, events: seq, seconds, events_per_second: rate, dropped }, text: `rebuilt the index from ${seq} events in ${seconds.toFixed(2)} s (${rate} events/s)\n` };
   } finally {
     await lock.release();
   }
