@@ -18,8 +18,9 @@ export const closeoutRules: TemplateRule = (payload, ctx) => {
   checkText(payload, 'summary', ctx, true);
   const context = checkContextList(payload, 'context_lines', ctx);
   const traps = checkContextList(payload, 'future_agent_traps', ctx);
+  const inContext = new Set(context);
   traps.forEach((key, i) => {
-    if (key !== undefined && context.includes(key)) {
+    if (key !== undefined && inContext.has(key)) {
       ctx.warn('repeated_across_lists', `/future_agent_traps/${i}`, ISSUE_TEXT.repeated_across_lists('context_lines'));
     }
   });
