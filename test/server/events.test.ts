@@ -48,6 +48,14 @@ t.test('the scheme Bearer is case-insensitive; the token is not', async (t) => {
     const res = await call('/v1/search?q=x', { token: null, headers: { Authorization: `${scheme} ${TOKENS.customer}` } });
     t.equal(res.status, 200, `${scheme}: accepted (RFC 9110 §11.1)`);
   }
+  // RFC 9110 §11.4: credentials = auth-scheme [ 1*SP token68 ], so more than one space is the same credential.
+  for (const gap of ['  ', '   ']) {
+    const res = await call('/v1/search?q=x', { token: null, headers: { Authorization: `Bearer${gap}${TOKENS.customer}` } });
+    t.equal(res.status, 200, `${gap.length} spaces after the scheme: accepted`);
+  }
+  for (const bad of [`Bearer${TOKENS.customer}`, `Bearer\t${TOKENS.customer}`, `Bearer ${TOKENS.customer} extra`]) {
+    t.equal((await call('/v1/search?q=x', { token: null, headers: { Authorization: bad } })).status, 401, JSON.stringify(bad.replace(TOKENS.customer, '<token>')));
+  }
   const shouted = await call('/v1/search?q=x', { token: null, headers: { Authorization: `Bearer ${TOKENS.customer.toUpperCase()}` } });
   t.equal(shouted.status, 401, 'the token is compared exactly');
 });

@@ -22,9 +22,10 @@ export type TransportOf = (authorization: string | undefined) => Transport | nul
 export function tokenCheck(tokens: Tokens): TransportOf {
   const customer = digest(tokens.customer);
   const operator = digest(tokens.operator);
-  // RFC 9110 §11.1: the scheme is case-insensitive (bearer, BEARER); the token itself is compared exactly.
+  // RFC 9110 §11.1: the scheme is case-insensitive (bearer, BEARER); the token itself is compared
+  // exactly. §11.4 puts 1*SP between them, as the hosted service's parser reads it too.
   return (authorization) => {
-    const match = /^Bearer ([\x21-\x7e]+)$/i.exec(authorization ?? '');
+    const match = /^Bearer +([\x21-\x7e]+)$/i.exec(authorization ?? '');
     if (!match) return null;
     // Hash both sides first so the comparison is constant-time whatever the lengths.
     const given = digest(match[1]!);
