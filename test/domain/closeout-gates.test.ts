@@ -403,12 +403,13 @@ t.test('other templates: required members, placeholder values, template-specific
 t.test('a body of thousands of refused items is judged in time linear in its size', async (t) => {
   // Under the 1 MiB body limit fit ~100,000 one-word items. Looking up whether a place was already
   // blocked by scanning every earlier blocker made this quadratic: 8,000 items held the event loop
-  // for 24 s. Each check must stay linear, with the lists context_lines and traps compared too.
+  // for 24 s, and these 90,000 would take many minutes. Each check must stay linear, with the lists
+  // context_lines and traps compared too. No time is asserted: linear, both gates take about a
+  // second here, and the test's timeout (30 times that) fails a quadratic gate.
   t.setTimeout(60_000);
   const n = 40_000;
   const checkpoint = registry.resolve('checkpoint')!;
   const { sha256: _drop, ...unbound } = EVIDENCE_REF;
-  let started = Date.now();
   const refused = gate(checkpoint, {
     progress: 'Rounding fixed in the ledger totals',
     blockers: Array.from({ length: n }, () => 'TBD'),
@@ -417,11 +418,8 @@ t.test('a body of thousands of refused items is judged in time linear in its siz
   });
   t.equal(refused.blockers.length, 2 * n + n / 4);
   t.same(refused.missing_fields, ['blockers', 'next_actions', 'evidence_refs']);
-  t.ok(Date.now() - started < 5_000, `${n} placeholder items and ${n / 4} unbound refs judged in ${Date.now() - started} ms`);
 
   const lines = (what: string) => Array.from({ length: n / 2 }, (_, i) => `${what} ${i} of the ledger rounding fix`);
-  started = Date.now();
   const passed = gate(closeout, closeoutWith({ context_lines: lines('Context line'), future_agent_traps: lines('Trap line') }));
   t.equal(passed.ok, true);
-  t.ok(Date.now() - started < 5_000, `two lists of ${n / 2} distinct lines compared in ${Date.now() - started} ms`);
 });
