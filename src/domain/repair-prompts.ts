@@ -98,11 +98,21 @@ export function composeRepairPrompt(field: string, parts: ReadonlyArray<[string,
     return `${field} ${parts.map(([, detail]) => detail).join('; ')}. Remove ${field} from the payload: template ${templateId} does not take it (its request_schema lists the members it takes).`;
   }
   const instruction = TEMPLATE_FIELD_INSTRUCTIONS[templateId]?.[field] ?? FIELD_INSTRUCTIONS[field] ?? genericInstruction(field, templateId);
-  const head = parts.every(([path]) => path === '')
-    ? `${field} ${parts.map(([, detail]) => detail).join('; ')}.`
-    : `${field} was rejected: ${parts.map(([path, detail]) => `${describePath(path)} ${detail}`.trim()).join('; ')}.`;
+  const shown = parts.slice(0, MAX_PROMPT_PARTS);
+  const more = parts.length - shown.length;
+  const rest = more === 0 ? '' : `; and ${more.toLocaleString('en-US')} more ${more === 1 ? 'problem' : 'problems'} of ${field} (each is a blocker)`;
+  const head = shown.every(([path]) => path === '')
+    ? `${field} ${shown.map(([, detail]) => detail).join('; ')}${rest}.`
+    : `${field} was rejected: ${shown.map(([path, detail]) => `${describePath(path)} ${detail}`.trim()).join('; ')}${rest}.`;
   return `${head} ${instruction}`;
 }
+
+/**
+ * How many of a field's problems its repair prompt spells out. Every one is a blocker with its
+ * pointer; a prompt naming each of thousands of refused items (1 MiB holds ~100,000) made the
+ * answer ~35 times the body's size, and says no more to the agent that reads it than the first few.
+ */
+export const MAX_PROMPT_PARTS = 20;
 
 /** `/0` → `item 0`, `/0/sha256` → `item 0 sha256`, `/note` → `note`. */
 function describePath(path: string): string {

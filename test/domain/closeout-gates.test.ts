@@ -418,6 +418,11 @@ t.test('a body of thousands of refused items is judged in time linear in its siz
   });
   t.equal(refused.blockers.length, 2 * n + n / 4);
   t.same(refused.missing_fields, ['blockers', 'next_actions', 'evidence_refs']);
+  // The prompt spells out the first problems of each field and counts the rest (every one is a blocker).
+  const prompt = refused.repair_prompt[1]!;
+  t.match(prompt, /^next_actions was rejected: item 0 .*; item 19 [^;]*; and 39,980 more problems of next_actions \(each is a blocker\)\. /);
+  t.notMatch(prompt, /item 20 /);
+  t.ok(JSON.stringify(refused.repair_prompt).length < 20_000, 'three prompts of bounded size');
 
   const lines = (what: string) => Array.from({ length: n / 2 }, (_, i) => `${what} ${i} of the ledger rounding fix`);
   const passed = gate(closeout, closeoutWith({ context_lines: lines('Context line'), future_agent_traps: lines('Trap line') }));
