@@ -193,11 +193,14 @@ function datasync(fd: number): Promise<void> {
   return new Promise((resolve, reject) => fdatasync(fd, (err) => (err ? reject(err) : resolve())));
 }
 
-/** Reads the log's tail without reading the whole file: the last complete line and the file size. */
-export function readLastLine(path: string): { size: number; lastLine: string | null; lastLineStart: number; endsWithNewline: boolean } {
+/**
+ * Reads the log's tail without reading the whole file: the last complete line and the file size
+ * (of the log as if it ended at `end`, when given).
+ */
+export function readLastLine(path: string, end?: number): { size: number; lastLine: string | null; lastLineStart: number; endsWithNewline: boolean } {
   const fd = openSync(path, 'r');
   try {
-    const size = fstatSync(fd).size;
+    const size = Math.min(end ?? Infinity, fstatSync(fd).size);
     if (size === 0) return { size, lastLine: null, lastLineStart: 0, endsWithNewline: true };
     let chunk = 64 * 1024;
     for (;;) {

@@ -16,7 +16,7 @@ import { writeFileDurably } from './durable-files.ts';
 import { catchUpIndex, freshIndexPathOf, openIndexDb, removeIndexFiles, replaceIndexFile, replayProgress, type IndexDb, type ProjectionFactory, type ReplayProgress } from './index-db.ts';
 import { indexHandle } from './index-handle.ts';
 import { indexListeners } from './index-listeners.ts';
-import { refuseLostEvents } from './lost-events.ts';
+import { refuseIndexAheadOf, refuseLostEvents } from './lost-events.ts';
 import { MAX_BEHIND, startIndexWriter, type IndexStatus, type IndexWriter } from './index-writer.ts';
 import { EXTRA_PROJECTIONS } from './projections/registry.ts';
 import { currentBootId, markIndexUnsynced, settleUnsyncedIndex, unsyncedIndexLost } from './unsynced-index.ts';
@@ -133,11 +133,12 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     const logPath = logPathOf(dataDir);
     refuseNonFileLog(logPath);
     if (!existsSync(logPath)) writeFileSync(logPath, '');
-    const tail = recoverTail(logPath, warn);
+    const indexPath = indexPathOf(dataDir);
+    // An index holding what the cut would remove proves those lines acknowledged: refused first.
+    const tail = recoverTail(logPath, warn, (kept) => refuseIndexAheadOf(indexPath, logPath, kept, startOverAtStart(indexPath)));
     const bootId = currentBootId();
     const index = indexHandle(openCaughtUpIndex(dataDir, tail, EXTRA_PROJECTIONS, warn, bootId));
     try {
-      const indexPath = indexPathOf(dataDir);
       // From here the index writer writes without fsync (unsynced-index.ts): where this boot can be
       // told, a marker says so first, and a start after a restart of the machine rebuilds the index.
       const unsynced = bootId !== null;
@@ -343,11 +344,28 @@ export async function openStore(options: StoreOptions): Promise<Store> {
  * Finds the last good event. A line without its newline, or one that does not parse, is a torn
  * write that was never acknowledged; an event whose unit is incomplete belongs to a unit that was
  * never acknowledged either. Both are cut off, with a warning.
+ *
+ * `refuseLoss`, when given, sees the tail that would be left before anything is cut, and throws when
+ * an index proves the lines to be cut were acknowledged (the log lost what came after them): then
+ * the log stays as it is, since those lines may be all that is left of the events besides the index.
  */
-export function recoverTail(logPath: string, warn: (m: string) => void): LogTail {
+export function recoverTail(logPath: string, warn: (m: string) => void, refuseLoss?: (tail: LogTail) => void): LogTail {
+  const found = findTail(logPath);
+  // Without a cut the start compares the index with the log anyway (checkIndexAgainstLog).
+  if (found.cuts.length === 0) return found.tail;
+  refuseLoss?.(found.tail);
+  for (const cut of found.cuts) warn(cut);
+  truncateDurably(logPath, found.tail.size);
+  return found.tail;
+}
+
+/** What recoverTail keeps (the tail) and why it cuts the rest (one sentence a cut), writing nothing. */
+function findTail(logPath: string): { tail: LogTail; cuts: string[] } {
+  const cuts: string[] = [];
+  let end: number | undefined;
   for (;;) {
-    const { size, lastLine, lastLineStart, endsWithNewline } = readLastLine(logPath);
-    if (lastLine === null) return { seq: 0, hash: ZERO_HASH, recordedAt: '', size: 0 };
+    const { size, lastLine, lastLineStart, endsWithNewline } = readLastLine(logPath, end);
+    if (lastLine === null) return { tail: { seq: 0, hash: ZERO_HASH, recordedAt: '', size: 0 }, cuts };
     let event: StoredEvent | null = null;
     if (endsWithNewline) {
       try {
@@ -357,17 +375,17 @@ export function recoverTail(logPath: string, warn: (m: string) => void): LogTail
       }
     }
     if (event === null || typeof event !== 'object' || typeof event.seq !== 'number') {
-      warn(`Cut off a torn last line of ${logPath} (${size - lastLineStart} bytes at byte ${lastLineStart}); it was never acknowledged.`);
-      truncateDurably(logPath, lastLineStart);
+      cuts.push(`Cut off a torn last line of ${logPath} (${size - lastLineStart} bytes at byte ${lastLineStart}); it was never acknowledged.`);
+      end = lastLineStart;
       continue;
     }
     const unit = event.unit as { index?: unknown; size?: unknown } | null | undefined;
     if (unit != null && typeof unit.index === 'number' && typeof unit.size === 'number' && unit.index < unit.size - 1) {
-      warn(`Cut off seq ${event.seq} of an incomplete ${unit.size}-event unit in ${logPath}; it was never acknowledged.`);
-      truncateDurably(logPath, lastLineStart);
+      cuts.push(`Cut off seq ${event.seq} of an incomplete ${unit.size}-event unit in ${logPath}; it was never acknowledged.`);
+      end = lastLineStart;
       continue;
     }
-    return { seq: event.seq, hash: event.event_hash, recordedAt: event.recorded_at, size };
+    return { tail: { seq: event.seq, hash: event.event_hash, recordedAt: event.recorded_at, size }, cuts };
   }
 }
 
@@ -431,8 +449,13 @@ const QUICK_CHECK_MAX_BYTES = 16 * 1024 * 1024;
  * background once the preview runs) and whether a newest row differs from an intact log line
  * answer why the index cannot be trusted, or null.
  */
+/** How a start refused for lost events says to go on from the log as it is. */
+function startOverAtStart(indexPath: string): string {
+  return `to start over from the log as it is and lose those events, run gov store rebuild-index --accept-loss (with the preview stopped), or delete ${indexPath}.`;
+}
+
 function checkIndexAgainstLog(index: IndexDb, indexPath: string, logPath: string, tail: LogTail): string | null {
-  const damage = refuseLostEvents(index.db, index.lastSeq(), indexPath, logPath, tail, `to start over from the log as it is and lose those events, run gov store rebuild-index --accept-loss (with the preview stopped), or delete ${indexPath}.`, index.logOffset());
+  const damage = refuseLostEvents(index.db, index.lastSeq(), indexPath, logPath, tail, startOverAtStart(indexPath), index.logOffset());
   if (statSync(indexPath).size <= QUICK_CHECK_MAX_BYTES) {
     const verdict = String(index.db.pragma('quick_check', { simple: true }));
     if (verdict !== 'ok') return `quick_check: ${verdict}`;

@@ -108,6 +108,23 @@ t.test('the last line broken in place: exit 3, also with --accept-loss', async (
   t.equal((await gov(['store', 'rebuild-index', '--data-dir', dir, '--accept-loss'])).code, 3, '--accept-loss cannot rebuild past it either');
 });
 
+t.test('the newest line torn mid-line behind the index: exit 3 before the cut; --accept-loss cuts and rebuilds', async (t) => {
+  const dir = copyOf(t);
+  const whole = readFileSync(logPathOf(dir));
+  const torn = whole.subarray(0, whole.length - 40);
+  writeFileSync(logPathOf(dir), torn);
+  const res = await gov(['store', 'rebuild-index', '--data-dir', dir]);
+  t.equal(res.code, 3, res.stdout);
+  t.match(res.stderr, /The index holds events up to seq 12, but the log .* ends at seq 11: the log has lost acknowledged events/);
+  t.notMatch(res.stderr, /Cut off/, 'nothing is cut, nor said to be');
+  t.ok(readFileSync(logPathOf(dir)).equals(torn), 'the log is byte for byte what it was');
+  const accepted = await gov(['store', 'rebuild-index', '--data-dir', dir, '--accept-loss', '--json']);
+  t.equal(accepted.code, 0, accepted.stderr);
+  t.match(JSON.parse(accepted.stdout), { rebuilt: true, events: 11, dropped: { first_seq: 12, last_seq: 12 } });
+  t.match(accepted.stderr, /Cut off a torn last line/);
+  t.match((await gov(['events', 'verify', '--data-dir', dir])).stdout, /index: agrees/);
+});
+
 t.test('a sound log: rebuilt, the index agrees', async (t) => {
   const dir = copyOf(t);
   const res = await gov(['store', 'rebuild-index', '--data-dir', dir]);

@@ -70,6 +70,26 @@ t.test('a line changed in place (its event_hash no longer recomputes), the last 
   }
 });
 
+t.test('the newest line torn mid-line, or a unit cut to its first event: refused before anything is cut', async (t) => {
+  // A torn tail is cut at start as never acknowledged; but an index holding those seqs proves they
+  // were, and the refused start must leave the log as it found it (the lines it would cut may be
+  // all that is left of them besides the index).
+  const dataDir = tempDir(t);
+  const { store } = await openTestStore(t, dataDir);
+  for (let i = 0; i < 10; i++) await store.append([pending()]);
+  await store.append([pending(), pending()]);
+  await store.close();
+  const whole = readFileSync(logPathOf(dataDir));
+  const lines = logLines(dataDir);
+  const torn = whole.subarray(0, whole.length - 40);
+  const unitCut = Buffer.from(`${lines.slice(0, 11).join('\n')}\n`);
+  for (const [name, bytes] of [['torn mid-line', torn], ['unit cut', unitCut]] as const) {
+    writeFileSync(logPathOf(dataDir), bytes);
+    await refused(t, dataDir, /The index holds events up to seq 12, but the log .* ends at seq 10: the log has lost acknowledged events/);
+    t.ok(readFileSync(logPathOf(dataDir)).equals(bytes), `${name}: the log is byte for byte what it was`);
+  }
+});
+
 t.test('the log intact: starts as always', async (t) => {
   const dataDir = await seeded(t);
   const { store } = await openTestStore(t, dataDir);

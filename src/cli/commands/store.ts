@@ -4,7 +4,7 @@ import { resolveDataDir } from '../../config.ts';
 import { AppError } from '../../errors.ts';
 import { acquireDataDirLock } from '../../store/data-dir-lock.ts';
 import { indexPathOf, logPathOf, rebuildIndex, recoverTail, refuseNonFileLog } from '../../store/store.ts';
-import { replayProgress } from '../../store/index-db.ts';
+import { replayProgress, type LogExtent } from '../../store/index-db.ts';
 import { refuseIndexAheadOf } from '../../store/lost-events.ts';
 import { settleUnsyncedIndex } from '../../store/unsynced-index.ts';
 import { verifyLog, type LogVerification } from '../../store/verify-log.ts';
@@ -68,24 +68,32 @@ export async function storeRebuildIndex(options: { dataDir?: string; acceptLoss?
   const lock = await acquireDataDirLock(dataDir, warn);
   try {
     const started = performance.now();
-    const tail = recoverTail(logPathOf(dataDir), warn);
     // As start-up refuses it: an index holding events the log has lost is their last record.
     const startOver = 'to rebuild the index from the log as it is and lose those events, run gov store rebuild-index --accept-loss.';
     /** What --accept-loss gave up: the seqs only the old index held. */
     let dropped: { first_seq: number; last_seq: number } | null = null;
-    if (options.acceptLoss !== true) {
-      refuseIndexAheadOf(indexPathOf(dataDir), logPathOf(dataDir), tail, startOver);
-    } else {
+    // Asked before a torn tail is cut: lines the old index holds were acknowledged, and without
+    // --accept-loss the log keeps them.
+    let asked = false;
+    const refuseLoss = (kept: LogExtent): void => {
+      asked = true;
+      if (options.acceptLoss !== true) {
+        refuseIndexAheadOf(indexPathOf(dataDir), logPathOf(dataDir), kept, startOver);
+        return;
+      }
       // Asked for: say what is lost, once, before it is.
       try {
-        refuseIndexAheadOf(indexPathOf(dataDir), logPathOf(dataDir), tail, startOver);
+        refuseIndexAheadOf(indexPathOf(dataDir), logPathOf(dataDir), kept, startOver);
       } catch (err) {
         if (!(err instanceof AppError) || err.code !== 'store_corrupt') throw err;
         const { index_seq: indexed, log_seq: logged } = err.extra as { index_seq: number; log_seq: number };
         warn(`--accept-loss: the old index holds events up to seq ${indexed}, the log ends at seq ${logged}; seqs ${logged + 1}–${indexed} are dropped with the old index.`);
         dropped = { first_seq: logged + 1, last_seq: indexed };
       }
-    }
+    };
+    const tail = recoverTail(logPathOf(dataDir), warn, refuseLoss);
+    // recoverTail asks only when it cuts something.
+    if (!asked) refuseLoss(tail);
     // A fresh index replaces the old one only if every line of the log passes the replay's checks.
     const index = rebuildIndex(dataDir, tail, undefined, replayProgress(tail.seq, (line) => io.stderr(`${line}\n`)));
     const seq = index.lastSeq();
