@@ -437,6 +437,11 @@ function openCaughtUpIndex(dataDir: string, tail: LogTail, projections: Projecti
   return rebuilt;
 }
 
+/** How a start refused for lost events says to go on from the log as it is. */
+function startOverAtStart(indexPath: string): string {
+  return `to start over from the log as it is and lose those events, run gov store rebuild-index --accept-loss (with the preview stopped), or delete ${indexPath}.`;
+}
+
 /**
  * An index up to this size gets SQLite's quick_check at every start (~0.3 s per 64 MiB here, so at
  * most ~80 ms of a cold start); a bigger one is checked by the index writer once the preview runs.
@@ -449,11 +454,6 @@ const QUICK_CHECK_MAX_BYTES = 16 * 1024 * 1024;
  * background once the preview runs) and whether a newest row differs from an intact log line
  * answer why the index cannot be trusted, or null.
  */
-/** How a start refused for lost events says to go on from the log as it is. */
-function startOverAtStart(indexPath: string): string {
-  return `to start over from the log as it is and lose those events, run gov store rebuild-index --accept-loss (with the preview stopped), or delete ${indexPath}.`;
-}
-
 function checkIndexAgainstLog(index: IndexDb, indexPath: string, logPath: string, tail: LogTail): string | null {
   const damage = refuseLostEvents(index.db, index.lastSeq(), indexPath, logPath, tail, startOverAtStart(indexPath), index.logOffset());
   if (statSync(indexPath).size <= QUICK_CHECK_MAX_BYTES) {
