@@ -13,6 +13,7 @@ import { committedReplay } from './idempotency.ts';
 import { gateRouteBody, type Gated } from './templates-service.ts';
 import { assertTaskWritable, expectTask, preconditionFailed } from './write-checks.ts';
 import { expectedVersion, pendingEvent, type WriteContext } from './write-context.ts';
+import { settledAfterWrite } from './answer-after-write.ts';
 
 /** `line` is the event's stored canonical text, which the route answers with. */
 export type TaskWrite = { replayed: boolean; task: Task; event: StoredEvent; line: string };
@@ -96,7 +97,7 @@ function appendToOpenTask(deps: ServiceDeps, ctx: WriteContext, taskId: string, 
 
 /** The task as it stood right after the event (so a replay answers what the original answered). */
 async function withTask(deps: ServiceDeps, ctx: WriteContext, result: AppendResult): Promise<TaskWrite> {
-  await deps.store.settled();
+  await settledAfterWrite(deps, result);
   const written = result.events[0]!;
   const task = foldTask(deps.queries.taskEventsUpTo(ctx.scope, written.task_id!, written.seq));
   return { replayed: result.replayed, task: task!, event: written, line: result.lines[0]! };

@@ -42,9 +42,11 @@ export type Store = {
   append(unit: PendingEvent[], expect?: readonly Expectation[], options?: AppendOptions): Promise<AppendResult>;
   /**
    * Resolves once the index holds every event durable now: wait for it before reading the index
-   * (a read then sees every acknowledged write, its own included).
+   * (a read then sees every acknowledged write, its own included). While the index is rebuilt it
+   * rejects with 503 index_unavailable at once, or, given `rebuildWaitMs` (a write reading its own
+   * answer), first waits that long for the rebuild to finish.
    */
-  settled(): Promise<void>;
+  settled(options?: { rebuildWaitMs?: number }): Promise<void>;
   /**
    * Resolves once the index holds every event recorded at or before `asOfMs` (epoch ms, not later
    * than the clock): wait for it before a snapshot as of that instant (packets, claim evaluations,
@@ -282,7 +284,17 @@ export async function openStore(options: StoreOptions): Promise<Store> {
         ...(options.onBatch ? { onBatch: options.onBatch } : {}),
       });
       const opened = (): EventLog => log!;
-      const settled = (): Promise<void> => (rebuild === null ? writer.settled(opened().tail().seq) : Promise.reject(rebuild.error));
+      const settled = async (wait?: { rebuildWaitMs?: number }): Promise<void> => {
+        const current = rebuild;
+        if (current !== null && !current.failed && (wait?.rebuildWaitMs ?? 0) > 0) {
+          let timer: NodeJS.Timeout | undefined;
+          const waited = new Promise<void>((resolve) => (timer = setTimeout(resolve, wait!.rebuildWaitMs)));
+          await Promise.race([current.done, waited]);
+          clearTimeout(timer);
+        }
+        if (rebuild !== null) throw rebuild.error;
+        await writer.settled(opened().tail().seq);
+      };
       let closing: Promise<void> | null = null;
       return {
         dataDir,

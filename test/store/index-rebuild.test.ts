@@ -7,6 +7,8 @@ import t, { type Test } from 'tap';
 import Database from 'better-sqlite3';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { AppError } from '../../src/errors.ts';
+import { settledAfterWrite } from '../../src/service/answer-after-write.ts';
+import type { ServiceDeps } from '../../src/service/deps.ts';
 import { taskStream } from '../../src/domain/streams.ts';
 import { freshIndexPathOf } from '../../src/store/index-db.ts';
 import { createQueries } from '../../src/store/queries.ts';
@@ -169,6 +171,38 @@ t.test('a rebuild that fails: the marker stays, reads stay refused, the next sta
   const q = createQueries(again.store.index.db);
   t.equal(q.eventById('evt_while_down')?.seq, 302, 'the write acknowledged while the index was down is there');
   t.equal(q.timeline(scope, 'task-1', 0, 1000).length, 301);
+});
+
+t.test("a write reading its own answer waits for a rebuild; one that cannot says its event was recorded", async (t) => {
+  const { store } = await seeded(t);
+  const deps = { store } as unknown as ServiceDeps;
+  // The rebuild is under way: a read is refused at once, a write's answer waits for it.
+  const written = await store.append([pending()]);
+  store.markIndexCorrupt('a row did not parse');
+  await t.rejects(store.settled(), { code: 'index_unavailable' }, 'a read is refused at once');
+  await settledAfterWrite(deps, written);
+  t.equal(store.indexStatus().state, 'current', 'the answer waited for the rebuilt index');
+  t.equal(store.index.lastSeq(), written.events[0]!.seq, 'which holds the write');
+});
+
+t.test('a write whose answer the index cannot give after a failed rebuild is told its event was recorded', async (t) => {
+  const { dataDir, store } = await seeded(t);
+  const deps = { store } as unknown as ServiceDeps;
+  const fresh = freshIndexPathOf(indexPathOf(dataDir));
+  mkdirSync(fresh);
+  writeFileSync(`${fresh}/occupied`, '');
+  const second = await store.append([pending()]);
+  // The index threads do not keep the process alive; a served preview's HTTP server does.
+  const alive = setInterval(() => {}, 1_000);
+  t.teardown(() => clearInterval(alive));
+  store.markIndexCorrupt('a row did not parse');
+  t.equal(await store.rebuilt(), false, 'the rebuild failed');
+  const { seq, event_id: id } = second.events[0]!;
+  await t.rejects(settledAfterWrite(deps, second), {
+    code: 'index_unavailable',
+    message: `The write was recorded as event ${id} (seq ${seq}) and is safe in the log, but its answer is read from the index, which is being rebuilt from the log. Do not send it again as a new write: send the same request with the same Idempotency-Key once GET /health says ok, and its answer comes back as a replay; or read the resource then.`,
+  });
+  rmSync(fresh, { recursive: true, force: true });
 });
 
 t.test('a served preview whose index pages are damaged: 503 index_unavailable, then the same answers, no restart', async (t) => {

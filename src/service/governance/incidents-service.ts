@@ -17,6 +17,7 @@ import type { ServiceDeps } from '../deps.ts';
 import { actingAs, pendingEvent, type WriteContext } from '../write-context.ts';
 import { binding, checkIfMatch, decideAndAppend, writtenAt, type Decision } from './decide.ts';
 import { accessEvent, deny, notInScope, type Resource } from './refusals.ts';
+import { settledAfterWrite } from '../answer-after-write.ts';
 
 type Json = Parameters<typeof pendingEvent>[2]['payload'][string];
 
@@ -92,7 +93,7 @@ export async function logIncident(deps: ServiceDeps, ctx: WriteContext, body: In
       read: [{ stream, version: deps.gov.streamVersion(stream), what: `Incident ${incidentId}` }],
     };
   });
-  await deps.store.settled();
+  await settledAfterWrite(deps, result);
   const incidentId = (result.events[0]!.payload as { incident_id: string }).incident_id;
   const incident = deps.gov.incident(ctx.scope, incidentId)!;
   return { incident: incidentView(incident, writtenAt(result)), event: binding(result), version: incident.seq, replayed: result.replayed };
@@ -162,7 +163,7 @@ export async function updateIncident(deps: ServiceDeps, ctx: WriteContext, incid
       ifMatch,
     };
   });
-  await deps.store.settled();
+  await settledAfterWrite(deps, result);
   const incident = deps.gov.incident(ctx.scope, incidentId)!;
   return { incident: incidentView(incident, writtenAt(result)), event: binding(result), version: incident.seq, replayed: result.replayed };
 }

@@ -16,6 +16,7 @@ import { assetRead, binding, boundTo, checkIfMatch, decideAndAppend, decidingTea
 import { accessEvent, checkTaskToBind, deny, notInScope } from './refusals.ts';
 import { incidentTriggers } from './incidents-service.ts';
 import { assetVendorMaturity, vendorTriggers } from './vendors-service.ts';
+import { settledAfterWrite } from '../answer-after-write.ts';
 
 type Json = Parameters<typeof pendingEvent>[2]['payload'][string];
 const json = (value: object) => value as unknown as { [key: string]: Json };
@@ -61,7 +62,7 @@ export async function registerAsset(deps: ServiceDeps, ctx: WriteContext, body: 
       return asset === undefined ? null : decideOn(asset, assetRead(deps, ctx.scope, assetId, view.streamVersion));
     },
   });
-  await deps.store.settled();
+  await settledAfterWrite(deps, result);
   // The asset the registration wrote: a replay's is in its event (an id the server chose is not this request's).
   const written = (result.events[0]!.payload as { asset_id: string }).asset_id;
   const version = deps.gov.streamVersion(assetStream(ctx.scope, written)); // before the state, as getAsset
@@ -280,7 +281,7 @@ export async function decideApproval(deps: ServiceDeps, ctx: WriteContext, appro
       ifMatch: approvalRead,
     };
   });
-  await deps.store.settled();
+  await settledAfterWrite(deps, result);
   return { approval: approvalView(deps.gov.approval(ctx.scope, approvalId)!, deps.clock(), deps.identities), event: binding(result), replayed: result.replayed };
 }
 
@@ -347,7 +348,7 @@ export async function completeReview(deps: ServiceDeps, ctx: WriteContext, id: s
     };
   });
   const event = result.events[0]!;
-  await deps.store.settled();
+  await settledAfterWrite(deps, result);
   const asset = deps.gov.asset(ctx.scope, event.payload.asset_id as string)!;
   const now = deps.clock();
   const next = reviewSchedule(asset, [...vendorTriggers(deps, ctx.scope, asset, now), ...incidentTriggers(deps, ctx.scope, asset, now)], now);

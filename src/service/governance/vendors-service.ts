@@ -16,6 +16,7 @@ import type { ServiceDeps } from '../deps.ts';
 import { actingAs, pendingEvent, type WriteContext } from '../write-context.ts';
 import { assetRead, binding, decideAndAppend, type Decision, type StreamRead } from './decide.ts';
 import { accessEvent, notInScope } from './refusals.ts';
+import { settledAfterWrite } from '../answer-after-write.ts';
 
 type Json = Parameters<typeof pendingEvent>[2]['payload'][string];
 
@@ -79,7 +80,7 @@ export async function assessVendorAnswers(deps: ServiceDeps, ctx: WriteContext, 
       return decisionOn(assessed.payload, view.streamVersion(stream), assessed.assetReads);
     },
   });
-  await deps.store.settled();
+  await settledAfterWrite(deps, result);
   // The vendor the assessment wrote: a replay's is in its event (an id the server chose is not this request's).
   const state = deps.gov.vendor(ctx.scope, (result.events[0]!.payload as { vendor_id: string }).vendor_id)!;
   // The version is the state's own last seq (the vendor stream holds only its assessments), so the
