@@ -34,7 +34,7 @@ t.test('--json failures print one error document; the sentence stays on stderr',
   t.match(broken.doc, { ok: false, code: 'bad_input_file', file: 'policy.json', pointer: '/rules/0/subjects/0', line: 3 });
   t.same(Object.keys(broken.doc).slice(0, 3), ['ok', 'code', 'message'], 'the fixed members first');
 
-  const noLog = await gov(dir, 'events', 'verify', '--data-dir', join(dir, 'nowhere'), '--json');
+  const noLog = await gov(dir, 'events', 'verify', '--data-dir', dir, '--json');
   t.equal(noLog.code, 3);
   t.match(noLog.doc, { ok: false, code: 'not_found', message: /There is no event log/ });
 });
