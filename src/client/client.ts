@@ -69,6 +69,12 @@ export type ClientOptions = {
   token?: string | null;
   fetch?: typeof fetch;
   scope?: Partial<ClientScope>;
+  /**
+   * What fetch does with a 3xx (its own default: follow it). 'manual' answers the 3xx itself, so a
+   * caller that must talk to this base URL and nothing else (gov mcp) never sends a body or the
+   * scope headers to wherever a Location points.
+   */
+  redirect?: RequestRedirect;
 };
 
 export type SearchQuery = Operations['GET /v1/search']['query'];
@@ -130,7 +136,7 @@ export function createClient(options: ClientOptions): GovClient {
     let res: Response;
     let text: string;
     try {
-      res = await doFetch(url, { method, headers, body });
+      res = await doFetch(url, { method, headers, body, ...(options.redirect ? { redirect: options.redirect } : {}) });
       text = await res.text();
     } catch (err) {
       throw unreachable(baseUrl, err);

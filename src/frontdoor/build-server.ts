@@ -3,7 +3,7 @@
 // API is down a tool answers an error result naming the URL and how to start the preview.
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
-import type { CallOptions, ClientScope, GovClient } from '../client/client.ts';
+import { createClient, type CallOptions, type ClientScope, type GovClient } from '../client/client.ts';
 import { isId } from '../domain/event.ts';
 import { findTooDeep, MAX_BODY_NESTING } from '../domain/json-depth.ts';
 import { AppError, type ErrorDetail } from '../errors.ts';
@@ -31,6 +31,15 @@ export type FrontDoorDeps = {
 };
 
 const SCOPE_ARGS = ['tenant_id', 'workspace_id', 'project_id'] as const;
+
+/**
+ * The client the front door calls the API with. It follows no redirect: a 3xx is answered as an
+ * error result, so a write's body and the scope headers go to the base URL and nowhere else
+ * (api_only_no_local_fallback is about where calls go, not only about local files).
+ */
+export function frontDoorClient(options: { baseUrl: string; token: string; fetch?: typeof fetch }): GovClient {
+  return createClient({ ...options, redirect: 'manual' });
+}
 
 export function instructionsFor(baseUrl: string): string {
   return [
@@ -92,7 +101,8 @@ async function callTool(deps: FrontDoorDeps, spec: ToolSpec, known: Set<string>,
     }
   }
   const res = await spec.call(deps.client, rest, options);
-  if (res.status >= 400) return httpErrorResult(spec.name, res);
+  // Only a 2xx is the route's answer; a 3xx (redirects are not followed) is a failure too.
+  if (res.status < 200 || res.status >= 300) return httpErrorResult(spec.name, res);
   if (spec.name === 'service_health') {
     const lead = `access_policy=${ACCESS_POLICY}: gov mcp calls the API at ${deps.client.baseUrl} and nothing else.`;
     return successResult(res, { access_policy: ACCESS_POLICY, base_url: deps.client.baseUrl }, lead);

@@ -45,6 +45,10 @@ export function httpErrorResult(tool: string, res: ApiResponse): CallToolResult 
     for (const e of (body.errors ?? []) as { pointer: string; detail: string }[]) lines.push(`- ${e.pointer || '(root)'}: ${e.detail}`);
     const hint = hintOf(body.code);
     if (hint) lines.push(hint);
+  } else if (res.status >= 300 && res.status < 400) {
+    const location = res.headers.get('location');
+    lines.push(`${tool} failed: the API answered ${res.status}, a redirect${location ? ` to ${location}` : ''}; gov mcp calls only the API at its base URL and follows no redirect, so nothing was sent there.`);
+    lines.push('Point --base-url (or GOV_BASE_URL) at the API itself and restart gov mcp.');
   } else {
     lines.push(`${tool} failed: the API answered HTTP ${res.status}${res.status >= 500 ? '; try again, and if it keeps failing check the server log (its stderr)' : ''}.`);
   }

@@ -2,8 +2,10 @@
 // naming the URL and how to start the preview; the front door reads run.json and nothing else of
 // the data dir and creates nothing there. That no front door or client module can reach the store,
 // the services, fs or the composition root is a layer rule (.dependency-cruiser.cjs).
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { resolveConnection } from '../../src/frontdoor/connection-config.ts';
 import { connectMcp as connect, deadBaseUrl, TOOL_NAMES } from '../fixtures/mcp-harness.ts';
@@ -56,4 +58,39 @@ t.test('the front door reads run.json and nothing else of the data dir, and crea
   const flagged = resolveConnection({ dataDir: absent, baseUrl: deadUrl }, { GOV_TOKEN: 'env-token-0123' }, readFile);
   t.same(flagged.source, { baseUrl: '--base-url', token: 'GOV_TOKEN' });
   t.equal(reads.length, 1, 'with flags and env the data dir is not touched at all');
+});
+
+/** An HTTP server on 127.0.0.1:0 answering every request with `answer`; it records what it got. */
+async function httpServer(t: Test, answer: (req: IncomingMessage, res: ServerResponse) => void) {
+  const seen: { method: string; url: string; headers: IncomingMessage['headers']; body: string }[] = [];
+  const server: Server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (chunk) => (body += chunk));
+    req.on('end', () => {
+      seen.push({ method: req.method!, url: req.url!, headers: req.headers, body });
+      answer(req, res);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  return { seen, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+}
+
+t.test('a redirect is an error result: nothing is sent where its Location points', async (t) => {
+  const elsewhere = await httpServer(t, (_req, res) => res.writeHead(201, { 'Content-Type': 'application/json' }).end('{"task":{},"event":{}}'));
+  // 307 and 308 keep the method and the body; localhost is another origin than 127.0.0.1.
+  const other = elsewhere.url.replace('127.0.0.1', 'localhost');
+  for (const status of [301, 302, 303, 307, 308]) {
+    const api = await httpServer(t, (req, res) => res.writeHead(status, { Location: other + req.url }).end());
+    const { call } = await connect(t, { baseUrl: api.url });
+    const res = await call('task_create', { title: 'Sent to the API only', session_id: 'sess-1' });
+    t.equal(res.isError, true, `${status}: an error result`);
+    t.same([res.structured.status, res.structured.error.code], [status, `http_${status}`]);
+    t.match(res.text, new RegExp(`answered ${status}, a redirect to ${other}/v1/tasks; gov mcp calls only the API`));
+    t.match(res.text, /Point --base-url/);
+    t.equal(api.seen.length, 1, `${status}: the API got the call`);
+    const read = await call('task_timeline', { task_id: 'task-1' });
+    t.same([read.isError, read.structured.status], [true, status], `${status}: a read too`);
+  }
+  t.same(elsewhere.seen, [], 'the body and the scope headers never left for the Location');
 });

@@ -2,10 +2,9 @@
 // <data-dir>/run.json), then serves MCP until stdin ends. stdout is the protocol channel: this
 // command prints nothing else there; its one start-up line goes to stderr.
 import { readFileSync } from 'node:fs';
-import { createClient } from '../../client/client.ts';
 import { resolveDataDir } from '../../config.ts';
 import { loadSchemas } from '../../deps.ts';
-import { buildMcpServer } from '../../frontdoor/build-server.ts';
+import { buildMcpServer, frontDoorClient } from '../../frontdoor/build-server.ts';
 import { resolveConnection, scopeFromEnv } from '../../frontdoor/connection-config.ts';
 import { serveStdio, type StdioStreams } from '../../frontdoor/stdio.ts';
 import { ACCESS_POLICY } from '../../frontdoor/tool-result.ts';
@@ -16,7 +15,7 @@ export type McpOptions = { baseUrl?: string; tokenFile?: string; dataDir?: strin
 export async function mcpServe(options: McpOptions, io: CliIo, streams?: StdioStreams): Promise<0> {
   const dataDir = resolveDataDir(options.dataDir, io.env, io.cwd);
   const conn = resolveConnection({ baseUrl: options.baseUrl, tokenFile: options.tokenFile, dataDir }, io.env, (path) => readFileSync(path, 'utf8'));
-  const client = createClient({ baseUrl: conn.baseUrl, token: conn.token });
+  const client = frontDoorClient({ baseUrl: conn.baseUrl, token: conn.token });
   const registry = loadSchemas();
   const server = buildMcpServer({
     client,
