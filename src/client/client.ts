@@ -44,6 +44,8 @@ export type CallOptions = {
   idempotencyKey?: string;
   /** Overrides the client's token for this call; null sends no Authorization header. */
   token?: string | null;
+  /** Aborts the request (and the reading of its answer); the call then throws api_unreachable. */
+  signal?: AbortSignal;
 };
 
 type Part<K extends string, T> = [T] extends [undefined] ? { [P in K]?: undefined } : Record<string, never> extends T ? { [P in K]?: T } : { [P in K]: T };
@@ -136,7 +138,7 @@ export function createClient(options: ClientOptions): GovClient {
     let res: Response;
     let text: string;
     try {
-      res = await doFetch(url, { method, headers, body, ...(options.redirect ? { redirect: options.redirect } : {}) });
+      res = await doFetch(url, { method, headers, body, ...(options.redirect ? { redirect: options.redirect } : {}), ...(call.signal ? { signal: call.signal } : {}) });
       text = await res.text();
     } catch (err) {
       throw unreachable(baseUrl, err);

@@ -3,7 +3,7 @@
 // API is down a tool answers an error result naming the URL and how to start the preview.
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
-import { createClient, type CallOptions, type ClientScope, type GovClient } from '../client/client.ts';
+import { createClient, type ApiResponse, type CallOptions, type ClientScope, type GovClient } from '../client/client.ts';
 import { isId } from '../domain/event.ts';
 import { findTooDeep, MAX_BODY_NESTING } from '../domain/json-depth.ts';
 import { AppError, type ErrorDetail } from '../errors.ts';
@@ -28,7 +28,15 @@ export type FrontDoorDeps = {
   /** Diagnostics (stderr in gov mcp; never stdout, which is the protocol channel). */
   log?: (line: string) => void;
   version?: string;
+  /** How long a tool waits for the API's answer (default API_TIMEOUT_MS). */
+  timeoutMs?: number;
 };
+
+/**
+ * Below the 60 s an MCP client (the SDK's default) waits for a tool: a hung API is then an error
+ * result that says what to do, not a request timeout the agent cannot act on.
+ */
+export const API_TIMEOUT_MS = 30_000;
 
 const SCOPE_ARGS = ['tenant_id', 'workspace_id', 'project_id'] as const;
 
@@ -68,12 +76,12 @@ export function buildMcpServer(deps: FrontDoorDeps): Server {
     { capabilities: { tools: {} }, instructions: instructionsFor(deps.client.baseUrl) },
   );
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools }));
-  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const spec = specs.get(request.params.name);
     if (!spec) throw new McpError(ErrorCode.InvalidParams, `Unknown tool ${request.params.name}; tools/list names every tool.`);
     const args = (request.params.arguments ?? {}) as ToolArgs;
     try {
-      return await callTool(deps, spec, known.get(spec.name)!, args);
+      return await callTool(deps, spec, known.get(spec.name)!, args, extra.signal);
     } catch (err) {
       if (!(err instanceof AppError)) deps.log?.(`gov mcp: ${spec.name} failed: ${(err as Error)?.stack ?? String(err)}`);
       return thrownErrorResult(spec.name, err);
@@ -82,7 +90,7 @@ export function buildMcpServer(deps: FrontDoorDeps): Server {
   return server;
 }
 
-async function callTool(deps: FrontDoorDeps, spec: ToolSpec, known: Set<string>, given: ToolArgs): Promise<CallToolResult> {
+async function callTool(deps: FrontDoorDeps, spec: ToolSpec, known: Set<string>, given: ToolArgs, cancelled: AbortSignal): Promise<CallToolResult> {
   // As the API refuses a body nested deeper (json_too_deep), before anything recursive sees it.
   const deep = findTooDeep(given, MAX_BODY_NESTING);
   if (deep !== null) throw new AppError('invalid_argument', `The arguments nest more than ${MAX_BODY_NESTING} levels (at ${deep}); send flatter JSON.`);
@@ -100,7 +108,7 @@ async function callTool(deps: FrontDoorDeps, spec: ToolSpec, known: Set<string>,
       throw new AppError('invalid_argument', `The argument ${name} is required and must be an id, 2–128 characters of letters, digits, _ . : - (the {${name}} of the route path).`);
     }
   }
-  const res = await spec.call(deps.client, rest, options);
+  const res = await callWithin(deps, spec, rest, options, cancelled);
   // Only a 2xx is the route's answer; a 3xx (redirects are not followed) is a failure too.
   if (res.status < 200 || res.status >= 300) return httpErrorResult(spec.name, res);
   if (spec.name === 'service_health') {
@@ -121,4 +129,33 @@ function splitScope(defaults: Partial<ClientScope>, given: ToolArgs): { options:
     } else rest[name] = value;
   }
   return { options: { scope }, rest };
+}
+
+/**
+ * The tool's one API call, aborted when the client cancels the tool call or when no answer has
+ * arrived within the timeout. A timed-out write may have been applied, and the result says so.
+ */
+async function callWithin(deps: FrontDoorDeps, spec: ToolSpec, args: ToolArgs, options: CallOptions, cancelled: AbortSignal): Promise<ApiResponse> {
+  const ms = deps.timeoutMs ?? API_TIMEOUT_MS;
+  const abort = new AbortController();
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    abort.abort();
+  }, ms);
+  const onCancel = () => abort.abort();
+  cancelled.addEventListener('abort', onCancel, { once: true });
+  if (cancelled.aborted) abort.abort();
+  try {
+    return await spec.call(deps.client, args, { ...options, signal: abort.signal });
+  } catch (err) {
+    if (!timedOut) throw err;
+    const next = spec.readOnly
+      ? 'Try again; if it keeps timing out, check the API and its log.'
+      : `The write may still have been applied: read task_timeline (or search_tasks) before calling ${spec.name} again, so that it is not written twice.`;
+    throw new AppError('api_unreachable', `The gov API at ${deps.client.baseUrl} did not answer within ${ms / 1000} s. ${next}`, { cause: err, extra: { base_url: deps.client.baseUrl } });
+  } finally {
+    clearTimeout(timer);
+    cancelled.removeEventListener('abort', onCancel);
+  }
 }

@@ -72,7 +72,10 @@ async function httpServer(t: Test, answer: (req: IncomingMessage, res: ServerRes
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  t.teardown(() => new Promise<void>((resolve) => {
+    server.close(() => resolve());
+    server.closeAllConnections();
+  }));
   return { seen, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
 }
 
@@ -94,3 +97,34 @@ t.test('a redirect is an error result: nothing is sent where its Location points
   }
   t.same(elsewhere.seen, [], 'the body and the scope headers never left for the Location');
 });
+
+t.test('an API that never answers: an error result in time, and a cancelled call stops waiting', async (t) => {
+  const closed: string[] = [];
+  const hung = await httpServer(t, (req) => req.socket.once('close', () => closed.push(req.url!)));
+  const { call } = await connect(t, { baseUrl: hung.url, timeoutMs: 300 });
+  const started = Date.now();
+  const write = await call('task_create', { title: 'Into the void', session_id: 'sess-1' });
+  t.ok(Date.now() - started < 5_000, 'answered after the timeout, not never');
+  t.same([write.isError, write.structured.status, write.structured.error.code, write.structured.base_url], [true, null, 'api_unreachable', hung.url]);
+  t.match(write.text, new RegExp(`did not answer within 0.3 s. The write may still have been applied: read task_timeline`));
+  t.match(write.text, /no local fallback/);
+  const read = await call('task_timeline', { task_id: 'task-1' });
+  t.match(read.text, /did not answer within 0.3 s. Try again/);
+  await waitFor(() => closed.length >= 2);
+  t.same(closed.sort(), ['/v1/tasks', '/v1/tasks/task-1/timeline'], 'both requests were given up');
+
+  // The client cancels its tools/call: the front door drops the request instead of holding it.
+  const patient = await connect(t, { baseUrl: hung.url, timeoutMs: 60_000 });
+  const abort = new AbortController();
+  const pending = patient.mcp.callTool({ name: 'search_tasks', arguments: { q: 'waiting' } }, undefined, { signal: abort.signal });
+  await waitFor(() => hung.seen.length >= 3);
+  abort.abort();
+  await t.rejects(pending, 'the client gave up');
+  await waitFor(() => closed.length >= 3);
+  t.match(closed, ['/v1/tasks', '/v1/tasks/task-1/timeline', /^\/v1\/search\?q=waiting/], 'the cancelled call closed its request');
+});
+
+async function waitFor(done: () => boolean, ms = 5_000): Promise<void> {
+  const until = Date.now() + ms;
+  while (!done() && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 10));
+}
