@@ -211,7 +211,8 @@ export function canonicalSha256Uri(value: unknown): string {
   return `sha256:${sha256Hex(canonicalJson(value))}`;
 }
 
-function hasLoneSurrogate(text: string): boolean {
+/** A UTF-16 surrogate without its pair: text no UTF-8 encoding (JSON on disk, a URL query) can carry. */
+export function hasLoneSurrogate(text: string): boolean {
   return /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(text);
 }
 

@@ -4,6 +4,7 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { createClient, type ApiResponse, type CallOptions, type ClientScope, type GovClient } from '../client/client.ts';
+import { hasLoneSurrogate } from '../domain/canonical-json.ts';
 import { isId } from '../domain/event.ts';
 import { findTooDeep, MAX_BODY_NESTING } from '../domain/json-depth.ts';
 import { AppError, type ErrorDetail } from '../errors.ts';
@@ -97,6 +98,10 @@ async function callTool(deps: FrontDoorDeps, spec: ToolSpec, known: Set<string>,
   if (!spec.body) {
     const unknown = Object.keys(given).filter((name) => !known.has(name));
     if (unknown.length > 0) throw new AppError('unknown_argument', `${spec.name} takes no argument ${unknown.join(', ')}.`);
+    // A query goes out UTF-8 encoded, where a lone surrogate would silently become U+FFFD: the
+    // tool would then search for something other than what it was given.
+    const broken = Object.entries(given).find(([, value]) => typeof value === 'string' && hasLoneSurrogate(value));
+    if (broken) throw new AppError('invalid_argument', `${spec.name}: the argument ${broken[0]} holds half of a character (a lone UTF-16 surrogate such as \\uD800 without its pair); send well-formed Unicode text.`);
     const problems = deps.validate(spec.schema, given);
     if (problems.length > 0) {
       throw new AppError('invalid_argument', `${spec.name}: ${problems.slice(0, 3).map((p) => `${p.pointer ? `the argument ${p.pointer.slice(1).split('/')[0]}` : 'the arguments'}: ${p.detail}`).join('; ')} (its input schema, tools/list).`, { details: problems });

@@ -183,6 +183,7 @@ t.test('problem bodies and argument errors are isError results with the code and
     ['task_timeline', { task_id: 'task-1', limit: 0 }, /the argument limit: must be >= 1/],
     // The route's own bound (a seq is a safe integer): past it the API would answer invalid_query.
     ['task_timeline', { task_id: 'task-1', after_seq: 2 ** 53 }, /the argument after_seq: must be <= 9007199254740991/],
+    ['search_tasks', { q: 'invoice \uD800 font' }, /search_tasks: the argument q holds half of a character/],
     ['task_create', { title: 'Deep', session_id: 'sess-1', labels: deep }, /The arguments nest more than 64 levels \(at \/labels(\/0)+\)/],
   ];
   for (const [tool, args, message] of refusals) {
