@@ -76,7 +76,11 @@ export function buildMcpServer(deps: FrontDoorDeps): Server {
     { name: 'gov', version: deps.version ?? VERSION },
     { capabilities: { tools: {} }, instructions: instructionsFor(deps.client.baseUrl) },
   );
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools }));
+  // One page holds every tool, so no cursor was ever issued: one sent is invalid (MCP pagination).
+  server.setRequestHandler(ListToolsRequestSchema, async (request) => {
+    if (request.params?.cursor !== undefined) throw new McpError(ErrorCode.InvalidParams, 'Unknown cursor: tools/list answers every tool in one page and issues no cursor; call it without one.');
+    return { tools };
+  });
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const spec = specs.get(request.params.name);
     if (!spec) throw new McpError(ErrorCode.InvalidParams, `Unknown tool ${request.params.name}; tools/list names every tool.`);

@@ -15,8 +15,10 @@ t.test('tools/list: exactly the contract tools, each with a self-contained objec
   const { baseUrl } = await liveApi(t);
   const { mcp } = await connect(t, { baseUrl });
   t.match(mcp.getInstructions(), new RegExp(POLICY), 'the instructions state the access policy');
-  const { tools } = await mcp.listTools();
+  const { tools, nextCursor } = await mcp.listTools();
   t.same(tools.map((tool) => tool.name), TOOL_NAMES);
+  t.equal(nextCursor, undefined, 'one page');
+  await t.rejects(mcp.listTools({ cursor: 'page-2' }), { code: -32602, message: /Unknown cursor/ }, 'a cursor never issued is invalid params');
   const ajv = new Ajv2020({ strict: true, strictRequired: false, allowUnionTypes: true, allErrors: true }); // the registry's options
   (addFormatsModule as unknown as (a: Ajv2020) => void)(ajv);
   for (const tool of tools) {
