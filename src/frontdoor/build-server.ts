@@ -11,7 +11,7 @@ import { AppError, type ErrorDetail } from '../errors.ts';
 import { VERSION } from '../version.ts';
 import { SCHEMA_BASE } from '../schema-registry.ts';
 import { derefSchema } from './deref-schema.ts';
-import { ACCESS_POLICY, httpErrorResult, successResult, thrownErrorResult } from './tool-result.ts';
+import { ACCESS_POLICY, httpErrorResult, notApiResult, successResult, thrownErrorResult } from './tool-result.ts';
 import { RISK_ROUTE, RISK_TOOL, TOOLS, type ToolArgs, type ToolSpec } from './tools/tool-table.ts';
 
 export type FrontDoorDeps = {
@@ -120,6 +120,7 @@ async function callTool(deps: FrontDoorDeps, spec: ToolSpec, known: Set<string>,
   const res = await callWithin(deps, spec, rest, options, cancelled);
   // Only a 2xx is the route's answer; a 3xx (redirects are not followed) is a failure too.
   if (res.status < 200 || res.status >= 300) return httpErrorResult(spec.name, res);
+  if (res.body === null || typeof res.body !== 'object' || Array.isArray(res.body)) return notApiResult(spec.name, res, !spec.readOnly);
   if (spec.name === 'service_health') {
     const lead = `access_policy=${ACCESS_POLICY}: gov mcp calls the API at ${deps.client.baseUrl} and nothing else.`;
     return successResult(res, { access_policy: ACCESS_POLICY, base_url: deps.client.baseUrl }, lead);

@@ -56,6 +56,18 @@ export function httpErrorResult(tool: string, res: ApiResponse): CallToolResult 
   return { isError: true, content: textOf(lines.join('\n'), structured), structuredContent: structured };
 }
 
+/**
+ * A 2xx whose body is no JSON object: every route a tool calls answers one, so whatever answered is
+ * not the gov API (a proxy's page, another server at the base URL) and its answer proves nothing.
+ */
+export function notApiResult(tool: string, res: ApiResponse, write: boolean): CallToolResult {
+  const lines = [`${tool} failed: the API answered ${res.status} with a body that is not a JSON object, so it is not the gov API's answer.`];
+  if (write) lines.push(`Whatever answered may have passed the write on: read task_timeline before calling ${tool} again.`);
+  lines.push('Check that --base-url (or GOV_BASE_URL) names the gov API itself, not a proxy page or another server.');
+  const structured: Structured = { status: res.status, body: res.body, error: { code: `http_${res.status}`, message: lines[0]! } };
+  return { isError: true, content: textOf(lines.join('\n'), structured), structuredContent: structured };
+}
+
 /** A failure before or instead of an HTTP answer: the API is down, or an argument is unusable. */
 export function thrownErrorResult(tool: string, err: unknown): CallToolResult {
   if (err instanceof AppError) {

@@ -128,3 +128,17 @@ async function waitFor(done: () => boolean, ms = 5_000): Promise<void> {
   const until = Date.now() + ms;
   while (!done() && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 10));
 }
+
+t.test('a 2xx that is no JSON object is an error result, not a success', async (t) => {
+  const answers: Array<[string, string]> = [['text/html', '<html>Sign in to the proxy</html>'], ['application/json', '{"task":'], ['application/json', '[]'], ['application/json', '']];
+  for (const [type, text] of answers) {
+    const api = await httpServer(t, (_req, res) => res.writeHead(200, { 'Content-Type': type }).end(text));
+    const { call } = await connect(t, { baseUrl: api.url });
+    const write = await call('task_create', { title: 'Answered by a stranger', session_id: 'sess-1' });
+    t.same([write.isError, write.structured.status, write.structured.error.code], [true, 200, 'http_200'], `${JSON.stringify(text)}: an error`);
+    t.match(write.text, /answered 200 with a body that is not a JSON object[^]*read task_timeline before calling task_create again[^]*Check that --base-url/);
+    const read = await call('service_health');
+    t.equal(read.isError, true, `${JSON.stringify(text)}: a read too`);
+    t.notMatch(read.text, /read task_timeline/, 'a read wrote nothing');
+  }
+});
