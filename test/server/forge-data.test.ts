@@ -56,6 +56,9 @@ t.test('PUT refuses a bad data set with a 400 that names the problem, and writes
     ['negative size', { users: [{ login: 'a' }], repos: [{ owner: 'a', name: 'r', size: -1 }] }, /\/repos\/0\/size/],
     ['unknown member', { users: [{ login: 'a', email: 'x' }] }, /email/],
     ['not an object', [], /root|must be object/],
+    // A path removes "." and ".." as dot-segments: such a user or org could never be addressed.
+    ['a login of two dots', { users: [{ login: '..' }] }, /\/users\/0\/login must not be one of/],
+    ['an org login of one dot', { users: [{ login: 'a' }], orgs: [{ login: '.', owners: ['a'] }] }, /\/orgs\/0\/login must not be one of/],
   ];
   for (const [what, body, named] of cases) {
     // A 400 here is the forge's error body: the spec checks it against quota/forge-error.json.

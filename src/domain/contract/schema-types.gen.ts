@@ -255,6 +255,9 @@ export type QuotaRuleSubject =
   | 'size:wiki'
   | 'size:assets:wiki'
   | 'none';
+/**
+ * A login or repository name: no "/", and not "." or "..", which a URL path removes as dot-segments (RFC 3986 §5.2.4, even percent-encoded), so /admin/users/{username}/… or /orgs/{org}/… could never name it (Forgejo reserves both too).
+ */
 export type ForgeDataLogin = string;
 export type QuotaRuleSize = number;
 export type ForgeDataRepoRef = string;
