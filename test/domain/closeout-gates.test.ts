@@ -428,3 +428,24 @@ t.test('a body of thousands of refused items is judged in time linear in its siz
   const passed = gate(closeout, closeoutWith({ context_lines: lines('Context line'), future_agent_traps: lines('Trap line') }));
   t.equal(passed.ok, true);
 });
+
+t.test('a member path longer than 1,024 characters: one blocker at the root, nothing judged under it', async (t) => {
+  // Each blocker carries its pointer: under a 100,000-character name, 2,000 refused items made a
+  // 401 MB answer (and names past ~16K characters defeat the string hashing of blocked places).
+  const key = 'k'.repeat(100_000);
+  const refused = gate(closeout, { [key]: Array.from({ length: 2_000 }, () => '<a>') });
+  t.equal(refused.ok, false);
+  t.equal(refused.blockers.length, 1);
+  t.match(refused.blockers[0], { code: 'schema_violation', field: '$', pointer: '' });
+  t.equal(refused.blockers[0]!.detail, `holds a member whose path is longer than 1,024 characters (/${'k'.repeat(63)}…); no template takes member names that long, so the body was not judged further: send the template's own members`);
+  t.ok(JSON.stringify(refused).length < 2_000, 'the answer stays small');
+
+  // Long in depth too: the path counts every level, escapes included (~1 and ~0 are two characters each).
+  const nested = (depth: number, name: string): Record<string, unknown> => (depth === 0 ? { leaf: '<a>' } : { [name]: nested(depth - 1, name) });
+  const at = (payload: Record<string, unknown>) => gate(closeout, closeoutWith(payload));
+  // "/extra", then n levels of "/aaaaaaaa~1" (11 characters each), then "/leaf": 11 + 11n characters.
+  const judged = at({ extra: nested(92, 'aaaaaaaa/') });
+  t.notMatch(judged.blockers.map((b) => b.detail).join('\n'), /longer than 1,024/, 'a 1,023-character path is judged');
+  t.ok(judged.blockers.some((b) => b.pointer.endsWith('/leaf') && b.code === 'placeholder_text'), 'down to its leaf');
+  t.match(at({ extra: nested(93, 'aaaaaaaa/') }).blockers, [{ pointer: '', detail: /longer than 1,024 characters \(\/extra\/aaaaaaaa~1\/aaaa/ }], 'a 1,034-character path is not');
+});
