@@ -24,7 +24,12 @@ export async function settledAfterWrite(deps: ServiceDeps, result: AppendResult)
   } catch (err) {
     if (!(err instanceof AppError) || (err.code !== 'index_unavailable' && err.code !== 'index_behind')) throw err;
     const first = result.events[0]!;
-    const why = err.code === 'index_unavailable' ? 'is being rebuilt from the log' : 'cannot be written now (a full disk, say)';
+    // The store's own sentence says "try again", which for a recorded write means "write it again".
+    const why = err.code === 'index_behind'
+      ? 'cannot be written now (a full disk, say)'
+      : /rebuilding it failed/.test(err.message)
+        ? 'could not be rebuilt from the log (restart the preview: its start rebuilds the index)'
+        : 'is being rebuilt from the log';
     throw new AppError(
       err.code,
       `The write was recorded as event ${first.event_id} (seq ${first.seq}) and is safe in the log, but its answer is read from the index, which ${why}. Do not send it again as a new write: send the same request with the same Idempotency-Key once GET /health says ok, and its answer comes back as a replay; or read the resource then.`,

@@ -200,7 +200,7 @@ t.test('a write whose answer the index cannot give after a failed rebuild is tol
   const { seq, event_id: id } = second.events[0]!;
   await t.rejects(settledAfterWrite(deps, second), {
     code: 'index_unavailable',
-    message: `The write was recorded as event ${id} (seq ${seq}) and is safe in the log, but its answer is read from the index, which is being rebuilt from the log. Do not send it again as a new write: send the same request with the same Idempotency-Key once GET /health says ok, and its answer comes back as a replay; or read the resource then.`,
+    message: `The write was recorded as event ${id} (seq ${seq}) and is safe in the log, but its answer is read from the index, which could not be rebuilt from the log (restart the preview: its start rebuilds the index). Do not send it again as a new write: send the same request with the same Idempotency-Key once GET /health says ok, and its answer comes back as a replay; or read the resource then.`,
   });
   rmSync(fresh, { recursive: true, force: true });
 });
