@@ -157,13 +157,22 @@ export function sealPacket(body: PacketBody, options: SealOptions): ProofPacket 
 }
 
 /**
+ * A snapshot of the listed tasks as of an instant before their first event holds nothing to
+ * assemble or to judge claims against (docs/contract.md §9): 422 empty_snapshot, for packets and
+ * claim evaluations alike.
+ */
+export function refuseEmptySnapshot(events: readonly StoredEvent[]): void {
+  if (events.length === 0) {
+    throw new AppError('empty_snapshot', 'None of the listed tasks has an event recorded at or before as_of; choose a later as_of.');
+  }
+}
+
+/**
  * One pass over each list: in seq order, in this scope, not after as_of (instants, never strings);
  * the events are about the listed tasks, the access log holds access.logged events only.
  */
 function checkSnapshot(scope: Scope, taskIds: readonly string[], events: readonly StoredEvent[], accessLog: readonly StoredEvent[], asOfMs: number): void {
-  if (events.length === 0) {
-    throw new AppError('empty_snapshot', 'None of the listed tasks has an event recorded at or before as_of; choose a later as_of.');
-  }
+  refuseEmptySnapshot(events);
   const tasks = new Set(taskIds);
   for (const [list, what] of [[events, 'Events'], [accessLog, 'Access log entries']] as const) {
     let lastSeq = 0;

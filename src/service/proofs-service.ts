@@ -6,7 +6,7 @@ import type { Json } from '../domain/canonical-json.ts';
 import { formatDateTime, parseDateTime } from '../domain/date-time.ts';
 import { derivedId } from '../domain/derived-id.ts';
 import type { Scope, StoredEvent } from '../domain/event.ts';
-import { assemblePacketBody, HOSTED_NON_CLAIMS, sealPacket } from '../domain/packet-assembly.ts';
+import { assemblePacketBody, HOSTED_NON_CLAIMS, refuseEmptySnapshot, sealPacket } from '../domain/packet-assembly.ts';
 import { hashChainRoot, packetSha256 } from '../domain/packet-hash.ts';
 import { canMovePacket, PACKET_STATUS_MOVES, reissueBody, type IntegrityClass, type PacketBody, type PacketStatus, type ProofPacket, type SignatureAlg } from '../domain/proof-packet.ts';
 import { signPacketHash } from '../domain/signing.ts';
@@ -34,12 +34,8 @@ export async function evaluateClaims(deps: ServiceDeps, ctx: WriteContext, body:
     await deps.store.settledAsOf(asOfMs);
     const asOf = formatDateTime(asOfMs);
     const { events, expect } = snapshot(deps, ctx.scope, req.task_ids, asOfMs);
-    // As for a packet (docs/contract.md §9): before the tasks' first event there is no evidence pool
-    // to judge against, and a decision of all-missing would read as an answer about tasks that did
-    // not exist yet.
-    if (events.length === 0) {
-      throw new AppError('empty_snapshot', 'None of the listed tasks has an event recorded at or before as_of, so there is nothing to evaluate the claims against; choose a later as_of.');
-    }
+    // As for a packet: a decision of all-missing would read as an answer about tasks that did not exist yet.
+    refuseEmptySnapshot(events);
     // Two spellings of one instant are one request: the id hashes the normal form.
     const request = req.as_of === undefined ? req : { ...req, as_of: asOf };
     const decisionId = decisionIdFor({ scope: { ...ctx.scope }, request, as_of: asOf, hash_chain_root: hashChainRoot(events.map((e) => e.event_hash)) });
