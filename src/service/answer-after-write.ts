@@ -27,7 +27,7 @@ export async function settledAfterWrite(deps: ServiceDeps, result: AppendResult)
     // The store's own sentence says "try again", which for a recorded write means "write it again".
     const why = err.code === 'index_behind'
       ? 'cannot be written now (a full disk, say)'
-      : /rebuilding it failed/.test(err.message)
+      : err.extra?.index_rebuild === 'failed'
         ? 'could not be rebuilt from the log (restart the preview: its start rebuilds the index)'
         : 'is being rebuilt from the log';
     throw new AppError(

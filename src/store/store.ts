@@ -200,10 +200,11 @@ export async function openStore(options: StoreOptions): Promise<Store> {
       let stopping = false;
       /** The messages of the store's own refusals: a request refused with one reports it back through markIndexCorrupt. */
       const refusals: string[] = [];
-      const refusal = (message: string): AppError => {
+      /** `index_rebuild` says whether the rebuild is still under way, for a caller that words its own answer. */
+      const refusal = (message: string, rebuilding: 'running' | 'failed'): AppError => {
         refusals.push(message);
         if (refusals.length > 16) refusals.shift();
-        return new AppError('index_unavailable', message);
+        return new AppError('index_unavailable', message, { extra: { index_rebuild: rebuilding } });
       };
 
       const corrupt = (message: string): void => {
@@ -216,7 +217,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
         const old = writer;
         generation++;
         warn(`The index is corrupt (${message}); rebuilding it from the log while the preview runs. Reads answer 503 index_unavailable meanwhile; every acknowledged event is safe in the log.`);
-        const error = refusal(`The index is corrupt (${message}) and is being rebuilt from the log; every acknowledged event is safe in the log. Try again in a few seconds.`);
+        const error = refusal(`The index is corrupt (${message}) and is being rebuilt from the log; every acknowledged event is safe in the log. Try again in a few seconds.`, 'running');
         rebuild = { error, indexedSeq: old.indexedSeq(), failed: false, done: Promise.resolve() };
         // Reads that wait for the old writer are refused at once; nothing reads the old file any more.
         old.markCorrupt(message);
@@ -242,7 +243,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
           await next?.close().catch(() => {});
           const why = (err as Error)?.message ?? String(err);
           current.failed = true;
-          current.error = refusal(`The index is corrupt (${message}) and rebuilding it failed (${why}); every acknowledged event is safe in the log. Restart the preview: its start rebuilds the index.`);
+          current.error = refusal(`The index is corrupt (${message}) and rebuilding it failed (${why}); every acknowledged event is safe in the log. Restart the preview: its start rebuilds the index.`, 'failed');
           index.detach(current.error);
           warn(`Rebuilding the corrupt index from the log failed (${why}); reads answer 503 index_unavailable until the next start rebuilds it.`);
           return;
