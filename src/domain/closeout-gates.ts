@@ -99,26 +99,26 @@ function findLongPath(payload: Record<string, unknown>, max: number): string | n
   const stack: PathStep[] = [{ value: payload, length: 0, parent: null, key: '' }];
   while (stack.length > 0) {
     const step = stack.pop()!;
-    const { value } = step;
-    if (value === null || typeof value !== 'object') continue;
-    const keys = Array.isArray(value) ? value.map((_, i) => String(i)) : Object.keys(value);
-    for (const key of keys) {
-      let escaped = key.length;
-      for (let i = 0; i < key.length; i++) if (key.charCodeAt(i) === 0x7e || key.charCodeAt(i) === 0x2f) escaped++;
-      const child: PathStep = { value: (value as Record<string, unknown>)[key], length: step.length + 1 + escaped, parent: step, key };
-      if (child.length > max) return shownPath(child);
-      stack.push(child);
+    const container = step.value as Record<string, unknown>;
+    for (const key of Array.isArray(container) ? container.keys() : Object.keys(container)) {
+      const name = String(key);
+      let length = step.length + 1 + name.length;
+      for (let i = 0; i < name.length; i++) if (name.charCodeAt(i) === 0x7e || name.charCodeAt(i) === 0x2f) length++;
+      if (length > max) return shownPath(step, name);
+      // Only containers go on the walk: a leaf's path was measured above.
+      const value = container[name];
+      if (value !== null && typeof value === 'object') stack.push({ value, length, parent: step, key: name });
     }
   }
   return null;
 }
 
-/** A member on findLongPath's walk: its pointer's length, and its parent and name to spell it. */
+/** A container on findLongPath's walk: its pointer's length, and its parent and name to spell it. */
 type PathStep = { value: unknown; length: number; parent: PathStep | null; key: string };
 
-/** A long path's first 64 characters, as a pointer. */
-function shownPath(step: PathStep): string {
-  const keys: string[] = [];
+/** A long path's first 64 characters, as a pointer: `name` under the container `step`. */
+function shownPath(step: PathStep, name: string): string {
+  const keys = [name];
   for (let at: PathStep | null = step; at !== null && at.parent !== null; at = at.parent) keys.push(at.key);
   const pointer = keys.reverse().map((k) => `/${escapePointer(k.slice(0, 64))}`).join('');
   return `${pointer.slice(0, 64)}…`;
