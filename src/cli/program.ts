@@ -94,7 +94,7 @@ export function createProgram(io: CliIo, state: ProgramState): Command {
     .description('event log tools')
     .addHelpText('after', examples('gov events verify', 'gov events verify --data-dir /tmp/gov --json'))
     .command('verify')
-    .description('check the event log (every line a whole event envelope, seq gapless, hash chain recomputes, no torn tail) and the index beside it, read-only (integrity_check, every row byte for byte with the log, its meta); exit 1 with the first bad seq and byte, the index\'s first bad seq and column, or the byte start-up would cut from')
+    .description('check the event log (every line a whole event envelope, seq gapless, hash chain recomputes, no torn tail) and the index beside it, read-only (integrity_check, every row byte for byte with the log, its meta); exit 1 with the first bad seq and byte, the index\'s first bad seq and column, or the byte start-up would cut from; exit 2 when the data dir does not exist, 3 when it holds no log')
     .option('--data-dir <dir>', 'data dir (default .gov-preview/ or $GOV_DATA_DIR)')
     .option('--database-url <url>', 'verify a hosted store instead: its PostgreSQL log and head row (or $GOV_DATABASE_URL with --hosted)')
     .option('--hosted', 'verify the hosted store of $GOV_DATABASE_URL')
