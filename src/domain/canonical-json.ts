@@ -99,15 +99,23 @@ export function canonicalJson(value: unknown): string {
 }
 
 /**
+ * What JSON.stringify writes other than as it is: a quote, a backslash, a control character, and a
+ * UTF-16 surrogate (a lone one becomes a `\\udXXX` escape, which canonicalJson then looks for).
+ */
+const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
+
+/**
  * The canonical text of `v` (members sorted by UTF-16 code units, ECMAScript number and string
  * forms, as RFC 8785 §3.2 says), or undefined for anything that is not plain JSON or nests too deep.
  */
 function write(v: unknown, depth: number, skipUndefined = false): string | undefined {
   switch (typeof v) {
     case 'string':
-      return JSON.stringify(v);
+      // Most strings need no escape: quoted as they are, they read as JSON.stringify writes them.
+      return NEEDS_ESCAPE.test(v) ? JSON.stringify(v) : `"${v}"`;
     case 'number':
-      return Number.isFinite(v) ? JSON.stringify(v) : undefined;
+      // String(n) is JSON.stringify's form of a finite number (ECMAScript Number::toString).
+      return Number.isFinite(v) ? String(v) : undefined;
     case 'boolean':
       return v ? 'true' : 'false';
     case 'object': {

@@ -51,6 +51,33 @@ t.test('the canonicalize package agrees byte for byte on generated JSON', async 
   t.throws(() => canonicalJson({ s: '\\\ud800' }), { code: 'not_plain_json' });
 });
 
+t.test('every UTF-16 code unit is written as JSON.stringify writes it, in a string and in a name', async (t) => {
+  // Most strings take the writer's quote-as-is path; the ones that need an escape (quote,
+  // backslash, control characters) and the surrogates go through JSON.stringify.
+  let mismatches = 0;
+  let refused = 0;
+  for (let unit = 0; unit <= 0xffff; unit++) {
+    const ch = String.fromCharCode(unit);
+    const text = `a${ch}b`;
+    if (unit >= 0xd800 && unit <= 0xdfff) {
+      // Alone, a surrogate is refused; in a pair, it is written as it is.
+      for (const value of [text, { [text]: 1 }]) {
+        try {
+          canonicalJson(value);
+        } catch (err) {
+          if ((err as { code?: string }).code === 'not_plain_json') refused++;
+        }
+      }
+      continue;
+    }
+    if (canonicalJson(text) !== JSON.stringify(text) || canonicalJson({ [text]: text }) !== `{${JSON.stringify(text)}:${JSON.stringify(text)}}`) mismatches++;
+  }
+  t.equal(mismatches, 0);
+  t.equal(refused, 2 * 2048);
+  t.equal(canonicalJson('\ud83d\ude00 "q" \\ \u0007 \u007f \u2028'), '"\ud83d\ude00 \\"q\\" \\\\ \\u0007 \u007f \u2028"');
+  t.equal(canonicalJson([-0, 1e21, 1e-7, 0.1 + 0.2, -5e-324]), '[0,1e+21,1e-7,0.30000000000000004,-5e-324]');
+});
+
 t.test('member names sort by UTF-16 code units at every object size', async (t) => {
   // Small objects are sorted by the writer's own insertion sort, larger ones by Array.prototype.sort:
   // both must give RFC 8785's order, where an astral character (a surrogate pair, 0xD8xx first)
