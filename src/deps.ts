@@ -220,7 +220,8 @@ export function appDepsOf(service: ServiceDeps, extra: AppDepsExtra): AppDeps {
   };
 }
 
-type Fetch = (request: Request) => Response | Promise<Response>;
+/** The app's fetch; `env` carries the Node request and response (@hono/node-server's bindings). */
+type Fetch = (request: Request, env?: unknown) => Response | Promise<Response>;
 
 export type PreviewOptions = Omit<ServiceDepsOptions, 'dataDir'> & {
   /** The run's tokens; fresh random ones by default. */
@@ -282,7 +283,7 @@ export async function startPreview(config: StartConfig, options: PreviewOptions 
   const dataDirBefore = !existsSync(config.dataDir) ? 'absent' : readdirSync(config.dataDir).length === 0 ? 'empty' : 'used';
   const deps = await openPreviewDeps(config, { ...options, tokens, port: () => boundPort, stopping: shutdown.signal });
   const app = createApp(deps);
-  const server = createNodeServer(options.wrapFetch ? options.wrapFetch((req) => app.fetch(req)) : app.fetch, deps);
+  const server = createNodeServer(options.wrapFetch ? options.wrapFetch((req, env) => app.fetch(req, env as object | undefined)) : app.fetch, deps);
   let baseUrl: string;
   try {
     ({ baseUrl, port: boundPort } = await listenOn(server, config.host, config.port));

@@ -3,6 +3,7 @@
 // headers, and the Idempotency-Key.
 import type { Context } from 'hono';
 import { isUtf8 } from 'node:buffer';
+import type { IncomingMessage } from 'node:http';
 import { assertPlainJson } from '../domain/canonical-json.ts';
 import { isId, type Scope } from '../domain/event.ts';
 import { assertNesting, MAX_BODY_NESTING } from '../domain/json-depth.ts';
@@ -123,7 +124,24 @@ export function readIdempotencyKey(c: Context, required: boolean): string | null
   if (!/^[\x20-\x7e]{1,255}$/.test(key)) {
     throw new AppError('invalid_idempotency_key', 'The Idempotency-Key must be 1–255 printable ASCII characters.');
   }
+  // Node joins repeated header lines with ", ", so two keys would read as one key made of both. A
+  // value holding ", " is counted on the wire (a single key may hold it too).
+  const lines = key.includes(', ') ? headerLines(c, 'idempotency-key') : 1;
+  if (lines > 1) {
+    throw new AppError('invalid_idempotency_key', `Send one Idempotency-Key header: this request has ${lines}, and a write is keyed by one key.`, {
+      details: [{ pointer: '/headers/Idempotency-Key', detail: `${lines} header lines` }],
+    });
+  }
   return key;
+}
+
+/** How many header lines named `name` (lower case) the request came with; 1 where the raw request is not at hand. */
+function headerLines(c: Context, name: string): number {
+  const raw = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming?.rawHeaders;
+  if (raw === undefined) return 1;
+  let count = 0;
+  for (let i = 0; i < raw.length; i += 2) if (raw[i]!.toLowerCase() === name) count++;
+  return count;
 }
 
 export function requirePathId(value: string, name: string): string {

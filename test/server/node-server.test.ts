@@ -81,6 +81,22 @@ t.test('a missing or odd Host reaches the loopback guard: 403 host_not_allowed, 
   t.equal(upper.status, 200, 'a loopback Host in capitals still builds the URL and passes');
 });
 
+t.test('two Idempotency-Key header lines are one request with two keys: 400, nothing written', async (t) => {
+  const served = await serveApp(t);
+  const { port } = served;
+  const host = `Host: 127.0.0.1:${port}`;
+  // Node joins the two lines as "k-raw, k-other", which would otherwise be taken as one key.
+  const res = await spec(t, served, 'two keys').when(() => rawRequest(port, eventWrite('POST /v1/events HTTP/1.1', host, 'Idempotency-Key: k-other\r\n'))).then(expectNoEvents());
+  assertProblem(t, res, 400, 'invalid_idempotency_key');
+  const problem = JSON.parse(res.body);
+  t.match(problem.detail, /^Send one Idempotency-Key header: this request has 2,/);
+  t.same(problem.errors, [{ pointer: '/headers/Idempotency-Key', detail: '2 header lines' }]);
+  // One line whose key holds ", " is that key, as sent.
+  const one = await rawRequest(port, Buffer.from(eventWrite('POST /v1/events HTTP/1.1', host).toString('latin1').replace('Idempotency-Key: k-raw', 'Idempotency-Key: k-raw, k-other'), 'latin1'));
+  t.equal(one.status, 201, one.body);
+  t.equal(JSON.parse(one.body).event.idempotency_key, 'k-raw, k-other');
+});
+
 t.test('what the parser or the adapter refuses gets a problem body, a request id and an access line', async (t) => {
   const served = await serveApp(t);
   const { port, accessLines } = served;
