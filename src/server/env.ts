@@ -1,4 +1,6 @@
 // The Hono environment shared by the root app, middleware and route modules.
+import type { Context } from 'hono';
+import type { IncomingMessage } from 'node:http';
 import type { Actor, Scope, Transport } from '../domain/event.ts';
 import type { TeamRole } from '../domain/governance/team.ts';
 import type { ForgeOwnerView } from '../service/quota/forge-state.ts';
@@ -40,3 +42,11 @@ export type AppEnv = {
     route: { method: string; path: string; responses: Readonly<Record<number, unknown>> };
   };
 };
+
+/**
+ * The Node request behind `c` (its socket, its raw header lines): @hono/node-server puts it in the
+ * environment. A request made in-process (app.request) has none.
+ */
+export function nodeRequest(c: Context): IncomingMessage | undefined {
+  return (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
+}

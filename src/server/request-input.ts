@@ -3,13 +3,13 @@
 // headers, and the Idempotency-Key.
 import type { Context } from 'hono';
 import { isUtf8 } from 'node:buffer';
-import type { IncomingMessage } from 'node:http';
 import { assertPlainJson } from '../domain/canonical-json.ts';
 import { isId, type Scope } from '../domain/event.ts';
 import { assertNesting, MAX_BODY_NESTING } from '../domain/json-depth.ts';
 import { findDuplicateMember } from '../domain/json-duplicates.ts';
 import { QUOTA_SCOPE } from '../domain/quota/quota-events.ts';
 import { AppError } from '../errors.ts';
+import { nodeRequest } from './env.ts';
 import { ANY_VERSION, NO_VERSION } from '../service/write-context.ts';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -137,7 +137,7 @@ export function readIdempotencyKey(c: Context, required: boolean): string | null
 
 /** How many header lines named `name` (lower case) the request came with; 1 where the raw request is not at hand. */
 function headerLines(c: Context, name: string): number {
-  const raw = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming?.rawHeaders;
+  const raw = nodeRequest(c)?.rawHeaders;
   if (raw === undefined) return 1;
   let count = 0;
   for (let i = 0; i < raw.length; i += 2) if (raw[i]!.toLowerCase() === name) count++;

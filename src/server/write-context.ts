@@ -4,12 +4,11 @@
 // and the write answer, which embeds stored event lines as they are.
 import type { Context } from 'hono';
 import { canonicalSha256Uri, sortedJson } from '../domain/canonical-json.ts';
-import type { IncomingMessage } from 'node:http';
 import { transportPrincipal, type Scope } from '../domain/event.ts';
 import { classifyIp } from '../domain/governance/provenance.ts';
 import { readContext } from '../service/governance/refusals.ts';
 import type { RequestFacts, WriteContext } from '../service/write-context.ts';
-import type { AppEnv } from './env.ts';
+import { nodeRequest, type AppEnv } from './env.ts';
 import { readIdempotencyKey, readIfMatch } from './request-input.ts';
 
 /** For a scoped route with a body: the scope and body middleware have read both. */
@@ -55,7 +54,7 @@ export function readContextOf(c: Context<AppEnv>, scope: Scope = c.get('scope'))
  */
 function requestFacts(c: Context<AppEnv>): RequestFacts {
   const route = c.get('route');
-  const peer = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming?.socket.remoteAddress;
+  const peer = nodeRequest(c)?.socket.remoteAddress;
   return {
     method: route?.method ?? c.req.method,
     path_template: route?.path ?? c.req.path,

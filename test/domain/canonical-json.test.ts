@@ -60,7 +60,7 @@ t.test('every UTF-16 code unit is written as JSON.stringify writes it, in a stri
     const ch = String.fromCharCode(unit);
     const text = `a${ch}b`;
     if (unit >= 0xd800 && unit <= 0xdfff) {
-      // Alone, a surrogate is refused; in a pair, it is written as it is.
+      // Alone, a surrogate is refused (pairs are written as they are: the cases above).
       for (const value of [text, { [text]: 1 }]) {
         try {
           canonicalJson(value);

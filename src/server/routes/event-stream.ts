@@ -5,9 +5,9 @@
 // onIndexed, never by polling. Each event is `id: <seq>`, `event: <kind>` and its stored line as
 // `data:`, so a reconnecting EventSource resumes with Last-Event-ID. The stream ends when the
 // client goes away and when the server stops (deps.stopping), so a stop never waits on a stream.
-import type { IncomingMessage } from 'node:http';
 import type { Scope } from '../../domain/event.ts';
 import { AppError } from '../../errors.ts';
+import { nodeRequest } from '../env.ts';
 import { readQuery, type QuerySpec } from '../query-params.ts';
 import { P } from '../responses.ts';
 import type { Route, RouteDeps } from '../route-spec.ts';
@@ -40,8 +40,7 @@ export const EVENT_STREAM_ROUTES: Route[] = [
     handler: (c, deps) => {
       const { after_seq: afterSeq } = readQuery(c, EVENT_STREAM_QUERY);
       const resumeAt = lastEventId(c.req.header('last-event-id'));
-      // The Node adapter puts the socket in the environment (an in-process request has none).
-      const socket = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming?.socket;
+      const socket = nodeRequest(c)?.socket;
       const dropLater = () => {
         if (socket === undefined || socket.destroyed) return;
         const timer = setTimeout(() => socket.destroy(), STOP_FLUSH_MS);
