@@ -152,7 +152,7 @@ export function serviceDepsOn(
     ...documents,
     store,
     queries: createQueries(store.index.db),
-    gov: createGovernanceQueries(store.index.db),
+    gov: createGovernanceQueries(store.index.db, store),
     keys: parts.keys,
     quarantine: parts.quarantine,
     clock: parts.clock,

@@ -12,6 +12,7 @@ import type { Incident } from '../domain/governance/incidents.ts';
 import type { PostureItem } from '../domain/governance/regulatory.ts';
 import { formatDateTime } from '../domain/date-time.ts';
 import { preparedOn } from './index-handle.ts';
+import type { Store } from './store.ts';
 import { scopeKey } from './projections/core.ts';
 
 export type AssetFilter = { tier?: string; status?: string; after?: string; limit: number; now: Date };
@@ -25,7 +26,7 @@ export type ArtifactHolder = { task_id: string; seq: number; sha256: string | nu
 const ASSET_STATUS = `CASE WHEN status = 'pending_approval' AND expires_at <= @now THEN 'evaluation_required' ELSE status END`;
 const APPROVAL_STATUS = `CASE WHEN status = 'pending' AND due_at <= @now THEN 'expired' ELSE status END`;
 
-export function createGovernanceQueries(db: Database.Database) {
+export function createGovernanceQueries(db: Database.Database, streams: Pick<Store, 'stream'>) {
   const statements = preparedOn(db, (db) => ({
     asset: db.prepare<[string, string], { state: string }>('SELECT state FROM gov_assets WHERE scope = ? AND asset_id = ?'),
     assets: db.prepare<{ scope: string; tier: string | null; status: string | null; after: string; limit: number; now: string }, { state: string }>(
@@ -49,7 +50,6 @@ export function createGovernanceQueries(db: Database.Database) {
     ),
     byIdHash: db.prepare<[string, string], { state: string }>('SELECT state FROM gov_assets WHERE scope = ? AND id_hash = ?'),
     team: db.prepare<[string], { state: string }>('SELECT state FROM gov_team WHERE tenant_id = ?'),
-    stream: db.prepare<[string], { version: number }>('SELECT version FROM streams WHERE stream = ?'),
     vendor: db.prepare<[string, string], { state: string }>('SELECT state FROM gov_vendors WHERE scope = ? AND vendor_id = ?'),
     incident: db.prepare<[string, string], { state: string }>('SELECT state FROM gov_incidents WHERE scope = ? AND incident_id = ?'),
     incidents: db.prepare<[string], { state: string }>('SELECT state FROM gov_incidents WHERE scope = ?'),
@@ -84,9 +84,11 @@ export function createGovernanceQueries(db: Database.Database) {
     /**
      * A stream's version (the seq of its last event; 0 before the first): what a write's expectation
      * and an ETag name. An aggregate's own last_seq may count events of other streams it folds (an
-     * asset folds its approvals), so versions are read here.
+     * asset folds its approvals), so versions are read here: from the store, which keeps the
+     * versions the index holds in memory (it moves them on once the index has applied a batch, so
+     * a version read here is never ahead of the state read after it).
      */
-    streamVersion: (stream: string) => statements().stream.get(stream)?.version ?? 0,
+    streamVersion: (stream: string) => streams.stream(stream)?.version ?? 0,
     vendor: (scope: Scope, vendorId: string) => parse<VendorState>(statements().vendor.get(scopeKey(scope), vendorId)),
     /** One posture item of the scope by its key (postureItemKey), as the fold of its updates leaves it. */
     postureItem: (scope: Scope, itemKey: string) => parse<PostureItem>(statements().postureItem.get(scopeKey(scope), itemKey)),
