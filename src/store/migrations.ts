@@ -246,6 +246,12 @@ export const MIGRATIONS: string[] = [
   `
   CREATE TABLE scope_evidence (scope TEXT NOT NULL, seq INTEGER NOT NULL, PRIMARY KEY (scope, seq)) WITHOUT ROWID;
   `,
+  // 13: an approval's requested_at is the instant of its request (due_at − 14 days), not when its
+  // event was recorded (approvals.ts): the approvals and assets folded before are folded again
+  // (REPROJECT_BELOW_VERSION).
+  `
+  SELECT 1;
+  `,
 ];
 
 /**
@@ -253,6 +259,7 @@ export const MIGRATIONS: string[] = [
  * an index older than this version is rebuilt from the log instead of migrated. Migrations 6 and 7
  * (vendors, incidents) added projections too, 8 fills columns and tables from past events, and 9
  * indexes past events by asset and access entries by task, so any index before 9 is rebuilt; 12
- * holds past evidence attached outside tasks, so any index before 12 is rebuilt too.
+ * holds past evidence attached outside tasks, so any index before 12 is rebuilt too, and 13 folds
+ * approvals anew (their requested_at), so any index before 13 is rebuilt.
  */
-export const REPROJECT_BELOW_VERSION = 12;
+export const REPROJECT_BELOW_VERSION = 13;

@@ -522,3 +522,18 @@ t.test('If-Match: * on a registration: 412 for an asset not yet registered, a re
   const revised = await g.call('/v1/governance/assets', { body: { ...body('star-1'), purpose: 'Rank job applications for interviews' }, headers: { 'If-Match': '*' } });
   t.same([revised.status, revised.json.asset.revision], [201, 2], 'any current version: the next revision');
 });
+
+t.test('an approval is requested when its evaluation is decided: due_at is exactly 14 days after requested_at', async (t) => {
+  // The test clock moves a second per read, so the events are recorded seconds after the decision.
+  const g = await governed(t);
+  await g.setUp();
+  await g.register('due-1');
+  const evaluation = await g.evaluate('due-1');
+  const approval = (await g.call(`/v1/approvals/${evaluation.approval_id}`)).json;
+  const requested = g.events().find((e) => e.kind === 'approval.requested')!;
+  t.ok(requested.recorded_at > evaluation.evaluated_at, 'the event is recorded after the decision');
+  t.equal(approval.requested_at, evaluation.evaluated_at, 'requested when the evaluation was decided');
+  t.equal(Date.parse(approval.due_at) - Date.parse(approval.requested_at), 14 * DAY, 'due fourteen days after the request');
+  const listed = (await g.call('/v1/approvals?asset_id=due-1')).json.approvals[0];
+  t.equal(listed.requested_at, approval.requested_at, 'the list says the same');
+});

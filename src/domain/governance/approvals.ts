@@ -41,6 +41,12 @@ export type DecisionBody = { step: number; decision: ApprovalDecision; reason: s
 
 export type RecordedDecision = { step: number; decision: ApprovalDecision; reason: string; actor: Actor; decided_at: string; seq: number };
 export type Approval = ApprovalRequestedPayload & {
+  /**
+   * When the request was made: the instant its evaluation was decided at (the evaluation's
+   * evaluated_at), of which due_at is exactly APPROVAL_DUE_DAYS later. The event is recorded a
+   * moment after the decision (when its batch is sealed), so its recorded_at would put the due date
+   * a few milliseconds short of 14 days after the request.
+   */
   requested_at: string;
   decisions: RecordedDecision[];
   /** How the decisions ended the request, if they did. */
@@ -102,7 +108,7 @@ export function applyApprovalEvent(approval: Approval | undefined, event: Stored
   if (event.kind === APPROVAL_KINDS.requested) {
     if (approval) return approval; // one request per id: a replayed log must not reset it
     const p = event.payload as unknown as ApprovalRequestedPayload;
-    return { ...p, requested_at: event.recorded_at, decisions: [], last_seq: event.seq };
+    return { ...p, requested_at: addDays(p.due_at, -APPROVAL_DUE_DAYS), decisions: [], last_seq: event.seq };
   }
   if (!approval) return approval;
   if (event.kind === APPROVAL_KINDS.decided) {
