@@ -537,3 +537,35 @@ t.test('an approval is requested when its evaluation is decided: due_at is exact
   const listed = (await g.call('/v1/approvals?asset_id=due-1')).json.approvals[0];
   t.equal(listed.requested_at, approval.requested_at, 'the list says the same');
 });
+
+t.test('If-Match on an evaluation: the asset\'s ETag; stale → 412 and nothing written, current → 201; before the retired refusal', async (t) => {
+  const g = await governed(t);
+  await g.register('im-1');
+  const tag = (await g.call('/v1/governance/assets/im-1')).headers.get('etag')!;
+  const evaluate = (ifMatch: string, assetId = 'im-1') => g.call('/v1/risk/evaluations', { body: { asset_id: assetId, risk_inputs: HIGH, actor: requester }, headers: { 'If-Match': ifMatch } });
+  const first = await evaluate(tag);
+  t.equal(first.status, 201, 'the current version');
+  const before = g.events().length;
+  const stale = await evaluate(tag);
+  t.same([stale.status, stale.json.code], [412, 'precondition_failed'], 'the asset moved on with the first evaluation');
+  t.match(stale.json.detail, /Asset im-1/);
+  t.equal(g.events().length, before, 'nothing written');
+  const now = (await g.call('/v1/governance/assets/im-1')).headers.get('etag')!;
+  t.not(now, tag);
+  t.equal((await evaluate(now)).status, 201, 'the version read after it');
+  t.equal((await evaluate('*')).status, 201, 'any current version');
+  t.same([(await evaluate('*', 'no-such-asset')).status], [404], 'an unknown asset is not found first');
+  // A minimal asset has its review at once; retired by it, it is refused as retired, but a stale
+  // If-Match hears that it is stale first.
+  await g.setUp();
+  await g.register('im-2');
+  await g.evaluate('im-2', { data_sensitivity: 0, decision_impact: 0, autonomy: 0, vendor_maturity: 0, prohibited_practice: 0 });
+  const beforeRetiring = (await g.call('/v1/governance/assets/im-2')).headers.get('etag')!;
+  const review = (await g.call('/v1/reviews?asset_id=im-2')).json.reviews[0].review_id as string;
+  t.equal((await g.call(`/v1/reviews/${review}/complete`, { body: { outcome: 'retire', notes: 'No longer used', actor: reviewer } })).status, 201);
+  const retiredTag = (await g.call('/v1/governance/assets/im-2')).headers.get('etag')!;
+  const stale2 = await evaluate(beforeRetiring, 'im-2');
+  t.same([stale2.status, stale2.json.code], [412, 'precondition_failed'], 'a stale view hears 412 before any rule');
+  const retired = await evaluate(retiredTag, 'im-2');
+  t.same([retired.status, retired.json.code], [409, 'asset_retired'], 'the current view hears the rule');
+});

@@ -162,12 +162,14 @@ export async function evaluateAssetRisk(deps: ServiceDeps, ctx: WriteContext, bo
     const events = [pendingEvent(ctx, deps.newId, { kind: 'risk.evaluated', actor, payload: json(record) })];
     if (request) events.push(pendingEvent(ctx, deps.newId, { kind: 'approval.requested', actor, payload: json(request) }));
     events.push(accessEvent(deps, ctx, actor, { action: 'created', outcome: 'allowed', resource: { type: 'risk_evaluation', id: evaluationId } }));
-    return { events, read: [read, ...vendors], ...boundTo(body.task_id) };
+    // An evaluation moves its asset on (status, tier, the pending approval): If-Match names the asset's version.
+    return { events, read: [read, ...vendors], ifMatch: read, ...boundTo(body.task_id) };
   };
   // `attempt` is the context a refusal sees: marked when the decision is tentative (decide.ts).
   const result = await decideAndAppend(deps, ctx, async (attempt) => {
     const read = assetRead(deps, ctx.scope, assetId); // before the state: see StreamRead in decide.ts
     const asset = await findAsset(deps, attempt, assetId, actor);
+    checkIfMatch(attempt, read); // a stale view hears that first, before any rule
     if (asset.retired_at !== undefined) {
       return deny(deps, attempt, actor, { type: 'asset', id: assetId }, { code: 'asset_retired', message: `Asset ${assetId} was retired at ${asset.retired_at}; a retired asset is not evaluated. Register it again under a new asset_id to bring it back.` });
     }
