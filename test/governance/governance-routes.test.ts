@@ -545,14 +545,16 @@ t.test('If-Match on an evaluation: the asset\'s ETag; stale → 412 and nothing 
   const evaluate = (ifMatch: string, assetId = 'im-1') => g.call('/v1/risk/evaluations', { body: { asset_id: assetId, risk_inputs: HIGH, actor: requester }, headers: { 'If-Match': ifMatch } });
   const first = await evaluate(tag);
   t.equal(first.status, 201, 'the current version');
+  t.equal(first.headers.get('etag'), `"${first.json.event.seq}"`, 'the answer names the asset\'s new version');
+  t.equal((await g.call('/v1/governance/assets/im-1')).headers.get('etag'), first.headers.get('etag'), 'as a read of the asset does');
   const before = g.events().length;
   const stale = await evaluate(tag);
   t.same([stale.status, stale.json.code], [412, 'precondition_failed'], 'the asset moved on with the first evaluation');
   t.match(stale.json.detail, /Asset im-1/);
   t.equal(g.events().length, before, 'nothing written');
-  const now = (await g.call('/v1/governance/assets/im-1')).headers.get('etag')!;
+  const now = first.headers.get('etag')!;
   t.not(now, tag);
-  t.equal((await evaluate(now)).status, 201, 'the version read after it');
+  t.equal((await evaluate(now)).status, 201, 'the version the first evaluation answered');
   t.equal((await evaluate('*')).status, 201, 'any current version');
   t.same([(await evaluate('*', 'no-such-asset')).status], [404], 'an unknown asset is not found first');
   // A minimal asset has its review at once; retired by it, it is refused as retired, but a stale

@@ -154,10 +154,11 @@ export const REGISTRY_ROUTES: Route[] = [
     method: 'POST', path: '/v1/risk/evaluations', status: 'preview', access: 'write', scoped: true, accessLog: { resource: 'risk_evaluation' }, readsIndex: false,
     summary: 'Evaluate an asset under gov.risk.default (risk.evaluated, + approval.requested in the same unit when its tier needs approval).',
     readme: '→ `risk.evaluated` (+ `approval.requested` atomically); inputs 0–4, else 422 quoting the anchors',
-    request: 'api/risk-evaluation-request.json', responses: { 201: 'api/risk-evaluation-response.json', 200: 'api/risk-evaluation-response.json', ...W },
+    request: 'api/risk-evaluation-request.json', responses: { 201: 'api/risk-evaluation-response.json', 200: 'api/risk-evaluation-response.json', ...W }, etag: 'write',
     handler: async (c, deps) => {
       const out = await evaluateAssetRisk(deps, writeContextOf(c), c.get('body') as RiskBody);
-      return writtenAnswer(c, out.replayed, { evaluation: out.evaluation, event: out.event });
+      // risk.evaluated is the unit's one event on the asset's stream: its seq is the asset's new version.
+      return writtenAnswer(c, out.replayed, { evaluation: out.evaluation, event: out.event }, { version: out.event.seq });
     },
   },
   {
