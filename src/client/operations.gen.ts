@@ -958,7 +958,7 @@ export type Operations = {
     params: undefined;
     query: undefined;
     body: SessionBindRequest;
-    responses: { 200: SessionWriteResponse; 201: SessionWriteResponse; 400: Problem; 409: Problem; 422: Problem };
+    responses: { 200: SessionWriteResponse; 201: SessionWriteResponse; 400: Problem; 409: Problem; 422: ValidationResult | Problem };
   };
   /** A session's provenance from its binding and the envelopes of its events: each field marked observed, token or asserted; actors and kinds seen; the OpenTelemetry GenAI names. Access-logged. */
   'GET /v1/sessions/{session_id}/provenance': {

@@ -3,6 +3,7 @@
 import { type GateContext, isRecord, jsonType } from './gate-context.ts';
 import { findEmptyValue, findPlaceholder, isCopiedFrom, trimmedLength } from './placeholder-text.ts';
 import { EVIDENCE_TEXT, ISSUE_TEXT, MIN_TEXT_LENGTH } from './repair-prompts.ts';
+import { rawIpMember } from './governance/provenance.ts';
 
 type Payload = Record<string, unknown>;
 export type TemplateRule = (payload: Payload, ctx: GateContext) => void;
@@ -43,8 +44,10 @@ export const evidenceAttachRules: TemplateRule = (payload, ctx) => {
   checkEvidenceRefs(payload, ctx, true);
 };
 
+/** session.bind.v1 (POST /v1/sessions): a raw IP only in `ip`, as the route refuses one anywhere else. */
 export const sessionBindRules: TemplateRule = (payload, ctx) => {
-  checkEventKind(payload, ctx, 'session.bound');
+  const pointer = rawIpMember(payload);
+  if (pointer !== null) ctx.block('schema_violation', pointer, ISSUE_TEXT.raw_ip());
 };
 
 export const checkpointRules: TemplateRule = (payload, ctx) => {

@@ -19,6 +19,7 @@ export const ISSUE_TEXT = {
   evidence_unbound: () => 'has neither sha256 nor etag, so it is not bound to the artifact content',
   blockers_or_gaps: () => 'and gaps are both missing or empty; a blocked or deferred closeout needs at least one of them',
   schema_violation: (detail: string) => detail,
+  raw_ip: () => 'holds an IP address, which POST /v1/sessions does not store: send the address as ip (it is classified, then dropped) or its class as ip_class, and leave it out of this member',
   // warnings
   safe_default_kept: (value: string) => `keeps the template's safe default ${value}; that is fine when nothing more is known`,
   target_template: (status: string) => `this template is ${status}: its route is contract only, nothing is written through it yet`,

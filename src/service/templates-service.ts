@@ -57,7 +57,7 @@ export function gateRouteBody<R extends SchemaRef>(deps: ServiceDeps, templateId
 
 /**
  * The template of a raw POST /v1/events body: the one whose route is the raw door and whose starter
- * payload writes the body's kind (evidence.attached, session.bound). Extension kinds have none.
+ * payload writes the body's kind (evidence.attached). session.bound and extension kinds have none.
  */
 export function eventTemplateOf(deps: ServiceDeps, body: unknown): SmartTemplate | undefined {
   if (!isRecord(body) || typeof body.kind !== 'string') return undefined;

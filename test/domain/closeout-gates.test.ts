@@ -329,8 +329,6 @@ t.test('an event template checks its payload against the kind\'s payload schema,
   const cases: [string, Record<string, unknown>, [string, string][]][] = [
     ['evidence.attach.v1', { note: '' }, [['schema_violation', '/payload/note']]],
     ['evidence.attach.v1', { note: 'Run log', colour: 'red' }, [['schema_violation', '/payload/colour']]],
-    ['session.bind.v1', { principal: { type: 'agent', id: 'agent-1' } }, [['schema_violation', '/payload/principal/type']]],
-    ['session.bind.v1', { principal: { type: 'user', id: 'user-1' }, ip_class: '10.0.0.1' }, [['schema_violation', '/payload/ip_class']]],
   ];
   for (const [id, payload, codes] of cases) {
     const body = { ...clone(FILLED[id]), payload };
@@ -381,9 +379,11 @@ t.test('other templates: required members, placeholder values, template-specific
       ['missing', '/risk_inputs/data_sensitivity'], ['missing', '/risk_inputs/decision_impact'],
       ['missing', '/risk_inputs/vendor_maturity'], ['missing', '/risk_inputs/prohibited_practice'],
     ], ['risk_inputs.data_sensitivity', 'risk_inputs.decision_impact', 'risk_inputs.vendor_maturity', 'risk_inputs.prohibited_practice']],
-    ['session.bind.v1', { payload: { principal: { type: 'user' } } }, [['missing', '/payload/principal/id']], ['payload.principal.id']],
-    ['session.bind.v1', { kind: 'evidence.attached' }, [['invalid_value', '/kind']], ['kind']],
-    ['session.bind.v1', { payload: { principal: { type: 'user', id: 'user-1' }, agent: '<agent name and version>' } }, [['placeholder_text', '/payload/agent']], ['payload']],
+    ['session.bind.v1', { principal: { type: 'user' } }, [['missing', '/principal/id']], ['principal.id']],
+    ['session.bind.v1', { agent: '<agent name and version>' }, [['placeholder_text', '/agent']], ['agent']],
+    ['session.bind.v1', { transport: 'http from 10.0.0.1' }, [['schema_violation', '/transport']], ['transport']],
+    ['session.bind.v1', { principal: { type: 'user', id: '192.168.0.9' } }, [['schema_violation', '/principal/id']], ['principal']],
+    ['session.bind.v1', { ip: '192.168.0.9' }, [], []],
     ['proof_packet.assemble.v1', { task_ids: [] }, [['missing', '/task_ids']], ['task_ids']],
   ];
   for (const [id, change, codes, missing] of cases) {

@@ -33,7 +33,8 @@ const valid: [string, string, unknown][] = [
   ['events/task-closed.json', 'task.closed, blocked', BLOCKED_CLOSEOUT],
   ['events/evidence-attached.json', 'evidence.attached {}', {}],
   ['events/evidence-attached.json', 'evidence.attached {note}', { note: 'Test run log' }],
-  ['events/session-bound.json', 'session.bound', (FILLED['session.bind.v1'] as { payload: unknown }).payload],
+  ['api/session-bind-request.json', 'session bind (POST /v1/sessions)', FILLED['session.bind.v1']],
+  ['events/session-bound.json', 'session.bound', { principal: { type: 'service_account', id: 'svc-ci' }, agent: 'builder 1.2', client_app: 'gov-cli', host: 'runner-7', ip_class: 'loopback', transport: 'stdio', source_harness: 'tap' }],
   ['events/session-bound.json', 'session.bound, principal only', { principal: { type: 'user', id: 'user-1' } }],
 ];
 

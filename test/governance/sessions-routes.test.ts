@@ -59,16 +59,37 @@ t.test('POST /v1/sessions refuses a raw IP outside ip, logs the refusal, stores 
   const g = await sessions(t);
   for (const [member, value, pointer] of [['agent', 'agent on 192.168.0.4', '/agent'], ['client_app', 'app@fe80::1', '/client_app'], ['source_harness', '2001:db8::7', '/source_harness']] as const) {
     const before = g.events().length;
-    const r = await g.call('/v1/sessions', { body: { session_id: 'sess-x', principal: { type: 'user', id: 'u1' }, [member]: value } });
+    const body = { session_id: 'sess-x', principal: { type: 'user', id: 'u1' }, [member]: value };
+    const r = await g.call('/v1/sessions', { body });
     t.equal(r.status, 422, member);
-    t.equal(r.json.code, 'validation_failed');
-    t.same(r.json.errors?.[0]?.pointer, pointer);
+    t.same([r.json.ok, r.json.template_id, r.json.blockers.map((b: { code: string; pointer: string }) => [b.code, b.pointer])], [false, 'session.bind.v1', [['schema_violation', pointer]]], 'the gate\'s validation body');
+    t.match(r.json.repair_prompt, /holds an IP address/);
+    const validated = await g.call('/v1/templates/validate', { scope: null, body: { template_id: 'session.bind.v1', payload: body } });
+    t.same(r.json, validated.json, 'what POST /v1/templates/validate answers');
     const written = g.events().slice(before);
-    t.same(written.map((e) => [e.kind, e.payload.action, e.payload.outcome]), [['access.logged', 'attempted', 'denied']]);
+    t.same(written.map((e) => [e.kind, e.payload.action, e.payload.outcome, e.payload.resource]), [['access.logged', 'attempted', 'denied', { type: 'session', id: 'sess-x' }]]);
     t.notOk(JSON.stringify(written).includes(value), 'the refused value is not logged');
   }
+  const before = g.events().length;
+  const hidden = await g.call('/v1/sessions', { body: { session_id: '10.1.2.3', principal: { type: 'user', id: 'u1' } } });
+  t.equal(hidden.status, 422, 'an address as the session id');
+  t.same(g.events().slice(before).map((e) => e.payload.resource), [{ type: 'session', id: 'refused-session-id' }], 'logged without it');
   const bad = await g.call('/v1/sessions', { body: { session_id: 'sess-x', principal: { type: 'user', id: 'u1' }, ip_class: '10.0.0.1' } });
   t.equal(bad.status, 422, 'ip_class is a class, not an address');
+});
+
+t.test('POST /v1/sessions passes the session.bind.v1 gate: starter text and missing members are refused, nothing written', async (t) => {
+  const g = await sessions(t);
+  const before = g.events().length;
+  const starter = await g.call('/v1/sessions', { body: { session_id: 'sess-y', principal: { type: 'user', id: 'u1' }, agent: '<agent name and version>' } });
+  t.equal(starter.status, 422);
+  t.same(starter.json.blockers.map((b: { code: string; pointer: string }) => [b.code, b.pointer]), [['placeholder_text', '/agent']], 'starter text is not a value');
+  const missing = await g.call('/v1/sessions', { body: { session_id: 'sess-y' } });
+  t.equal(missing.status, 422);
+  t.same(missing.json.missing_fields, ['principal.type', 'principal.id', 'principal'], 'the template\'s required fields, and the schema\'s');
+  t.equal(g.events().length, before, 'neither is written nor logged');
+  const template = (await g.call('/v1/templates/session.bind.v1', { scope: null })).json;
+  t.same([template.route, template.request_schema, template.status], [{ method: 'POST', path: '/v1/sessions' }, 'api/session-bind-request.json', 'preview'], 'the template describes the route (GOVERNANCE J)');
 });
 
 t.test('GET /v1/sessions/{session_id}/provenance: markers, actors, kinds, OpenTelemetry names, access log', async (t) => {

@@ -9,7 +9,7 @@ import { assertSchema, SCOPE_A, testApp } from '../fixtures/test-app.ts';
 
 
 const attach = (payload: object) => ({ kind: 'evidence.attached', ...SCOPE_A, task_id: 'task-1', payload, evidence_refs: [evidence] });
-const bind = (payload: object) => ({ kind: 'session.bound', ...SCOPE_A, session_id: 'sess-9', payload: { principal: { type: 'user', id: 'user-7' }, ...payload } });
+const bind = (members: object) => ({ session_id: 'sess-9', principal: { type: 'user', id: 'user-7' }, ...members });
 
 type Case = [template: string, path: string, body: Record<string, unknown>, why: string];
 
@@ -25,8 +25,8 @@ const REFUSED: Case[] = [
   ['task_closeout.v1', '/v1/tasks/task-1/closeout', { ...closeout, context_lines: ['TODO: write the context line'] }, 'a placeholder context line'],
   ['evidence.attach.v1', '/v1/events', attach({ note: '<describe what this evidence shows>' }), 'starter text in the note'],
   ['evidence.attach.v1', '/v1/events', attach({ note: '' }), 'the kind payload schema (note minLength 1)'],
-  ['session.bind.v1', '/v1/events', bind({ agent: '<agent name and version>' }), 'starter text in the payload'],
-  ['session.bind.v1', '/v1/events', bind({ ip_class: '10.0.0.1' }), 'a raw IP as ip_class'],
+  ['session.bind.v1', '/v1/sessions', bind({ agent: '<agent name and version>' }), 'starter text'],
+  ['session.bind.v1', '/v1/sessions', bind({ ip_class: '10.0.0.1' }), 'a raw IP as ip_class'],
   ['proof_packet.assemble.v1', '/v1/proof-packets', { task_ids: ['task-1'], claims: [{ claim: '<one statement to bound, 1 to 300 characters>' }] }, 'a starter claim'],
   ['proof_packet.assemble.v1', '/v1/proof-packets', { task_ids: ['task-1'], colour: 'red' }, 'an unknown member'],
 ];
@@ -37,7 +37,7 @@ const ACCEPTED: Case[] = [
   ['checkpoint.write.v1', '/v1/tasks/task-1/checkpoints', { progress: 'Swapped the `<select>` for a combobox', blockers: [] }, 'a quoted <…> token'],
   ['checkpoint.write.v1', '/v1/tasks/task-1/checkpoints', { progress: 'Fonts uploaded', actor: { type: 'agent', id: 'font-agent' } }, 'an actor'],
   ['evidence.attach.v1', '/v1/events', attach({ note: 'Render log of the 40 sample invoices' }), 'a filled attach'],
-  ['session.bind.v1', '/v1/events', bind({ agent: 'renderer 2.1', ip_class: 'loopback' }), 'a filled bind'],
+  ['session.bind.v1', '/v1/sessions', bind({ agent: 'renderer 2.1', ip: '10.0.0.1' }), 'a filled bind, its address as ip'],
   ['task_closeout.v1', '/v1/tasks/task-1/closeout', closeout, 'a filled closeout'],
   ['proof_packet.assemble.v1', '/v1/proof-packets', { task_ids: ['task-1'], claims: [{ claim: 'The 40 sample invoices rendered with the new fonts' }] }, 'a packet with a claim'],
 ];
@@ -64,8 +64,8 @@ t.test('a body validate passes is written by its route', async (t) => {
     const written = await call(path, { body, idempotencyKey: `accepted-${i}` });
     t.equal(written.status, 201, `${path} writes: ${why} ${written.text}`);
   }
-  // One event per write; the packet also logs its export (access.logged).
-  t.equal(service.store.tail().seq, ACCEPTED.length + 1);
+  // One event per write; the packet also logs its export and the session its binding (access.logged).
+  t.equal(service.store.tail().seq, ACCEPTED.length + 2);
 });
 
 t.test('a refused placeholder says how to keep code: quote it', async (t) => {

@@ -20,7 +20,7 @@ const bodyOf = (name: string, i: number) => JSON.parse(shapes.find((s) => s.name
 const CASES: Array<{ template: string; body: (i: number) => Record<string, unknown> }> = [
   { template: 'evidence.attach.v1', body: (i) => bodyOf('evidence', i) },
   { template: 'checkpoint.write.v1', body: (i) => bodyOf('checkpoint', i) },
-  { template: 'session.bind.v1', body: () => ({ kind: 'session.bound', ...scope, session_id: 'sess-1', payload: { principal: { type: 'service_account', id: 'sa-ci-1' }, agent: 'claude-code 2.1', transport: 'stdio' } }) },
+  { template: 'session.bind.v1', body: () => ({ session_id: 'sess-1', principal: { type: 'service_account', id: 'sa-ci-1' }, agent: 'claude-code 2.1', transport: 'stdio' }) },
   { template: 'task.create.v1', body: (i) => ({ task_id: `task-${i}`, title: 'Rotate the exporter signing key', session_id: 'sess-1', labels: ['billing'] }) },
 ];
 

@@ -119,6 +119,27 @@ export function redactIps(text: string): string {
   return text.replace(IP_RUN, (run) => (holdsIp(run) ? `[ip:${classifyIp(run)}]` : run));
 }
 
+/** The members of a bind request that must not hold an IP address (`ip` is the one that may), by pointer. */
+const IP_FREE_MEMBERS: ReadonlyArray<readonly [string, string?]> = [
+  ['session_id'], ['principal', 'id'], ['agent'], ['agent_id'], ['provider_name'], ['client_app'], ['transport'], ['source_harness'], ['actor', 'id'],
+];
+
+/**
+ * The pointer of the first member of a bind request (POST /v1/sessions, or the session.bind.v1
+ * template's gate) that holds a raw IP address, else null. Any JSON is taken: what is not a string
+ * where a string belongs is the schema's to refuse.
+ */
+export function rawIpMember(body: unknown): string | null {
+  for (const [name, inner] of IP_FREE_MEMBERS) {
+    let value = isObject(body) ? body[name] : undefined;
+    if (inner !== undefined) value = isObject(value) ? value[inner] : undefined;
+    if (typeof value === 'string' && containsIp(value)) return inner === undefined ? `/${name}` : `/${name}/${inner}`;
+  }
+  return null;
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
 /** A refusal of a bind request: the member that carried a raw IP. */
 export type BindRefusal = { ok: false; pointer: string };
 
@@ -128,12 +149,8 @@ export type BindRefusal = { ok: false; pointer: string };
  * the address); a raw IP in any other member is refused — the derived door stores none.
  */
 export function bindPayload(body: SessionBindBody, tenantKey: Uint8Array): { ok: true; payload: SessionBoundPayload } | BindRefusal {
-  const texts: Array<[string, string | undefined]> = [
-    ['/session_id', body.session_id], ['/principal/id', body.principal.id], ['/agent', body.agent], ['/agent_id', body.agent_id],
-    ['/provider_name', body.provider_name], ['/client_app', body.client_app], ['/transport', body.transport], ['/source_harness', body.source_harness],
-    ['/actor/id', body.actor?.id],
-  ];
-  for (const [pointer, value] of texts) if (value !== undefined && containsIp(value)) return { ok: false, pointer };
+  const pointer = rawIpMember(body);
+  if (pointer !== null) return { ok: false, pointer };
   const payload: SessionBoundPayload = { principal: { type: body.principal.type, id: body.principal.id } };
   if (body.agent !== undefined) payload.agent = body.agent;
   if (body.agent_id !== undefined) payload.agent_id = body.agent_id;

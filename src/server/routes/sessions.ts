@@ -4,10 +4,9 @@
 // marked observed | token | asserted, with the OpenTelemetry GenAI names beside ours. The rules
 // live in src/domain/governance/provenance.ts; the service reads and appends
 // (src/service/governance/sessions-service.ts).
-import type { SessionBindBody } from '../../domain/governance/provenance.ts';
 import { bindSession, sessionProvenance } from '../../service/governance/sessions-service.ts';
 import { requirePathId } from '../request-input.ts';
-import { P } from '../responses.ts';
+import { P, U } from '../responses.ts';
 import type { Route } from '../route-spec.ts';
 import { readContextOf, writeContextOf, writtenAnswer } from '../write-context.ts';
 
@@ -16,11 +15,13 @@ export const SESSION_ROUTES: Route[] = [
   {
     method: 'POST', path: '/v1/sessions', status: 'preview', access: 'write', scoped: true, accessLog: { resource: 'session' },
     summary: "Bind a session's provenance (session.bound, the derived door): principal, agent, client app, transport, harness as asserted; the host stored only as a per-tenant salted hash, an IP only as its class.",
-    readme: '→ `session.bound` + `access.logged`; `host` → `host_sha256`; `ip` classified and dropped; a raw IP in any other member → 422 `validation_failed`',
-    checkBody: true, request: 'api/session-bind-request.json',
-    responses: { 201: 'api/session-write-response.json', 200: 'api/session-write-response.json', 400: P, 409: P, 422: P },
+    readme: '→ `session.bound` + `access.logged` when the `session.bind.v1` gate passes, else 422 validation body; `host` → `host_sha256`; `ip` classified and dropped; a raw IP in any other member is refused (logged as denied)',
+    request: 'api/session-bind-request.json',
+    responses: { 201: 'api/session-write-response.json', 200: 'api/session-write-response.json', 400: P, 409: P, 422: U },
     handler: async (c, deps) => {
-      const { replayed, ...out } = await bindSession(deps, writeContextOf(c), c.get('body') as SessionBindBody);
+      const outcome = await bindSession(deps, writeContextOf(c), c.get('body'));
+      if (!outcome.ok) return c.json(outcome.validation, 422);
+      const { replayed, ...out } = outcome.write;
       return writtenAnswer(c, replayed, out);
     },
   },

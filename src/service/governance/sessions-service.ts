@@ -5,12 +5,16 @@
 // The rules are pure (src/domain/governance/provenance.ts); the raw adapter write of session.bound
 // stays in events-service.ts and keeps its payload as sent.
 import type { Actor } from '../../domain/event.ts';
-import { bindPayload, containsIp, provenanceView, SESSION_BOUND, tenantHostKey, type SessionBindBody } from '../../domain/governance/provenance.ts';
-import { AppError } from '../../errors.ts';
+import { bindPayload, containsIp, provenanceView, rawIpMember, SESSION_BOUND, tenantHostKey, type SessionBindBody } from '../../domain/governance/provenance.ts';
+import type { ValidationResult } from '../../domain/closeout-gates.ts';
 import type { PendingEvent } from '../../store/event-log.ts';
 import { sessionEvents } from '../../store/session-queries.ts';
 import type { ServiceDeps } from '../deps.ts';
+import { gateRouteBody, type Gated } from '../templates-service.ts';
 import { actingAs, pendingEvent, type WriteContext } from '../write-context.ts';
+
+/** The template whose gate a bind passes (fixtures/templates/session.bind.v1.json). */
+const SESSION_BIND_TEMPLATE = 'session.bind.v1';
 import { binding, decideAndAppend, type Decision } from './decide.ts';
 import { accessEvent, notInScope } from './refusals.ts';
 
@@ -18,17 +22,25 @@ type Json = PendingEvent['payload'][string];
 
 const resourceOf = (sessionId: string) => ({ type: 'session', id: sessionId });
 
-/** `POST /v1/sessions`: appends session.bound (and its access-log entry) for the scope's session. */
-export async function bindSession(deps: ServiceDeps, ctx: WriteContext, body: SessionBindBody) {
+/**
+ * `POST /v1/sessions`: appends session.bound (and its access-log entry) for the scope's session,
+ * once the body passes the session.bind.v1 gate (its schema, placeholder text, and no raw IP outside
+ * `ip`); a gate that refuses answers its validation body, as POST /v1/templates/validate does.
+ */
+export async function bindSession(deps: ServiceDeps, ctx: WriteContext, raw: unknown): Promise<Gated<SessionWrite>> {
+  const gate = gateRouteBody(deps, SESSION_BIND_TEMPLATE, 'api/session-bind-request.json', raw);
+  if (!gate.ok) {
+    const ipAt = rawIpMember(raw);
+    if (ipAt !== null) await logRawIpRefusal(deps, ctx, raw, gate.validation, ipAt);
+    return gate;
+  }
+  const body = gate.body as SessionBindBody;
   const actor: Actor = actingAs(ctx, body.actor);
   const key = tenantHostKey(deps.keys.hmac.secret, ctx.scope.tenant_id);
   const result = await decideAndAppend(deps, ctx, async (): Promise<Decision> => {
     const checked = bindPayload(body, key);
-    if (!checked.ok) {
-      // Nothing of the request is logged but the refusal: the member that held an IP is not echoed.
-      await deps.store.append([accessEvent(deps, ctx, actor, { action: 'attempted', outcome: 'denied', resource: resourceOf(containsIp(body.session_id) ? 'refused-session-id' : body.session_id), reason_code: 'validation_failed', reason: `A raw IP address in ${checked.pointer}` })]);
-      throw new AppError('validation_failed', `${checked.pointer} holds an IP address: POST /v1/sessions stores no raw IP. Send the address as ip (it is classified and dropped) or its class as ip_class, and leave it out of the other members.`, { details: [{ pointer: checked.pointer, detail: 'raw IP address' }] });
-    }
+    // The gate refused any raw IP outside `ip`.
+    if (!checked.ok) throw new Error(`the session.bind.v1 gate passed a raw IP in ${checked.pointer}`);
     deps.registry.assert('events/session-bound.json', checked.payload, 'session.bound payload');
     return {
       events: [
@@ -39,7 +51,21 @@ export async function bindSession(deps: ServiceDeps, ctx: WriteContext, body: Se
     };
   });
   const event = result.events[0]!;
-  return { session: { session_id: event.session_id!, ...(event.payload as Record<string, unknown>) }, event: binding(result), replayed: result.replayed };
+  return { ok: true, write: { session: { session_id: event.session_id!, ...(event.payload as Record<string, unknown>) }, event: binding(result), replayed: result.replayed } };
+}
+
+type SessionWrite = { session: Record<string, unknown>; event: ReturnType<typeof binding>; replayed: boolean };
+
+/**
+ * A bind refused for a raw IP address is logged as denied, without the request's values: the
+ * session's id only when the gate found it a valid id holding no address.
+ */
+async function logRawIpRefusal(deps: ServiceDeps, ctx: WriteContext, raw: unknown, validation: ValidationResult, pointer: string): Promise<void> {
+  const body = raw as { session_id?: unknown; actor?: unknown };
+  const idOk = typeof body.session_id === 'string' && !containsIp(body.session_id) && !validation.blockers.some((b) => b.pointer === '/session_id');
+  const actorOk = !validation.blockers.some((b) => b.pointer.startsWith('/actor')) && pointer !== '/actor/id';
+  const actor = actingAs(ctx, actorOk ? (body.actor as Actor | undefined) : undefined);
+  await deps.store.append([accessEvent(deps, ctx, actor, { action: 'attempted', outcome: 'denied', resource: resourceOf(idOk ? (body.session_id as string) : 'refused-session-id'), reason_code: 'validation_failed', reason: `A raw IP address in ${pointer}` })]);
 }
 
 /** `GET /v1/sessions/{session_id}/provenance`. */
