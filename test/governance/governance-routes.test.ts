@@ -571,3 +571,24 @@ t.test('If-Match on an evaluation: the asset\'s ETag; stale → 412 and nothing 
   const retired = await evaluate(retiredTag, 'im-2');
   t.same([retired.status, retired.json.code], [409, 'asset_retired'], 'the current view hears the rule');
 });
+
+t.test('a withdraw\'s step is ignored (DOMAIN §5.2): it may be left out or name any step; approve and reject need theirs', async (t) => {
+  const g = await governed(t);
+  await g.setUp();
+  const decide = (approvalId: string, body: Record<string, unknown>) => g.call(`/v1/approvals/${approvalId}/decision`, { body: { reason: 'The asset is being replaced', ...body } });
+  await g.register('wd-1');
+  const first = (await g.evaluate('wd-1')).approval_id as string;
+  const noStep = await decide(first, { decision: 'approve', actor: reviewer });
+  t.same([noStep.status, noStep.json.code, noStep.json.errors.map((e: { pointer: string }) => e.pointer)], [422, 'validation_failed', ['/step']], 'approve names its step');
+  t.same((await decide(first, { decision: 'reject', step: 6, actor: reviewer })).json.errors.map((e: { pointer: string }) => e.pointer), ['/step'], 'a step of 1 to 5');
+  const left = await decide(first, { decision: 'withdraw', actor: requester });
+  t.same([left.status, left.json.approval.status], [201, 'withdrawn'], 'a withdraw without a step');
+  const recorded = g.events().filter((e) => e.kind === 'approval.decided').at(-1)!;
+  t.equal(recorded.payload.step, 1, 'the current step is recorded');
+  await g.register('wd-2');
+  const second = (await g.evaluate('wd-2')).approval_id as string;
+  const far = await decide(second, { decision: 'withdraw', step: 9, actor: requester });
+  t.same([far.status, far.json.approval.status], [201, 'withdrawn'], 'a withdraw naming a step the request does not have');
+  const validated = await g.call('/v1/templates/validate', { scope: null, body: { template_id: 'approval.decide.v1', payload: { decision: 'withdraw', reason: 'The asset is being replaced', actor: requester } } });
+  t.same([validated.json.ok, validated.json.missing_fields], [true, []], 'the template agrees');
+});

@@ -591,7 +591,10 @@ export type Actor = {
  * POST /v1/approvals/{approval_id}/decision request body: approve or reject the current step, or withdraw the request (requester only; step is then ignored)
  */
 export type ApprovalDecisionRequest = {
-  step: number;
+  /**
+   * The step decided: required to approve or reject (1 to 5); ignored for a withdraw, which records the current step.
+   */
+  step?: number;
   decision: ApprovalDecidedDecision;
   reason: ApprovalDecidedReason;
   /**

@@ -37,7 +37,11 @@ export type ApprovalDecidedPayload = {
   reason: string;
   bound: { evaluation_id: string; input_sha256: string };
 };
-export type DecisionBody = { step: number; decision: ApprovalDecision; reason: string; expected_input_sha256?: string };
+/** A decision's body: approve and reject name their step; a withdraw's step is ignored (it may leave it out). */
+export type DecisionBody =
+  | { step: number; decision: 'approve' | 'reject'; reason: string; expected_input_sha256?: string }
+  | { step?: number; decision: 'withdraw'; reason: string; expected_input_sha256?: string };
+type StepDecisionBody = Extract<DecisionBody, { decision: 'approve' | 'reject' }>;
 
 export type RecordedDecision = { step: number; decision: ApprovalDecision; reason: string; actor: Actor; decided_at: string; seq: number };
 export type Approval = ApprovalRequestedPayload & {
@@ -215,7 +219,7 @@ export function checkDecision(
 }
 
 /** SOD-1 to SOD-5, in order (§3.2), for approve and reject. */
-function separationOfDuties(approval: Approval, body: DecisionBody, actor: Actor, team: Team | undefined, currentOwner: Actor | undefined): Refusal | undefined {
+function separationOfDuties(approval: Approval, body: StepDecisionBody, actor: Actor, team: Team | undefined, currentOwner: Actor | undefined): Refusal | undefined {
   const id = approval.approval_id;
   if (sameActor(actor, approval.requested_by)) {
     return refuse(403, 'self_approval_forbidden', 'SOD-1', `${showActor(actor)} requested approval ${id} and cannot decide it; another user holding the step's role must.`);

@@ -39,14 +39,14 @@ const TEAM = teamWith([
 ]);
 
 /** A high-tier approval requested on day 0 by `requester`, with the given decisions applied. */
-function highApproval(decisions: [Actor, Omit<DecisionBody, 'reason'>][] = [], tier: 'high' | 'limited' = 'high'): { approval: Approval; events: StoredEvent[] } {
+function highApproval(decisions: [Actor, { step: number; decision: 'approve' | 'reject' | 'withdraw' }][] = [], tier: 'high' | 'limited' = 'high'): { approval: Approval; events: StoredEvent[] } {
   const ev = eventMaker();
   const evaluation = { evaluation_id: 'rev_1', asset_id: 'asset_cv', tier, input_sha256: H1, policy: { version: '1.0.0' } } as const;
   const request = approvalRequestFor(evaluation, { requested_by: requester, asset_owner: assetOwner }, day(0))!;
   const events = [ev('risk.evaluated', evaluated('asset_cv', 'rev_1', tier, { approval_id: request.approval_id })), ev(APPROVAL_KINDS.requested, request, { actor: requester })];
   let approval = foldApproval(events)!;
   for (const [actor, body] of decisions) {
-    const result = checkDecision(approval, { ...body, reason: 'Looked at it.' }, actor, TEAM, day(1));
+    const result = checkDecision(approval, { ...body, reason: 'Looked at it.' } as DecisionBody, actor, TEAM, day(1));
     if (!result.ok) throw new Error(`${result.code}: ${result.message}`);
     const e = ev(APPROVAL_KINDS.decided, result.payload, { actor, at: iso(1) });
     events.push(e);
