@@ -592,3 +592,43 @@ t.test('a withdraw\'s step is ignored (DOMAIN §5.2): it may be left out or name
   const validated = await g.call('/v1/templates/validate', { scope: null, body: { template_id: 'approval.decide.v1', payload: { decision: 'withdraw', reason: 'The asset is being replaced', actor: requester } } });
   t.same([validated.json.ok, validated.json.missing_fields], [true, []], 'the template agrees');
 });
+
+t.test('re-posts of one asset sent at once: each answers the revision it registered and its own version', async (t) => {
+  const g = await governed(t);
+  t.equal((await g.register('race-1')).status, 201);
+  const body = (n: number) => ({ asset_id: 'race-1', name: 'Asset race-1', purpose: `Rank job applications, take ${n}`, owner, deployment_context: 'HR', models: [{ provider: 'acme', name: 'm1' }], actor: requester });
+  const answers = await Promise.all([1, 2, 3, 4, 5, 6].map((n) => g.call('/v1/governance/assets', { body: body(n) })));
+  t.same(answers.map((a) => a.status), [201, 201, 201, 201, 201, 201]);
+  const registered = new Map(g.events().filter((e) => e.kind === 'governance.asset.registered').map((e) => [e.event_id, e]));
+  for (const a of answers) {
+    const event = registered.get(a.json.event.event_id)!;
+    t.equal(a.json.asset.revision, event.payload.revision, `the answer's revision is its own event's (${event.payload.revision})`);
+    t.equal(a.json.asset.purpose, event.payload.purpose, 'and so is the text');
+    t.equal(a.headers.get('etag'), `"${event.seq}"`, 'the version its registration left');
+  }
+  t.same(answers.map((a) => a.json.asset.revision).sort(), [2, 3, 4, 5, 6, 7], 'six revisions, one each');
+  const now = await g.call('/v1/governance/assets/race-1');
+  t.equal(now.json.revision, 7);
+  t.equal(now.headers.get('etag'), answers.find((a) => a.json.asset.revision === 7)!.headers.get('etag'), 'the last one\'s version is the current one');
+});
+
+t.test('a decision answers the approval as it left it, though the next step was decided before its answer', async (t) => {
+  const g = await governed(t);
+  await g.setUp();
+  await g.register('next-1');
+  const approvalId = (await g.evaluate('next-1')).approval_id as string;
+  // Step 2 is decided the moment step 1's decision is written, before step 1 is answered.
+  const append = g.service.store.append;
+  let second: Awaited<ReturnType<typeof g.decide>> | undefined;
+  g.service.store.append = async (unit, expect, options) => {
+    const written = await append(unit, expect, options);
+    if (second === undefined && unit[0]!.kind === 'approval.decided' && unit[0]!.payload.step === 1) second = await g.decide(approvalId, 2, executive);
+    return written;
+  };
+  const first = await g.decide(approvalId, 1, reviewer);
+  g.service.store.append = append;
+  t.equal(second?.status, 201, 'step 2 was decided first');
+  t.same([first.status, first.json.approval.status, first.json.approval.current_step, first.json.approval.decisions.length], [201, 'pending', 2, 1], 'step 1 answers the approval waiting for step 2');
+  t.equal(first.headers.get('etag'), `"${first.json.event.seq}"`, 'and the version it left');
+  t.same([second!.json.approval.status, second!.json.approval.decisions.length], ['approved', 2]);
+});

@@ -2,7 +2,7 @@
 // docs/governance/risk.md): each write reads its aggregates, lets the domain rule decide, and appends
 // under the versions it read; each read derives what time changes from the injected clock.
 import { sameScope, type Actor, type Scope } from '../../domain/event.ts';
-import { approvalRequestFor, approvalStatus, checkDecision, currentStep, type Approval, type DecisionBody } from '../../domain/governance/approvals.ts';
+import { applyApprovalEvent, approvalRequestFor, approvalStatus, checkDecision, currentStep, type Approval, type DecisionBody } from '../../domain/governance/approvals.ts';
 import { applyAssetEvent, ASSET_REGISTERED, assetIdOf, assetRegisteredPayload, assetView, compactAsset, latestEvaluation, type AssetRegistration, type AssetState } from '../../domain/governance/assets.ts';
 import { checkReviewCompletion, parseReviewId, REVIEW_COMPLETED, reviewSchedule, type ReviewCompleteBody, type ReviewSchedule } from '../../domain/governance/reviews.ts';
 import { checkRiskInputs, riskInputsError } from '../../domain/governance/risk-inputs.ts';
@@ -36,12 +36,19 @@ export async function registerAsset(deps: ServiceDeps, ctx: WriteContext, body: 
   const assetId = body.asset_id ?? deps.newId('ast');
   const actor = actingAs(ctx, body.actor);
   const { actor: _a, asset_id: _i, task_id: _t, ...registration } = body;
+  // The asset each decision was made on, by its registration event's id: the answer is the asset as
+  // the sealed one left it, not as later writes (concurrent re-posts of it, say) have left it since.
+  // (The append expected the asset's stream where the decision read it; an approval decided on the
+  // asset in between is on the approval's stream, and its status shows in the next read.)
+  const decidedOn = new Map<string, AssetState | undefined>();
   // The next revision of the asset as it stands (the first when there is none).
   const decideOn = (asset: AssetState | undefined, read: StreamRead): Decision => {
     const payload = assetRegisteredPayload(asset, assetId, registration);
+    const registered = pendingEvent(ctx, deps.newId, { kind: ASSET_REGISTERED, actor, payload: json(payload) });
+    decidedOn.set(registered.event_id, asset);
     return {
       events: [
-        pendingEvent(ctx, deps.newId, { kind: ASSET_REGISTERED, actor, payload: json(payload) }),
+        registered,
         accessEvent(deps, ctx, actor, { action: payload.revision === 1 ? 'created' : 'changed', outcome: 'allowed', resource: { type: 'asset', id: assetId } }),
       ],
       read: [read],
@@ -62,9 +69,18 @@ export async function registerAsset(deps: ServiceDeps, ctx: WriteContext, body: 
       return asset === undefined ? null : decideOn(asset, assetRead(deps, ctx.scope, assetId, view.streamVersion));
     },
   });
+  // Answered once the index holds the write, as every governance write is: what the caller sends
+  // next (an evaluation of the asset) is decided on an index that has it.
   await settledAfterWrite(deps, result);
-  // The asset the registration wrote: a replay's is in its event (an id the server chose is not this request's).
-  const written = (result.events[0]!.payload as { asset_id: string }).asset_id;
+  const event = result.events[0]!;
+  if (!result.replayed && decidedOn.has(event.event_id)) {
+    // The registration is the unit's one event on the asset's stream: its seq is the asset's version.
+    const asset = compactAsset(applyAssetEvent(decidedOn.get(event.event_id), event)!);
+    return { asset: assetView(asset, deps.clock(), policyOptions(deps)), version: event.seq, event: binding(result), replayed: false };
+  }
+  // A replay reads the asset as it is (docs/contract.md, Idempotency). Its registration names the
+  // asset (an id the server chose is not this request's).
+  const written = (event.payload as { asset_id: string }).asset_id;
   const version = deps.gov.streamVersion(assetStream(ctx.scope, written)); // before the state, as getAsset
   return { asset: assetView(deps.gov.asset(ctx.scope, written)!, deps.clock(), policyOptions(deps)), version, event: binding(result), replayed: result.replayed };
 }
@@ -254,6 +270,9 @@ export async function getApproval(deps: ServiceDeps, ctx: WriteContext, approval
 
 export async function decideApproval(deps: ServiceDeps, ctx: WriteContext, approvalId: string, body: DecisionBody & { actor?: Actor; task_id?: string }) {
   const actor = actingAs(ctx, body.actor);
+  // The approval each decision was made on, by its event's id: the answer is the approval as the
+  // sealed decision left it (its every stream was where the decision read it), not as a later step's.
+  const decidedOn = new Map<string, Approval>();
   const result = await decideAndAppend(deps, ctx, async () => {
     // The asset the approval is bound to never changes; its version, the approval's and the team's
     // (the decider's roles) are read before the approval, the asset (its owner) and the team are read
@@ -271,10 +290,12 @@ export async function decideApproval(deps: ServiceDeps, ctx: WriteContext, appro
     const action = body.decision === 'approve' ? 'approved' : body.decision === 'reject' ? 'rejected' : 'changed';
     if (!checked.ok) return deny(deps, ctx, actor, { type: 'approval', id: approvalId }, checked);
     await checkTaskToBind(deps, ctx, actor, body.task_id);
+    const decided = pendingEvent(ctx, deps.newId, { kind: 'approval.decided', actor, payload: json(checked.payload) });
+    decidedOn.set(decided.event_id, approval);
     return {
       ...boundTo(body.task_id),
       events: [
-        pendingEvent(ctx, deps.newId, { kind: 'approval.decided', actor, payload: json(checked.payload) }),
+        decided,
         accessEvent(deps, ctx, actor, { action, outcome: 'allowed', resource: { type: 'approval', id: approvalId } }),
       ],
       // A decision racing another on the same approval, a new evaluation of its asset or a change of
@@ -284,6 +305,10 @@ export async function decideApproval(deps: ServiceDeps, ctx: WriteContext, appro
     };
   });
   await settledAfterWrite(deps, result);
+  const event = result.events[0]!;
+  const before = result.replayed ? undefined : decidedOn.get(event.event_id);
+  if (before !== undefined) return { approval: approvalView(applyApprovalEvent(before, event)!, deps.clock(), deps.identities), event: binding(result), replayed: false };
+  // A replay reads the approval as it is (docs/contract.md, Idempotency).
   return { approval: approvalView(deps.gov.approval(ctx.scope, approvalId)!, deps.clock(), deps.identities), event: binding(result), replayed: result.replayed };
 }
 
