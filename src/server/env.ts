@@ -39,7 +39,7 @@ export type AppEnv = {
     /** The forge user a forge route acts as (Sudo), or null on an admin route. */
     doer: ForgeOwnerView | null;
     /** The declared route the request matched (its access-log entries name its path template). */
-    route: { method: string; path: string; responses: Readonly<Record<number, unknown>> };
+    route: { method: string; path: string; responses: Readonly<Record<number, unknown>>; etag?: 'read' | 'write' };
   };
 };
 

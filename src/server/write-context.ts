@@ -10,9 +10,17 @@ import { readContext } from '../service/governance/refusals.ts';
 import type { RequestFacts, WriteContext } from '../service/write-context.ts';
 import { nodeRequest, type AppEnv } from './env.ts';
 import { readIdempotencyKey, readIfMatch } from './request-input.ts';
+import { AppError } from '../errors.ts';
 
 /** For a scoped route with a body: the scope and body middleware have read both. */
 export function writeContextOf(c: Context<AppEnv>, idempotencyRequired = false): WriteContext {
+  const ifMatch = readIfMatch(c);
+  const route = c.get('route');
+  // A write whose route has no version to compare (etag: write) would only ignore the condition a
+  // client relies on: it is refused instead, before anything is read or written.
+  if (ifMatch !== null && route !== undefined && route.etag !== 'write') {
+    throw new AppError('invalid_if_match', `${route.method} ${route.path} takes no If-Match: nothing it writes has a version to compare. Leave If-Match out; the writes that take it answer an ETag (docs/contract.md).`, { details: [{ pointer: '/headers/If-Match', detail: 'not taken by this route' }] });
+  }
   const scope = c.get('scope');
   const body = c.get('body');
   const idempotencyKey = readIdempotencyKey(c, idempotencyRequired);
@@ -25,7 +33,7 @@ export function writeContextOf(c: Context<AppEnv>, idempotencyRequired = false):
     // A verified caller is part of the request: another subject's request under the same key is a
     // different one (422 idempotency_key_reused), never answered with someone else's write.
     requestSha256: idempotencyKey === null ? null : canonicalSha256Uri({ method: c.req.method, path: c.req.path, scope, body: body as never, ...(caller.verified === undefined ? {} : { caller: caller.verified.actor }) }),
-    ifMatch: readIfMatch(c),
+    ifMatch,
   };
 }
 

@@ -632,3 +632,30 @@ t.test('a decision answers the approval as it left it, though the next step was 
   t.equal(first.headers.get('etag'), `"${first.json.event.seq}"`, 'and the version it left');
   t.same([second!.json.approval.status, second!.json.approval.decisions.length], ['approved', 2]);
 });
+
+t.test('every team write takes If-Match with the team\'s version; a write that takes none refuses the header', async (t) => {
+  const g = await governed(t);
+  const before = g.events().length;
+  const early = await g.call('/v1/team/owner', { body: { actor: owner }, headers: { 'If-Match': '*' } });
+  t.same([early.status, early.json.code], [412, 'precondition_failed'], 'no team yet: nothing to match');
+  t.equal(g.events().length, before, 'nothing written');
+  const boot = await g.call('/v1/team/owner', { body: { actor: owner } });
+  t.equal(boot.status, 201);
+  const tag = (await g.call('/v1/team')).headers.get('etag')!;
+  t.equal(boot.headers.get('etag'), tag, 'the bootstrap answers the team\'s version');
+  const invite = (ifMatch: string) => g.call('/v1/team/invites', { body: { email: 'rita@example.com', role: 'governance_reviewer', actor: owner }, headers: { 'If-Match': ifMatch } });
+  const first = await invite(tag);
+  t.equal(first.status, 201, 'the current version');
+  const stale = await invite(tag);
+  t.same([stale.status, stale.json.code], [412, 'precondition_failed'], 'the team moved on with the first invite');
+  const revoke = await g.call(`/v1/team/invites/${first.json.invite_id}/revoke`, { body: { actor: owner }, headers: { 'If-Match': tag } });
+  t.same([revoke.status, revoke.json.code], [412, 'precondition_failed'], 'a revoke too');
+  const accept = await g.call(`/v1/team/invites/${first.json.invite_id}/accept`, { body: { token: first.json.token, actor: reviewer }, headers: { 'If-Match': first.headers.get('etag')! } });
+  t.equal(accept.status, 201, 'an accept at the version the invite left');
+  // A write with no version to compare refuses the header rather than ignore it.
+  const count = g.events().length;
+  const incident = await g.call('/v1/incidents', { body: { class: 'incident', title: 'Ranking drops candidates', description: 'Gaps over a year rank last.', aware_at: '2026-11-01T09:30:00Z', severity: 'sev3', actor: owner }, headers: { 'If-Match': '"3"' } });
+  t.same([incident.status, incident.json.code], [400, 'invalid_if_match'], 'POST /v1/incidents takes no If-Match');
+  t.match(incident.json.detail, /POST \/v1\/incidents takes no If-Match/);
+  t.equal(g.events().length, count, 'nothing written');
+});

@@ -64,7 +64,7 @@ export const TEAM_ROUTES: Route[] = [
   {
     method: 'POST', path: '/v1/team/owner', status: 'preview', access: 'write', scoped: true, accessLog: { resource: 'team_member' },
     summary: "Make the tenant's first owner (team.member.added); 409 owner_exists once there is one.", readme: '→ `team.member.added`; once per tenant (409 `owner_exists`)',
-    checkBody: true, request: 'api/team-owner-request.json', responses: { 201: 'api/team-member-response.json', 200: 'api/team-member-response.json', ...W },
+    checkBody: true, request: 'api/team-owner-request.json', responses: { 201: 'api/team-member-response.json', 200: 'api/team-member-response.json', ...W }, etag: 'write',
     handler: async (c, deps) => {
       const out = await bootstrapOwner(deps, writeContextOf(c), c.get('body') as OwnerBootstrapBody);
       return writtenAnswer(c, out.replayed, { member: out.member, event: out.event }, { version: out.event.seq });
@@ -73,7 +73,7 @@ export const TEAM_ROUTES: Route[] = [
   {
     method: 'POST', path: '/v1/team/invites', status: 'preview', access: 'write', scoped: true, accessLog: { resource: 'team_invite' },
     summary: 'Invite someone with a role (team.invite.created); the token is answered once, the event keeps its sha256.', readme: '→ `team.invite.created`; owner/admin only; the token is shown once',
-    checkBody: true, request: 'api/team-invite-request.json', responses: { 201: 'api/team-invite-response.json', 200: 'api/team-invite-response.json', ...W },
+    checkBody: true, request: 'api/team-invite-request.json', responses: { 201: 'api/team-invite-response.json', 200: 'api/team-invite-response.json', ...W }, etag: 'write',
     handler: async (c, deps) => {
       const { event, ...invite } = await createInvite(deps, writeContextOf(c), c.get('body') as InviteBody);
       return writtenAnswer(c, invite.token === null, { ...invite, event }, { version: event.seq });
@@ -82,7 +82,7 @@ export const TEAM_ROUTES: Route[] = [
   {
     method: 'POST', path: '/v1/team/invites/{invite_id}/revoke', status: 'preview', access: 'write', scoped: true, accessLog: { resource: 'team_invite', idParam: 'invite_id' },
     summary: 'Revoke an open invite (team.invite.revoked).', readme: '→ `team.invite.revoked`',
-    checkBody: true, request: 'api/team-invite-revoke-request.json', responses: { 201: 'api/team-invite-revoke-response.json', 200: 'api/team-invite-revoke-response.json', ...W },
+    checkBody: true, request: 'api/team-invite-revoke-request.json', responses: { 201: 'api/team-invite-revoke-response.json', 200: 'api/team-invite-revoke-response.json', ...W }, etag: 'write',
     handler: async (c, deps) => {
       const { replayed, ...out } = await revokeInvite(deps, writeContextOf(c), id(c, 'invite_id', 'invite'), c.get('body') as { actor?: never });
       return writtenAnswer(c, replayed, out, { version: out.event.seq });
@@ -91,7 +91,7 @@ export const TEAM_ROUTES: Route[] = [
   {
     method: 'POST', path: '/v1/team/invites/{invite_id}/accept', status: 'preview', access: 'write', scoped: true, accessLog: { resource: 'team_invite', idParam: 'invite_id' },
     summary: 'Accept an invite with its token (team.member.added); 401 invite_token_invalid for another token.', readme: '→ `team.member.added` with the invite\'s role',
-    checkBody: true, request: 'api/team-invite-accept-request.json', responses: { 201: 'api/team-member-response.json', 200: 'api/team-member-response.json', 401: P, ...W },
+    checkBody: true, request: 'api/team-invite-accept-request.json', responses: { 201: 'api/team-member-response.json', 200: 'api/team-member-response.json', 401: P, ...W }, etag: 'write',
     handler: async (c, deps) => {
       const out = await acceptInvite(deps, writeContextOf(c), id(c, 'invite_id', 'invite'), c.get('body') as InviteAcceptBody);
       return writtenAnswer(c, out.replayed, { member: out.member, event: out.event }, { version: out.event.seq });

@@ -50,11 +50,12 @@ export function teamView(deps: ServiceDeps, tenantId: string): { view: Record<st
 /** Append the rule's event with its access entry, or log and answer its refusal. */
 async function teamWrite<P extends object>(
   deps: ServiceDeps, ctx: WriteContext, actor: Actor, kind: string, resource: (payload: P) => Resource, action: AccessAction,
-  check: (team: Team | undefined) => Checked<{ payload: P }>, options: { ifMatch?: boolean; deniedResource: Resource },
+  check: (team: Team | undefined) => Checked<{ payload: P }>, options: { deniedResource: Resource },
 ) {
   const result = await decideAndAppend(deps, ctx, async (): Promise<Decision> => {
     const { team, read } = teamRead(deps, ctx);
-    if (options.ifMatch) checkIfMatch(ctx, read);
+    // Every team write takes If-Match with the team's version (GET /v1/team's ETag): 412 before any rule.
+    checkIfMatch(ctx, read);
     const checked = check(team);
     if (!checked.ok) return deny(deps, ctx, actor, options.deniedResource, checked);
     const payload = checked.payload as unknown as { [key: string]: Json };
@@ -64,7 +65,7 @@ async function teamWrite<P extends object>(
         accessEvent(deps, ctx, actor, { action, outcome: 'allowed', resource: resource(checked.payload) }),
       ],
       read: [read],
-      ...(options.ifMatch ? { ifMatch: read } : {}),
+      ifMatch: read,
     };
   });
   return { result, payload: result.events[0]!.payload as unknown as P, event: binding(result), replayed: result.replayed };
@@ -105,6 +106,6 @@ export async function acceptInvite(deps: ServiceDeps, ctx: WriteContext, inviteI
 export async function changeRoles(deps: ServiceDeps, ctx: WriteContext, memberId: string, body: RoleChangeBody & { actor?: Actor }) {
   const actor = actingAs(ctx, body.actor);
   const { payload, event, replayed } = await teamWrite<TeamMemberRolesChangedPayload>(deps, ctx, actor, TEAM_KINDS.rolesChanged, (p) => ({ type: 'team_member', id: p.member_id }), 'changed',
-    (team) => checkRoleChange(team, actor, memberId, body), { ifMatch: true, deniedResource: { type: 'team_member', id: memberId } });
+    (team) => checkRoleChange(team, actor, memberId, body), { deniedResource: { type: 'team_member', id: memberId } });
   return { member_id: payload.member_id, roles: payload.roles, previous_roles: payload.previous_roles, event, replayed };
 }
