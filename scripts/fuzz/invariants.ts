@@ -26,11 +26,13 @@ export type Counts = { before: number | null; after: number | null; appended?: (
  * The one documented kind of 4xx that writes: a refusal recorded in the access log (README; docs/
  * governance/): a packet or claim evaluation naming a task outside the caller's scope, or any
  * refusal of a governance rule (404 across scopes, 403, a rule's 409 or 422) answers its problem and
- * appends exactly one `access.logged` event with outcome `denied`, nothing else.
+ * appends exactly one `access.logged` event with outcome `denied`, nothing else. A session bind
+ * refused for a raw IP address answers its gate's validation body instead, and is recorded so too.
  */
 function isDeniedAttemptRecord(answer: Answer, counts: Counts): boolean {
   const body = parse(answer.text);
-  if (answer.status < 400 || answer.status >= 500 || !isObject(body) || typeof body.code !== 'string' || counts.after! - counts.before! !== 1) return false;
+  const refusal = isObject(body) && (typeof body.code === 'string' || isValidationBody(answer));
+  if (answer.status < 400 || answer.status >= 500 || !refusal || counts.after! - counts.before! !== 1) return false;
   const appended = counts.appended?.() ?? null;
   // Without the log to read (a server of someone else's), only the cross-scope 404 is taken on trust.
   if (appended === null) return answer.status === 404 && body.code === 'not_found_in_scope';
