@@ -1,9 +1,9 @@
 // The adapters' raw write (POST /v1/events): a kind with a template (evidence.attached; the
 // session.bind.v1 template describes POST /v1/sessions) first passes that template's gate, the one
-// POST /v1/templates/validate runs; then
-// envelope schema, scope, kind catalogue, the kind's payload schema, and one durable append that
-// expects the task (if any) open and the event id (if chosen) new. Only adapter kinds pass; every
-// kind a route derives is reserved, so no gate can be bypassed through this door.
+// POST /v1/templates/validate runs; then envelope schema, scope, kind catalogue, the kind's payload
+// schema, and one durable append that expects the task (if any) open and the event id (if chosen)
+// new. Only adapter kinds pass; every kind a route derives is reserved, so no gate can be bypassed
+// through this door.
 import { classifyKind, payloadSchemaOf, type EventDraft } from '../domain/event.ts';
 import { isRecord } from '../domain/gate-context.ts';
 import { AppError } from '../errors.ts';

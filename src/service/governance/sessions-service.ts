@@ -12,11 +12,11 @@ import { sessionEvents } from '../../store/session-queries.ts';
 import type { ServiceDeps } from '../deps.ts';
 import { gateRouteBody, type Gated } from '../templates-service.ts';
 import { actingAs, pendingEvent, type WriteContext } from '../write-context.ts';
+import { binding, decideAndAppend, type Decision } from './decide.ts';
+import { accessEvent, notInScope } from './refusals.ts';
 
 /** The template whose gate a bind passes (fixtures/templates/session.bind.v1.json). */
 const SESSION_BIND_TEMPLATE = 'session.bind.v1';
-import { binding, decideAndAppend, type Decision } from './decide.ts';
-import { accessEvent, notInScope } from './refusals.ts';
 
 type Json = PendingEvent['payload'][string];
 
