@@ -315,3 +315,19 @@ t.test('a stale If-Match is 412 before the rules; a patch that changes nothing w
   const byOfficer = await g.patch(id, { ...declassify, actor: officer });
   t.same([byOfficer.status, byOfficer.json.incident.status, byOfficer.json.incident.serious], [200, 'closed', { is_serious: false, basis: null }], 'another user decides it and closes it');
 });
+
+t.test('an aware_at that leaves no room for the Art. 73 clock is refused before anything is written', async (t) => {
+  const g = await incidents(t);
+  const before = g.events().length;
+  for (const serious of [{ is_serious: true, basis: 'death' }, { is_serious: false, basis: null }]) {
+    const r = await g.log({ aware_at: '9999-12-25T00:00:00Z', serious });
+    t.same([r.status, r.json.code], [422, 'validation_failed'], `serious: ${serious.is_serious}`);
+    t.match(r.json.detail, /aware_at 9999-12-25T00:00:00.000Z leaves no room for the Art\. 73 clock, which may run 15 days from it/);
+  }
+  t.same(g.events().slice(before).map(denied), [['access.logged', 'attempted', 'denied', 'validation_failed'], ['access.logged', 'attempted', 'denied', 'validation_failed']], 'only the refusals are logged: no incident');
+  t.equal((await g.call('/v1/incidents')).status, 200, 'the scope\'s incidents still read');
+  t.equal((await g.call('/v1/governance/dashboard')).status, 200, 'and its dashboard');
+  const latest = await g.log({ aware_at: '9999-12-16T23:59:59.999Z', serious: { is_serious: true, basis: 'property_or_environment' } });
+  t.equal(latest.status, 201, 'the latest aware_at whose longest clock still has a date');
+  t.equal(latest.json.incident.clocks[0].due_at, '9999-12-31T23:59:59.999Z');
+});

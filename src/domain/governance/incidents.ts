@@ -193,11 +193,31 @@ function checkSerious(serious: Serious): IncidentRefusal | undefined {
   return undefined;
 }
 
+/** The longest Art. 73 period: a later patch may make any incident serious on any basis. */
+const LONGEST_CLOCK_DAYS = Math.max(...Object.values(ART73_DAYS));
+
+/**
+ * aware_at is fixed at logging and the clock is counted from it: an instant so late that the
+ * longest clock would end after 9999-12-31 has no due date-time, and every read of the incident
+ * would fail. It is refused before anything is written.
+ */
+function checkClockRoom(aware: string): IncidentRefusal | undefined {
+  try {
+    addDays(aware, LONGEST_CLOCK_DAYS);
+    return undefined;
+  } catch {
+    return refuseIncident(422, 'validation_failed', 'INC-1', `aware_at ${aware} leaves no room for the Art. 73 clock, which may run ${LONGEST_CLOCK_DAYS} days from it past the last date-time (9999-12-31T23:59:59.999Z): send when the team became aware.`);
+  }
+}
+
 /** INC-1 (logging): the payload of incident.logged for a body that passed INCIDENT_CREATE_SCHEMA. Every incident starts open. */
 export function buildLoggedPayload(incidentId: string, body: IncidentCreate): IncidentChecked<{ payload: IncidentLoggedPayload }> {
   const serious = seriousOf(body.serious);
   const refused = checkSerious(serious);
   if (refused) return refused;
+  const aware = normalizeDateTime(body.aware_at, 'aware_at');
+  const late = checkClockRoom(aware);
+  if (late) return late;
   return {
     ok: true,
     payload: {
@@ -209,7 +229,7 @@ export function buildLoggedPayload(incidentId: string, body: IncidentCreate): In
       vendor_ids: uniq(body.vendor_ids),
       occurred_at: dateOrNull(body.occurred_at, 'occurred_at'),
       detected_at: dateOrNull(body.detected_at, 'detected_at'),
-      aware_at: normalizeDateTime(body.aware_at, 'aware_at'),
+      aware_at: aware,
       severity: body.severity,
       harm_types: uniq(body.harm_types),
       affected_stakeholders: uniq(body.affected_stakeholders),
