@@ -221,3 +221,13 @@ t.test('property: provenance never shows a raw IP or a raw host, whatever the in
   }), { numRuns: 60 });
   t.ok(read > 10, `${read} provenance reads checked`);
 });
+
+t.test('a provenance read of an id that holds an IP address is logged without it', async (t) => {
+  const g = await sessions(t);
+  const before = g.events().length;
+  const r = await g.call('/v1/sessions/1.2.3.4/provenance');
+  t.same([r.status, r.json.code], [404, 'not_found_in_scope']);
+  const written = g.events().slice(before);
+  t.same(written.map((e) => [e.kind, e.payload.outcome, e.payload.resource]), [['access.logged', 'denied', { type: 'session', id: 'refused-session-id' }]]);
+  t.notOk(JSON.stringify(written).includes('1.2.3.4'), 'the address is not in the log');
+});

@@ -71,7 +71,8 @@ async function logRawIpRefusal(deps: ServiceDeps, ctx: WriteContext, raw: unknow
 /** `GET /v1/sessions/{session_id}/provenance`. */
 export async function sessionProvenance(deps: ServiceDeps, ctx: WriteContext, sessionId: string) {
   const resource = resourceOf(sessionId);
-  if (!deps.queries.sessionExists(ctx.scope, sessionId)) return notInScope(deps, ctx, ctx.principal, resource, 'session');
+  // A denial is logged without an id that holds an IP address, as a refused bind is (DOMAIN §7.2).
+  if (!deps.queries.sessionExists(ctx.scope, sessionId)) return notInScope(deps, ctx, ctx.principal, resourceOf(containsIp(sessionId) ? 'refused-session-id' : sessionId), 'session');
   const events = sessionEvents(deps.store.index.db, ctx.scope, sessionId, deps.store.indexedSeq());
   const view = provenanceView(sessionId, events, tenantHostKey(deps.keys.hmac.secret, ctx.scope.tenant_id), deps.identities);
   await deps.store.append([accessEvent(deps, ctx, ctx.principal, { action: 'viewed', outcome: 'allowed', resource })]);
