@@ -140,17 +140,13 @@ export function rawIpMember(body: unknown): string | null {
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** A refusal of a bind request: the member that carried a raw IP. */
-export type BindRefusal = { ok: false; pointer: string };
-
 /**
  * The session.bound payload of POST /v1/sessions: the host hashed under the tenant's key and never
  * stored; `ip` classified and dropped (its class wins over a stated ip_class, as it is derived from
- * the address); a raw IP in any other member is refused — the derived door stores none.
+ * the address). For a body the session.bind.v1 gate passed, which refuses a raw IP in any other
+ * member (rawIpMember): the derived door stores none.
  */
-export function bindPayload(body: SessionBindBody, tenantKey: Uint8Array): { ok: true; payload: SessionBoundPayload } | BindRefusal {
-  const pointer = rawIpMember(body);
-  if (pointer !== null) return { ok: false, pointer };
+export function bindPayload(body: SessionBindBody, tenantKey: Uint8Array): SessionBoundPayload {
   const payload: SessionBoundPayload = { principal: { type: body.principal.type, id: body.principal.id } };
   if (body.agent !== undefined) payload.agent = body.agent;
   if (body.agent_id !== undefined) payload.agent_id = body.agent_id;
@@ -161,7 +157,7 @@ export function bindPayload(body: SessionBindBody, tenantKey: Uint8Array): { ok:
   if (ipClass !== undefined) payload.ip_class = ipClass;
   if (body.transport !== undefined) payload.transport = body.transport;
   if (body.source_harness !== undefined) payload.source_harness = body.source_harness;
-  return { ok: true, payload };
+  return payload;
 }
 
 const HASH = /^sha256:[0-9a-f]{64}$/;

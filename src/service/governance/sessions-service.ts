@@ -23,6 +23,12 @@ type Json = PendingEvent['payload'][string];
 const resourceOf = (sessionId: string) => ({ type: 'session', id: sessionId });
 
 /**
+ * The session a refusal's access entry names: its id, or `refused-session-id` for one that is not a
+ * valid id or holds an IP address (DOMAIN §7.2: no raw IP goes into the log).
+ */
+const refusedResource = (sessionId: unknown) => resourceOf(typeof sessionId === 'string' && !containsIp(sessionId) ? sessionId : 'refused-session-id');
+
+/**
  * `POST /v1/sessions`: appends session.bound (and its access-log entry) for the scope's session,
  * once the body passes the session.bind.v1 gate (its schema, placeholder text, and no raw IP outside
  * `ip`); a gate that refuses answers its validation body, as POST /v1/templates/validate does.
@@ -38,13 +44,11 @@ export async function bindSession(deps: ServiceDeps, ctx: WriteContext, raw: unk
   const actor: Actor = actingAs(ctx, body.actor);
   const key = tenantHostKey(deps.keys.hmac.secret, ctx.scope.tenant_id);
   const result = await decideAndAppend(deps, ctx, async (): Promise<Decision> => {
-    const checked = bindPayload(body, key);
-    // The gate refused any raw IP outside `ip`.
-    if (!checked.ok) throw new Error(`the session.bind.v1 gate passed a raw IP in ${checked.pointer}`);
-    deps.registry.assert('events/session-bound.json', checked.payload, 'session.bound payload');
+    const payload = bindPayload(body, key);
+    deps.registry.assert('events/session-bound.json', payload, 'session.bound payload');
     return {
       events: [
-        pendingEvent(ctx, deps.newId, { kind: SESSION_BOUND, session_id: body.session_id, actor, payload: checked.payload as unknown as { [key: string]: Json } }),
+        pendingEvent(ctx, deps.newId, { kind: SESSION_BOUND, session_id: body.session_id, actor, payload: payload as unknown as { [key: string]: Json } }),
         accessEvent(deps, ctx, actor, { action: 'created', outcome: 'allowed', resource: resourceOf(body.session_id) }),
       ],
       read: [],
@@ -58,21 +62,20 @@ type SessionWrite = { session: Record<string, unknown>; event: ReturnType<typeof
 
 /**
  * A bind refused for a raw IP address is logged as denied, without the request's values: the
- * session's id only when the gate found it a valid id holding no address.
+ * session's id and the actor only where the gate found nothing wrong with them.
  */
 async function logRawIpRefusal(deps: ServiceDeps, ctx: WriteContext, raw: unknown, validation: ValidationResult, pointer: string): Promise<void> {
-  const body = raw as { session_id?: unknown; actor?: unknown };
-  const idOk = typeof body.session_id === 'string' && !containsIp(body.session_id) && !validation.blockers.some((b) => b.pointer === '/session_id');
-  const actorOk = !validation.blockers.some((b) => b.pointer.startsWith('/actor')) && pointer !== '/actor/id';
-  const actor = actingAs(ctx, actorOk ? (body.actor as Actor | undefined) : undefined);
-  await deps.store.append([accessEvent(deps, ctx, actor, { action: 'attempted', outcome: 'denied', resource: resourceOf(idOk ? (body.session_id as string) : 'refused-session-id'), reason_code: 'validation_failed', reason: `A raw IP address in ${pointer}` })]);
+  const body = raw as { session_id?: unknown; actor?: Actor };
+  const refused = (at: string) => validation.blockers.some((b) => b.pointer === at || b.pointer.startsWith(`${at}/`));
+  const actor = actingAs(ctx, refused('/actor') ? undefined : body.actor);
+  const sessionId = refused('/session_id') ? undefined : body.session_id;
+  await deps.store.append([accessEvent(deps, ctx, actor, { action: 'attempted', outcome: 'denied', resource: refusedResource(sessionId), reason_code: 'validation_failed', reason: `A raw IP address in ${pointer}` })]);
 }
 
 /** `GET /v1/sessions/{session_id}/provenance`. */
 export async function sessionProvenance(deps: ServiceDeps, ctx: WriteContext, sessionId: string) {
   const resource = resourceOf(sessionId);
-  // A denial is logged without an id that holds an IP address, as a refused bind is (DOMAIN §7.2).
-  if (!deps.queries.sessionExists(ctx.scope, sessionId)) return notInScope(deps, ctx, ctx.principal, resourceOf(containsIp(sessionId) ? 'refused-session-id' : sessionId), 'session');
+  if (!deps.queries.sessionExists(ctx.scope, sessionId)) return notInScope(deps, ctx, ctx.principal, refusedResource(sessionId), 'session');
   const events = sessionEvents(deps.store.index.db, ctx.scope, sessionId, deps.store.indexedSeq());
   const view = provenanceView(sessionId, events, tenantHostKey(deps.keys.hmac.secret, ctx.scope.tenant_id), deps.identities);
   await deps.store.append([accessEvent(deps, ctx, ctx.principal, { action: 'viewed', outcome: 'allowed', resource })]);
