@@ -724,7 +724,7 @@ export type Operations = {
     params: undefined;
     query: undefined;
     body: ClaimEvaluateRequest;
-    responses: { 200: ClaimDecision; 404: Problem; 422: Problem };
+    responses: { 200: ClaimDecision; 400: Problem; 404: Problem; 422: Problem };
   };
   /** Adapter-only raw event write (Idempotency-Key required; If-Match with a task_id). */
   'POST /v1/events': {
@@ -867,7 +867,7 @@ export type Operations = {
     params: undefined;
     query: undefined;
     body: ProofPacketRequest;
-    responses: { 200: ProofPacket; 201: ProofPacket; 404: Problem; 409: Problem; 422: ValidationResult | Problem };
+    responses: { 200: ProofPacket; 201: ProofPacket; 400: Problem; 404: Problem; 409: Problem; 422: ValidationResult | Problem };
   };
   /** A packet as assembled (its latest issue). Access-logged. */
   'GET /v1/proof-packets/{packet_id}': {
@@ -895,7 +895,7 @@ export type Operations = {
     params: { packet_id: string };
     query: undefined;
     body: PacketStatusRequest;
-    responses: { 200: ProofPacket; 201: ProofPacket; 404: Problem; 409: Problem; 422: Problem };
+    responses: { 200: ProofPacket; 201: ProofPacket; 400: Problem; 404: Problem; 409: Problem; 422: Problem };
   };
   /** Receipt: the receipted event, its RFC 9162 inclusion proof and a signed C2SP checkpoint. Access-logged. */
   'GET /v1/receipts/{receipt_id}': {
@@ -972,7 +972,7 @@ export type Operations = {
     params: undefined;
     query: undefined;
     body: SignatureVerifyRequest;
-    responses: { 200: SignatureVerifyResponse; 404: Problem; 422: Problem };
+    responses: { 200: SignatureVerifyResponse; 400: Problem; 404: Problem; 422: Problem };
   };
   /** The scope's tasks, newest created first, by status (cursor paging): each the projection GET /v1/tasks/{task_id} answers. */
   'GET /v1/tasks': {

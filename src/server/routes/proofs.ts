@@ -13,7 +13,7 @@ export const PROOF_ROUTES: Route[] = [
     method: 'POST', path: '/v1/claim-boundaries/evaluate', status: 'preview', access: 'write', scoped: true,
     summary: 'Claim Boundary decision (engine cb-2: trust earned, never asserted) with the semantic-correctness non-claim.',
     readme: 'engine `cb-2` (asserted trust capped until reviewed or sanitized) → `claim_boundary.evaluated`',
-    request: 'api/claim-evaluate-request.json', responses: { 200: 'api/claim-decision.json', 404: P, 422: P },
+    request: 'api/claim-evaluate-request.json', responses: { 200: 'api/claim-decision.json', 400: P, 404: P, 422: P },
     handler: async (c, deps) => {
       const { replayed, decision } = await evaluateClaims(deps, writeContextOf(c), c.get('body'));
       if (replayed) c.header('Idempotent-Replayed', 'true');
@@ -24,7 +24,7 @@ export const PROOF_ROUTES: Route[] = [
     method: 'POST', path: '/v1/proof-packets', status: 'preview', access: 'write', scoped: true,
     summary: 'Assemble a schema-valid Proof Packet v1 (deterministic at a given as_of).',
     readme: 'Proof Packet v1 → `proof_packet.assembled` + `access.logged`',
-    request: 'api/proof-packet-request.json', responses: { 201: 'api/proof-packet.json', 200: 'api/proof-packet.json', 404: P, 409: P, 422: U },
+    request: 'api/proof-packet-request.json', responses: { 201: 'api/proof-packet.json', 200: 'api/proof-packet.json', 400: P, 404: P, 409: P, 422: U },
     handler: async (c, deps) => {
       const outcome = await assemblePacket(deps, writeContextOf(c), c.get('body'));
       // A body the template's gate refuses answers the validation body, as POST /v1/templates/validate does.
@@ -42,7 +42,7 @@ export const PROOF_ROUTES: Route[] = [
     method: 'POST', path: '/v1/proof-packets/{packet_id}/status', status: 'preview', access: 'write', scoped: true, accessLog: { resource: 'proof_packet', idParam: 'packet_id' },
     summary: 'Move a packet draft → final → exported, or any → revoked (reason required), re-issuing it with its new status and integrity.',
     readme: 'draft → final → exported, any → revoked (reason) → `proof_packet.status_changed` + re-issued `proof_packet.assembled`; other moves → 409 `invalid_transition`',
-    request: 'api/packet-status-request.json', responses: { 201: 'api/proof-packet.json', 200: 'api/proof-packet.json', 404: P, 409: P, 422: P },
+    request: 'api/packet-status-request.json', responses: { 201: 'api/proof-packet.json', 200: 'api/proof-packet.json', 400: P, 404: P, 409: P, 422: P },
     handler: async (c, deps) => {
       const { replayed, packet } = await changePacketStatus(deps, writeContextOf(c), packetId(c.req.param('packet_id')), c.get('body'));
       return writeResponse(c, replayed, packet as unknown as Record<string, unknown>);
@@ -69,7 +69,7 @@ export const PROOF_ROUTES: Route[] = [
   {
     method: 'POST', path: '/v1/signatures/verify', status: 'preview', access: 'read', scoped: true,
     summary: 'Verify packet hash, signature, hash chain and receipt binding.', readme: 'hash, signature, hash chain, receipt; computes only',
-    request: 'api/signature-verify-request.json', responses: { 200: 'api/signature-verify-response.json', 404: P, 422: P },
+    request: 'api/signature-verify-request.json', responses: { 200: 'api/signature-verify-response.json', 400: P, 404: P, 422: P },
     handler: async (c, deps) => c.json(await verifySignatures(deps, readContextOf(c), c.get('body'))),
   },
   {
